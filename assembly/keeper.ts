@@ -1,0 +1,325 @@
+// The keeper's decisions over the host's store (keeper-behaviour §5–§6). Twin of bindings/core/js/session.ts.
+import { kvDelete, kvSet } from "./host";
+import { loadBE64, storeBE64 } from "./bigendian";
+import {
+  H_LAST_HEIGHT, H_LAST_LEN, H_LAST_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT,
+  H_REASON, H_VALUE, HANDLERS, IO, KEY, OUT, SCAN, SKIP, TMP, VAL,
+  ensure, headerI32, headerI64, regionPtr, setHeaderI32, setHeaderI64,
+} from "./memory";
+import { DONE_PREFIX, PLAN_KEY, PROTOCOL_VERSION_KEY, VERSION_PREFIX, ibcKey, prefixedKey } from "./keys";
+import { decodePlanAt, encodePlanTo, validateBasic } from "./plan";
+import { checkName, corruptValue, get, get64, scan } from "./store";
+import {
+  ACT_APPLY, ACT_DOWNGRADE, ACT_NONE, ACT_SKIPPED, ACT_TOO_EARLY, ACT_UPGRADE_NEEDED,
+  ALREADY_COMPLETED, CORRUPT_PLAN, MALFORMED, NONE, OK, SCHEDULED_IN_PAST,
+} from "./status";
+
+const BE8: usize = memory.data(8, 8);
+
+let downgradeVerified: bool = false;
+let handlersSize: i32 = 0;
+let skipCount: i32 = 0;
+
+export function getDowngradeVerified(): bool {
+  return downgradeVerified;
+}
+
+export function setDowngradeVerified(v: bool): void {
+  downgradeVerified = v;
+}
+
+// ---- handlers and skip heights ----
+
+function findHandler(namePtr: usize, nameLen: i32): bool {
+  const base = regionPtr(HANDLERS);
+  let p: usize = 0;
+  while (p < <usize>handlersSize) {
+    const len = load<i32>(base + p);
+    if (len == nameLen && memory.compare(base + p + 4, namePtr, <usize>len) == 0) return true;
+    p += 4 + <usize>len;
+  }
+  return false;
+}
+
+/** Registers the name in IO[0, nameLen) (a no-op when already registered). */
+export function registerHandler(nameLen: i32): void {
+  if (findHandler(regionPtr(IO), nameLen)) return;
+  const base = ensure(HANDLERS, handlersSize + 4 + nameLen);
+  store<i32>(base + <usize>handlersSize, nameLen);
+  memory.copy(base + <usize>handlersSize + 4, regionPtr(IO), <usize>nameLen);
+  handlersSize += 4 + nameLen;
+}
+
+export function hasHandler(nameLen: i32): bool {
+  return findHandler(regionPtr(IO), nameLen);
+}
+
+/** Sets the skip heights from `count` i64 values in IO. */
+export function setSkipHeights(count: i32): void {
+  const dst = ensure(SKIP, count << 3);
+  memory.copy(dst, regionPtr(IO), <usize>(count << 3));
+  skipCount = count;
+}
+
+export function isSkipHeight(h: i64): bool {
+  const base = regionPtr(SKIP);
+  for (let i = 0; i < skipCount; i++) if (load<i64>(base + (<usize>i << 3)) == h) return true;
+  return false;
+}
+
+// ---- plan ----
+
+/** Reads the stored plan into the header: OK, NONE, or CORRUPT_PLAN (reason in the header). */
+function readPlan(): i32 {
+  const n = get(PLAN_KEY, 1);
+  if (n < 0) return NONE;
+  const st = decodePlanAt(regionPtr(VAL), n);
+  if (st == OK) return OK;
+  if (st != MALFORMED) setHeaderI32(H_REASON, -st); // a ValidateBasic failure (time / IBC field)
+  return CORRUPT_PLAN;
+}
+
+export function plan(): i32 {
+  return readPlan();
+}
+
+function deleteIbcKeys(height: i64): void {
+  let len = ibcKey(height, false);
+  kvDelete(regionPtr(KEY), len);
+  len = ibcKey(height, true);
+  kvDelete(regionPtr(KEY), len);
+}
+
+/** ScheduleUpgrade: name in IO[0, nameLen), info in IO[nameLen, nameLen + infoLen). */
+export function schedule(nameLen: i32, infoLen: i32, height: i64, blockHeight: i64): i32 {
+  let st = validateBasic(nameLen, height, true);
+  if (st) return st;
+  if (height < blockHeight) return SCHEDULED_IN_PAST;
+  st = doneHeight(nameLen);
+  if (st) return st;
+  if (headerI64(H_VALUE) != 0) return ALREADY_COMPLETED;
+  st = readPlan();
+  if (st == OK) deleteIbcKeys(headerI64(H_PLAN_HEIGHT));
+  else if (st != NONE) return st;
+  const io = regionPtr(IO);
+  const len = encodePlanTo(io, nameLen, io + <usize>nameLen, infoLen, height);
+  kvSet(PLAN_KEY, 1, regionPtr(OUT), len);
+  return OK;
+}
+
+export function clearPlan(): i32 {
+  const st = readPlan();
+  if (st == NONE) return OK;
+  if (st != OK) return st;
+  deleteIbcKeys(headerI64(H_PLAN_HEIGHT));
+  kvDelete(PLAN_KEY, 1);
+  return OK;
+}
+
+// ---- done records ----
+
+/** The done height of the name in IO[0, nameLen) into H_VALUE (0 when absent). */
+export function doneHeight(nameLen: i32): i32 {
+  const key = prefixedKey(DONE_PREFIX, regionPtr(IO), nameLen);
+  const st = get64(key, nameLen + 1);
+  if (st != NONE) return st;
+  setHeaderI64(H_VALUE, 0);
+  return OK;
+}
+
+/** Highest height, ties to the greatest name; into H_LAST_*: OK, NONE or an error. */
+export function lastCompleted(): i32 {
+  const count = scan(DONE_PREFIX);
+  let p = regionPtr(SCAN);
+  let bestPtr: usize = 0;
+  let bestLen: i32 = -1;
+  let bestHeight: i64 = 0;
+  for (let i = 0; i < count; i++) {
+    const keyLen = load<i32>(p);
+    const key = p + 4;
+    const valueLen = load<i32>(key + <usize>keyLen);
+    const value = key + <usize>keyLen + 4;
+    if (valueLen != 8) return corruptValue(key, keyLen, valueLen);
+    const height = <i64>loadBE64(value);
+    if (bestLen < 0 || height > bestHeight || (height == bestHeight && compareBytes(key, keyLen, bestPtr, bestLen) > 0)) {
+      bestPtr = key;
+      bestLen = keyLen;
+      bestHeight = height;
+    }
+    p = value + <usize>valueLen;
+  }
+  if (bestLen < 0) return NONE;
+  const st = checkName(bestPtr, bestLen);
+  if (st) return st;
+  setHeaderI32(H_LAST_PTR, <i32>bestPtr + 1);
+  setHeaderI32(H_LAST_LEN, bestLen - 1);
+  setHeaderI64(H_LAST_HEIGHT, bestHeight);
+  return OK;
+}
+
+function compareBytes(a: usize, aLen: i32, b: usize, bLen: i32): i32 {
+  const n = min(aLen, bLen);
+  const c = memory.compare(a, b, <usize>n);
+  return c != 0 ? c : aLen - bLen;
+}
+
+// ---- module versions and protocol version ----
+
+/**
+ * Every module version, in store order, into OUT as [u32 namePtr][u32 nameLen][u64 version] (16 bytes each);
+ * the count in H_VALUE.
+ */
+export function moduleVersions(): i32 {
+  const count = scan(VERSION_PREFIX);
+  const out = ensure(OUT, count << 4);
+  let p = regionPtr(SCAN);
+  for (let i = 0; i < count; i++) {
+    const keyLen = load<i32>(p);
+    const key = p + 4;
+    const valueLen = load<i32>(key + <usize>keyLen);
+    const value = key + <usize>keyLen + 4;
+    let st = checkName(key, keyLen);
+    if (st) return st;
+    if (valueLen != 8) return corruptValue(key, keyLen, valueLen);
+    const o = out + (<usize>i << 4);
+    store<u32>(o, <u32>key + 1);
+    store<u32>(o, keyLen - 1, 4);
+    store<u64>(o, loadBE64(value), 8);
+    p = value + <usize>valueLen;
+  }
+  setHeaderI64(H_VALUE, count);
+  return OK;
+}
+
+export function moduleVersion(nameLen: i32): i32 {
+  const key = prefixedKey(VERSION_PREFIX, regionPtr(IO), nameLen);
+  return get64(key, nameLen + 1);
+}
+
+/**
+ * Merges `count` entries at IO + offset, each [u32 nameLen][name][u64 version], writing them in
+ * ascending byte order of names. Never deletes.
+ */
+export function setModuleVersionsAt(offset: i32, count: i32): void {
+  if (count == 0) return;
+  const index = ensure(TMP, count << 3); // two u32 arrays: the entries, and merge-sort scratch
+  let p = regionPtr(IO) + <usize>offset;
+  for (let i = 0; i < count; i++) {
+    store<u32>(index + (<usize>i << 2), <u32>p);
+    p += 4 + <usize>load<i32>(p) + 8;
+  }
+  sortEntries(index, index + (<usize>count << 2), count);
+  for (let i = 0; i < count; i++) {
+    const e = <usize>load<u32>(index + (<usize>i << 2));
+    const nameLen = load<i32>(e);
+    const key = prefixedKey(VERSION_PREFIX, e + 4, nameLen);
+    storeBE64(BE8, load<u64>(e + 4 + <usize>nameLen));
+    kvSet(key, nameLen + 1, BE8, 8);
+  }
+}
+
+export function setModuleVersions(count: i32): void {
+  setModuleVersionsAt(0, count);
+}
+
+function entryCompare(a: usize, b: usize): i32 {
+  return compareBytes(a + 4, load<i32>(a), b + 4, load<i32>(b));
+}
+
+/** Bottom-up merge sort of entry pointers (stable, n log n). */
+function sortEntries(arr: usize, tmp: usize, n: i32): void {
+  let src = arr;
+  let dst = tmp;
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n);
+      const hi = min(lo + (width << 1), n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        const a = load<u32>(src + (<usize>i << 2));
+        const b = load<u32>(src + (<usize>j << 2));
+        if (entryCompare(a, b) <= 0) {
+          store<u32>(dst + (<usize>k << 2), a);
+          i++;
+        } else {
+          store<u32>(dst + (<usize>k << 2), b);
+          j++;
+        }
+        k++;
+      }
+      const rest = i < mid ? i : j;
+      const restEnd = i < mid ? mid : hi;
+      memory.copy(dst + (<usize>k << 2), src + (<usize>rest << 2), <usize>(restEnd - rest) << 2);
+    }
+    const t = src; src = dst; dst = t;
+  }
+  if (src != arr) memory.copy(arr, src, <usize>n << 2);
+}
+
+export function protocolVersion(): i32 {
+  const st = get64(PROTOCOL_VERSION_KEY, 1);
+  if (st == NONE) setHeaderI64(H_VALUE, 0);
+  return st == NONE ? OK : st;
+}
+
+/**
+ * ApplyUpgrade after the handler resolved. IO holds the plan name [0, nameLen) followed by `count`
+ * version-map entries. Reads everything that can fail before the first write. New protocol version → H_VALUE.
+ */
+export function finishUpgrade(nameLen: i32, planHeight: i64, blockHeight: i64, count: i32): i32 {
+  let st = protocolVersion();
+  if (st) return st;
+  const next = headerI64(H_VALUE) + 1;
+  st = readPlan();
+  if (st != OK && st != NONE) return st;
+  const stored = st == OK;
+  const storedHeight = headerI64(H_PLAN_HEIGHT);
+  setModuleVersionsAt(nameLen, count);
+  storeBE64(BE8, <u64>next);
+  kvSet(PROTOCOL_VERSION_KEY, 1, BE8, 8);
+  deleteIbcKeys(planHeight);
+  if (stored) {
+    deleteIbcKeys(storedHeight);
+    kvDelete(PLAN_KEY, 1);
+  }
+  const key = prefixedKey(DONE_PREFIX, regionPtr(IO), nameLen);
+  storeBE64(BE8, <u64>blockHeight);
+  kvSet(key, nameLen + 1, BE8, 8);
+  setHeaderI64(H_VALUE, next);
+  return OK;
+}
+
+// ---- PreBlock ----
+
+/** What PreBlock must do at height h (an ACT_* code), or -status. The plan is left in the header. */
+export function preBlock(h: i64): i32 {
+  let st = readPlan();
+  if (st != OK && st != NONE) return -st;
+  const found = st == OK;
+  const planHeight = headerI64(H_PLAN_HEIGHT);
+  const due = found && planHeight > 0 && planHeight <= h;
+  if (!downgradeVerified) {
+    downgradeVerified = true; // first: a failing check is never repeated in this process
+    if (!due || isSkipHeight(h)) {
+      st = lastCompleted();
+      if (st != OK && st != NONE) return -st;
+      if (st == OK) {
+        const lastLen = headerI32(H_LAST_LEN);
+        if (lastLen > 0 && !findHandler(<usize>headerI32(H_LAST_PTR), lastLen)) return ACT_DOWNGRADE;
+      }
+    }
+  }
+  if (!found) return ACT_NONE;
+  const hasPlanHandler = findHandler(<usize>headerI32(H_NAME_PTR), headerI32(H_NAME_LEN));
+  if (due) {
+    if (isSkipHeight(h)) {
+      deleteIbcKeys(planHeight);
+      kvDelete(PLAN_KEY, 1);
+      return ACT_SKIPPED;
+    }
+    return hasPlanHandler ? ACT_APPLY : ACT_UPGRADE_NEEDED;
+  }
+  return hasPlanHandler ? ACT_TOO_EARLY : ACT_NONE;
+}

@@ -1,0 +1,77 @@
+/**
+ * The contract both cores fulfil: the AssemblyScript core compiled to WebAssembly (wasm.ts) and its
+ * pure-TypeScript twin (js.ts). Everything that decides — validation, key layout, codecs, the PreBlock
+ * decision, the Done lookup, the version-map merge — lives behind this contract. The keeper only carries
+ * out what the core decided (runs handlers, writes files, logs, throws).
+ *
+ * Inputs are already type-checked by the caller (bigints in range, well-formed strings);
+ * the core reports bad *data* as UpgradeError.
+ */
+import type { KVStore } from "../store/kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
+
+export type Backend = "wasm" | "js";
+
+/** Stateless codecs: usable without a keeper, e.g. by a light client decoding raw store entries. */
+export interface Core {
+  readonly backend: Backend;
+
+  planKey(): Uint8Array;
+  doneKey(name: string): Uint8Array;
+  moduleVersionKey(module: string): Uint8Array;
+  protocolVersionKey(): Uint8Array;
+  upgradedClientKey(height: bigint): Uint8Array;
+  upgradedConsStateKey(height: bigint): Uint8Array;
+
+  encodeInt64BE(value: bigint): Uint8Array;
+  decodeInt64BE(bytes: Uint8Array): bigint;
+  encodeUint64BE(value: bigint): Uint8Array;
+  decodeUint64BE(bytes: Uint8Array): bigint;
+
+  /** Go-identical Plan bytes (zero time always written). Refuses an empty name or a height <= 0. */
+  encodePlan(plan: Plan): Uint8Array;
+  /** Decodes Plan bytes; throws malformed-protobuf, or ValidateBasic 1–2 for a time or IBC field. */
+  decodePlan(bytes: Uint8Array): Plan;
+  /** Plan.ValidateBasic (keeper-behaviour §4) for a plan whose time is zero unless said otherwise. */
+  validateBasic(plan: Plan, timeIsZero?: boolean): void;
+  shouldExecute(planHeight: bigint, blockHeight: bigint): boolean;
+
+  /** Batch codecs for light clients: raw (key, value) pairs of the 0x01 / 0x02 ranges. */
+  decodeDoneEntries(keys: Uint8Array[], values: Uint8Array[]): CompletedUpgrade[];
+  decodeModuleVersionEntries(keys: Uint8Array[], values: Uint8Array[]): ModuleVersion[];
+  /** 8 big-endian bytes per height. */
+  encodeHeightsBE(heights: BigInt64Array): Uint8Array;
+
+  /** Binds the keeper operations to one upgrade store. */
+  session(store: KVStore, skipHeights: readonly bigint[]): CoreSession;
+}
+
+/** What PreBlock must do at this block, as decided by the core (keeper-behaviour §6). */
+export type PreBlockDecision =
+  | { action: "none" }
+  | { action: "skipped"; plan: Plan }
+  | { action: "upgrade-needed"; plan: Plan }
+  | { action: "apply"; plan: Plan }
+  | { action: "binary-too-early"; plan: Plan }
+  | { action: "downgrade"; lastName: string };
+
+/** Keeper operations over one upgrade store. Every method is synchronous. */
+export interface CoreSession {
+  schedule(plan: Plan, blockHeight: bigint): void;
+  clearPlan(): void;
+  plan(): Plan | undefined;
+  doneHeight(name: string): bigint;
+  lastCompleted(): CompletedUpgrade | undefined;
+  moduleVersions(): ModuleVersion[];
+  moduleVersion(name: string): bigint | undefined;
+  /** Merge: writes every entry in ascending UTF-8 byte order of names; never deletes. */
+  setModuleVersions(vm: VersionMap): void;
+  protocolVersion(): bigint;
+  /** ApplyUpgrade after the handler resolved: version map, protocol version, IBC keys, plan, done. Returns the new protocol version. */
+  finishUpgrade(plan: Plan, blockHeight: bigint, vm: VersionMap): bigint;
+  preBlock(blockHeight: bigint): PreBlockDecision;
+  registerHandler(name: string): void;
+  hasHandler(name: string): boolean;
+  isSkipHeight(height: bigint): boolean;
+  downgradeVerified: boolean;
+}

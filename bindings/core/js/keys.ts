@@ -1,0 +1,43 @@
+/** Store keys of the seed's layout (keeper-behaviour §2). */
+import { Status, statusError } from "../status.js";
+import { readUtf8, utf8Length, writeUtf8 } from "../utf8.js";
+
+export const PLAN_PREFIX = 0x00;
+export const DONE_PREFIX = 0x01;
+export const VERSION_PREFIX = 0x02;
+export const PROTOCOL_PREFIX = 0x03;
+
+export const PLAN_KEY = Uint8Array.of(PLAN_PREFIX);
+export const PROTOCOL_VERSION_KEY = Uint8Array.of(PROTOCOL_PREFIX);
+export const DONE_START = Uint8Array.of(DONE_PREFIX);
+export const DONE_END = Uint8Array.of(DONE_PREFIX + 1);
+export const VERSION_START = Uint8Array.of(VERSION_PREFIX);
+export const VERSION_END = Uint8Array.of(VERSION_PREFIX + 1);
+
+/** prefix ‖ utf8(name) */
+export function prefixedKey(prefix: number, name: string): Uint8Array {
+  const key = new Uint8Array(1 + utf8Length(name));
+  key[0] = prefix;
+  writeUtf8(name, key, 1);
+  return key;
+}
+
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/** Deprecated IBC keys: `upgradedIBCState/<height>/upgradedClient` and `…/upgradedConsState`. */
+export function ibcClientKey(height: bigint): Uint8Array {
+  return ascii(`upgradedIBCState/${height}/upgradedClient`);
+}
+
+export function ibcConsStateKey(height: bigint): Uint8Array {
+  return ascii(`upgradedIBCState/${height}/upgradedConsState`);
+}
+
+/** The name part of a prefixed key; keys written by other software may hold invalid UTF-8. */
+export function nameOfKey(key: Uint8Array): string {
+  try {
+    return readUtf8(key, 1, key.length);
+  } catch {
+    throw statusError(Status.CorruptName, { key });
+  }
+}

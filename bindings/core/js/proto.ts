@@ -1,0 +1,307 @@
+/**
+ * cosmos.upgrade.v1beta1.Plan in protobuf, byte-identical to the Go (gogoproto) encoder, and a strict
+ * decoder (keeper-behaviour §3). Twin of assembly/plan.ts.
+ */
+import type { Plan } from "../../types.js";
+import { Malformed, Status, statusError } from "../status.js";
+import { utf8Length, writeUtf8, tryReadUtf8 } from "../utf8.js";
+
+/** Field 2, always written: Timestamp{seconds: -62135596800} = 0001-01-01T00:00:00Z. */
+const ZERO_TIME_FIELD = Uint8Array.of(0x12, 0x0b, 0x08, 0x80, 0x92, 0xb8, 0xc3, 0x98, 0xfe, 0xff, 0xff, 0xff, 0x01);
+const ZERO_TIME_SECONDS_LO = 0x886e0900; // -62135596800 as two's-complement halves
+const ZERO_TIME_SECONDS_HI = 0xfffffff1;
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+function writeVarint(out: Uint8Array, pos: number, n: number): number {
+  while (n >= 0x80) {
+    out[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[pos++] = n;
+  return pos;
+}
+
+function writeVarint64(out: Uint8Array, pos: number, v: bigint): number {
+  if (v >= 0n && v <= 0xffffffffn) return writeVarint(out, pos, Number(v));
+  let u = BigInt.asUintN(64, v);
+  while (u >= 0x80n) {
+    out[pos++] = Number(u & 0x7fn) | 0x80;
+    u >>= 7n;
+  }
+  out[pos++] = Number(u);
+  return pos;
+}
+
+function varint64Size(v: bigint): number {
+  if (v >= 0n && v <= 0xffffffffn) return varintSize(Number(v));
+  let u = BigInt.asUintN(64, v);
+  let size = 1;
+  while (u >= 0x80n) {
+    u >>= 7n;
+    size++;
+  }
+  return size;
+}
+
+/** Encodes without validation (Go writes whatever it is given); callers validate first. */
+export function encodePlanUnchecked(plan: Plan): Uint8Array {
+  const nameLen = utf8Length(plan.name);
+  const infoLen = utf8Length(plan.info);
+  let size = ZERO_TIME_FIELD.length;
+  if (nameLen > 0) size += 1 + varintSize(nameLen) + nameLen;
+  if (plan.height !== 0n) size += 1 + varint64Size(plan.height);
+  if (infoLen > 0) size += 1 + varintSize(infoLen) + infoLen;
+  const out = new Uint8Array(size);
+  let pos = 0;
+  if (nameLen > 0) {
+    out[pos++] = 0x0a;
+    pos = writeVarint(out, pos, nameLen);
+    pos += writeUtf8(plan.name, out, pos);
+  }
+  out.set(ZERO_TIME_FIELD, pos);
+  pos += ZERO_TIME_FIELD.length;
+  if (plan.height !== 0n) {
+    out[pos++] = 0x18;
+    pos = writeVarint64(out, pos, plan.height);
+  }
+  if (infoLen > 0) {
+    out[pos++] = 0x22;
+    pos = writeVarint(out, pos, infoLen);
+    pos += writeUtf8(plan.info, out, pos);
+  }
+  return out;
+}
+
+// ---- decoding ----
+
+/** A decoding cursor; a varint's halves land in lo/hi (uint32 each). */
+class Reader {
+  pos = 0;
+  lo = 0;
+  hi = 0;
+  constructor(
+    readonly buf: Uint8Array,
+    public end: number,
+  ) {}
+
+  /** Go's rule: at most 10 bytes; bits past 64 are dropped. Returns a Malformed reason or 0. */
+  varint(): number {
+    const b = this.buf;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) return Malformed.TruncatedVarint;
+      const c = b[this.pos++];
+      const bits = c & 0x7f;
+      if (i < 4) lo |= bits << (7 * i);
+      else if (i === 4) {
+        lo |= bits << 28;
+        hi |= bits >>> 4;
+      } else hi |= bits << (7 * i - 32);
+      if (c < 0x80) {
+        this.lo = lo >>> 0;
+        this.hi = hi >>> 0;
+        return 0;
+      }
+    }
+    return Malformed.VarintOverflow;
+  }
+
+  int64(): bigint {
+    if (this.hi === 0) return BigInt(this.lo);
+    return BigInt.asIntN(64, (BigInt(this.hi) << 32n) | BigInt(this.lo));
+  }
+}
+
+class DecodeFailure {
+  constructor(
+    readonly status: number,
+    readonly reason: number,
+    readonly field: number,
+    readonly wireType: number,
+  ) {}
+}
+
+const malformed = (reason: number, field = 0, wireType = 0) => new DecodeFailure(Status.Malformed, reason, field, wireType);
+
+/** Reads one tag; returns [field, wireType] or throws. field > 2^29 is reported as -1 (unknown). */
+function readTag(r: Reader): number {
+  const err = r.varint();
+  if (err) throw malformed(err);
+  const wt = r.lo & 7;
+  const field = r.hi !== 0 ? -1 : r.lo >>> 3;
+  if (field === 0) throw malformed(Malformed.FieldZero, 0, wt);
+  return field * 8 + wt;
+}
+
+/** Skips a field of an unknown number. */
+function skip(r: Reader, field: number, wt: number): void {
+  switch (wt) {
+    case 0: {
+      const err = r.varint();
+      if (err) throw malformed(err, field);
+      return;
+    }
+    case 1:
+    case 5: {
+      const n = wt === 1 ? 8 : 4;
+      if (r.end - r.pos < n) throw malformed(Malformed.TruncatedFixed, field, wt);
+      r.pos += n;
+      return;
+    }
+    case 2:
+      r.pos = lengthEnd(r, field);
+      return;
+    case 3:
+    case 4:
+      throw malformed(Malformed.Group, field, wt);
+    default:
+      throw malformed(Malformed.IllegalWireType, field, wt);
+  }
+}
+
+/** Reads a length prefix and returns the end offset of the value. */
+function lengthEnd(r: Reader, field: number): number {
+  const err = r.varint();
+  if (err) throw malformed(err, field);
+  if (r.hi !== 0 || r.lo > r.end - r.pos) throw malformed(Malformed.LengthPastEnd, field, 2);
+  return r.pos + r.lo;
+}
+
+function expectWireType(field: number, wt: number, expected: number): void {
+  if (wt === 6 || wt === 7) throw malformed(Malformed.IllegalWireType, field, wt);
+  if (wt !== expected) throw malformed(Malformed.WrongWireType, field, wt);
+}
+
+function readString(r: Reader, field: number): string {
+  const end = lengthEnd(r, field);
+  const s = tryReadUtf8(r.buf, r.pos, end);
+  if (s === undefined) throw malformed(Malformed.InvalidUtf8, field, 2);
+  r.pos = end;
+  return s;
+}
+
+/** Parses a Timestamp submessage; true when it is exactly the zero time. */
+function readTimestampIsZero(r: Reader, end: number): boolean {
+  const outerEnd = r.end;
+  r.end = end;
+  let secLo = 0;
+  let secHi = 0;
+  let nanos = 0;
+  while (r.pos < end) {
+    const tag = readTag(r);
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field === 1 || field === 2) {
+      expectWireType(2, wt, 0);
+      const err = r.varint();
+      if (err) throw malformed(err, 2);
+      if (field === 1) {
+        secLo = r.lo;
+        secHi = r.hi;
+      } else nanos = r.lo | 0; // int32: the low 32 bits
+    } else skip(r, 2, wt);
+  }
+  r.end = outerEnd;
+  return secLo === ZERO_TIME_SECONDS_LO && secHi === ZERO_TIME_SECONDS_HI && nanos === 0;
+}
+
+/** Parses an Any submessage only to check that it is well-formed. */
+function checkAny(r: Reader, end: number): void {
+  const outerEnd = r.end;
+  r.end = end;
+  while (r.pos < end) {
+    const tag = readTag(r);
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field === 1) {
+      expectWireType(5, wt, 2);
+      readString(r, 5);
+    } else if (field === 2) {
+      expectWireType(5, wt, 2);
+      r.pos = lengthEnd(r, 5);
+    } else skip(r, 5, wt);
+  }
+  r.end = outerEnd;
+}
+
+/** Decodes Plan bytes; throws the typed error (malformed, or ValidateBasic 1–2). */
+export function decodePlan(bytes: Uint8Array): Plan {
+  const result = decodePlanStatus(bytes);
+  if (result instanceof DecodeFailure) {
+    throw statusError(result.status, { reason: result.reason, field: result.field, wireType: result.wireType });
+  }
+  return result;
+}
+
+/** Like decodePlan, but a stored plan that fails becomes a corrupt-store error. */
+export function decodeStoredPlan(bytes: Uint8Array): Plan {
+  const result = decodePlanStatus(bytes);
+  if (result instanceof DecodeFailure) {
+    const reason = result.status === Status.Malformed ? result.reason : -result.status;
+    throw statusError(Status.CorruptPlan, { reason, field: result.field, wireType: result.wireType });
+  }
+  return result;
+}
+
+function decodePlanStatus(bytes: Uint8Array): Plan | DecodeFailure {
+  const r = new Reader(bytes, bytes.length);
+  let name = "";
+  let info = "";
+  let height = 0n;
+  let timeIsZero = true;
+  let hasClientState = false;
+  try {
+    while (r.pos < r.end) {
+      const tag = readTag(r);
+      const field = tag >>> 3;
+      const wt = tag & 7;
+      switch (field) {
+        case 1:
+          expectWireType(1, wt, 2);
+          name = readString(r, 1);
+          break;
+        case 2: {
+          expectWireType(2, wt, 2);
+          const end = lengthEnd(r, 2);
+          timeIsZero = readTimestampIsZero(r, end); // each occurrence replaces the last (gogo stdtime)
+          break;
+        }
+        case 3: {
+          expectWireType(3, wt, 0);
+          const err = r.varint();
+          if (err) throw malformed(err, 3);
+          height = r.int64();
+          break;
+        }
+        case 4:
+          expectWireType(4, wt, 2);
+          info = readString(r, 4);
+          break;
+        case 5: {
+          expectWireType(5, wt, 2);
+          const end = lengthEnd(r, 5);
+          checkAny(r, end);
+          hasClientState = true;
+          break;
+        }
+        default:
+          skip(r, field, wt);
+      }
+    }
+  } catch (e) {
+    if (e instanceof DecodeFailure) return e;
+    throw e;
+  }
+  if (!timeIsZero) return new DecodeFailure(Status.TimeDeprecated, 0, 2, 2);
+  if (hasClientState) return new DecodeFailure(Status.IbcMoved, 0, 5, 2);
+  return { name, height, info };
+}

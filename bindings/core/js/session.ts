@@ -1,0 +1,169 @@
+/**
+ * The keeper's decisions over a KVStore, in TypeScript. Twin of assembly/keeper.ts: the same steps, the
+ * same store operations in the same order (keeper-behaviour §5–§6).
+ */
+import type { KVStore } from "../../store/kv.js";
+import { compareBytes } from "../../store/kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../../types.js";
+import type { CoreSession, PreBlockDecision } from "../contract.js";
+import { Status, statusError } from "../status.js";
+import { checkedInt64, checkedUint64, encodeInt64BE, encodeUint64BE } from "./bigendian.js";
+import {
+  DONE_END,
+  DONE_PREFIX,
+  DONE_START,
+  PLAN_KEY,
+  PROTOCOL_VERSION_KEY,
+  VERSION_END,
+  VERSION_PREFIX,
+  VERSION_START,
+  ibcClientKey,
+  ibcConsStateKey,
+  nameOfKey,
+  prefixedKey,
+} from "./keys.js";
+import { decodeStoredPlan, encodePlanUnchecked } from "./proto.js";
+import { validateBasic } from "./validate.js";
+
+export class JsSession implements CoreSession {
+  downgradeVerified = false;
+  private readonly handlers = new Set<string>();
+  private readonly skip: Set<bigint>;
+  /** The last plan read, keyed by the identity of the stored bytes: a store returns the same array until it is rewritten. */
+  private planBytes: Uint8Array | undefined;
+  private planValue: Plan | undefined;
+
+  constructor(
+    private readonly store: KVStore,
+    skipHeights: readonly bigint[],
+  ) {
+    this.skip = new Set(skipHeights);
+  }
+
+  schedule(plan: Plan, blockHeight: bigint): void {
+    validateBasic(plan, true);
+    if (plan.height < blockHeight) throw statusError(Status.ScheduledInPast);
+    if (this.doneHeight(plan.name) !== 0n) throw statusError(Status.AlreadyCompleted, { name: plan.name });
+    const old = this.plan();
+    if (old) this.deleteIbcKeys(old.height);
+    this.store.set(PLAN_KEY, encodePlanUnchecked(plan));
+  }
+
+  clearPlan(): void {
+    const old = this.plan();
+    if (!old) return;
+    this.deleteIbcKeys(old.height);
+    this.store.delete(PLAN_KEY);
+  }
+
+  plan(): Plan | undefined {
+    const bytes = this.store.get(PLAN_KEY);
+    if (bytes === undefined) return undefined;
+    if (bytes !== this.planBytes) {
+      this.planValue = decodeStoredPlan(bytes);
+      this.planBytes = bytes;
+    }
+    return this.planValue;
+  }
+
+  doneHeight(name: string): bigint {
+    const key = prefixedKey(DONE_PREFIX, name);
+    const value = this.store.get(key);
+    return value === undefined ? 0n : checkedInt64(key, value);
+  }
+
+  lastCompleted(): CompletedUpgrade | undefined {
+    let bestKey: Uint8Array | undefined;
+    let bestHeight = 0n;
+    for (const [key, value] of this.store.iterate(DONE_START, DONE_END)) {
+      const height = checkedInt64(key, value);
+      if (bestKey === undefined || height > bestHeight || (height === bestHeight && compareBytes(key, bestKey) > 0)) {
+        bestKey = key;
+        bestHeight = height;
+      }
+    }
+    return bestKey === undefined ? undefined : { name: nameOfKey(bestKey), height: bestHeight };
+  }
+
+  moduleVersions(): ModuleVersion[] {
+    const list: ModuleVersion[] = [];
+    for (const [key, value] of this.store.iterate(VERSION_START, VERSION_END)) {
+      list.push({ name: nameOfKey(key), version: checkedUint64(key, value) });
+    }
+    return list;
+  }
+
+  moduleVersion(name: string): bigint | undefined {
+    const key = prefixedKey(VERSION_PREFIX, name);
+    const value = this.store.get(key);
+    return value === undefined ? undefined : checkedUint64(key, value);
+  }
+
+  setModuleVersions(vm: VersionMap): void {
+    const entries: [Uint8Array, bigint][] = [];
+    for (const [name, version] of vm) entries.push([prefixedKey(VERSION_PREFIX, name), version]);
+    entries.sort((a, b) => compareBytes(a[0], b[0]));
+    for (const [key, version] of entries) this.store.set(key, encodeUint64BE(version));
+  }
+
+  protocolVersion(): bigint {
+    const value = this.store.get(PROTOCOL_VERSION_KEY);
+    return value === undefined ? 0n : checkedUint64(PROTOCOL_VERSION_KEY, value);
+  }
+
+  finishUpgrade(plan: Plan, blockHeight: bigint, vm: VersionMap): bigint {
+    // Read everything that can fail before the first write, so a corrupt value writes nothing.
+    const next = BigInt.asUintN(64, this.protocolVersion() + 1n);
+    const stored = this.plan();
+    this.setModuleVersions(vm);
+    this.store.set(PROTOCOL_VERSION_KEY, encodeUint64BE(next));
+    this.deleteIbcKeys(plan.height);
+    if (stored) {
+      this.deleteIbcKeys(stored.height);
+      this.store.delete(PLAN_KEY);
+    }
+    this.store.set(prefixedKey(DONE_PREFIX, plan.name), encodeInt64BE(blockHeight));
+    return next;
+  }
+
+  preBlock(h: bigint): PreBlockDecision {
+    const plan = this.plan();
+    const due = plan !== undefined && plan.height > 0n && plan.height <= h;
+    if (!this.downgradeVerified) {
+      this.downgradeVerified = true; // first: a failing check is never repeated in this process
+      if (!due || this.skip.has(h)) {
+        const last = this.lastCompleted();
+        if (last && last.name !== "" && !this.handlers.has(last.name)) return { action: "downgrade", lastName: last.name };
+      }
+    }
+    if (plan === undefined) return NONE;
+    if (due) {
+      if (this.skip.has(h)) {
+        this.clearPlan();
+        return { action: "skipped", plan };
+      }
+      return { action: this.handlers.has(plan.name) ? "apply" : "upgrade-needed", plan };
+    }
+    if (this.handlers.has(plan.name)) return { action: "binary-too-early", plan };
+    return NONE;
+  }
+
+  registerHandler(name: string): void {
+    this.handlers.add(name);
+  }
+
+  hasHandler(name: string): boolean {
+    return this.handlers.has(name);
+  }
+
+  isSkipHeight(height: bigint): boolean {
+    return this.skip.has(height);
+  }
+
+  private deleteIbcKeys(height: bigint): void {
+    this.store.delete(ibcClientKey(height));
+    this.store.delete(ibcConsStateKey(height));
+  }
+}
+
+const NONE: PreBlockDecision = { action: "none" };

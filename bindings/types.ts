@@ -1,0 +1,35 @@
+/** Shapes shared by the keeper, both cores and the services. 64-bit values are `bigint`. */
+
+/** An upgrade plan. The deprecated time and IBC fields are not representable: the core refuses them. */
+export interface Plan {
+  name: string;
+  height: bigint;
+  info: string;
+}
+
+/** A plan as callers may write it: heights as `bigint` or a safe integer `number`, info optional. */
+export interface PlanInput {
+  name: string;
+  height: bigint | number;
+  info?: string;
+}
+
+/** Module name → consensus version (uint64). */
+export type VersionMap = Map<string, bigint>;
+
+export interface ModuleVersion {
+  name: string;
+  version: bigint;
+}
+
+export interface CompletedUpgrade {
+  name: string;
+  height: bigint;
+}
+
+/** The three changes a store loader can make at the upgrade height. */
+export interface StoreUpgrades {
+  added?: string[];
+  renamed?: { oldKey: string; newKey: string }[];
+  deleted?: string[];
+}
