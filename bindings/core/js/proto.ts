@@ -87,6 +87,9 @@ class Reader {
   pos = 0;
   lo = 0;
   hi = 0;
+  /** the last tag's field number (-1 for numbers past 2^29) and wire type */
+  field = 0;
+  wire = 0;
   constructor(
     readonly buf: Uint8Array,
     public end: number,
@@ -132,14 +135,13 @@ class DecodeFailure {
 
 const malformed = (reason: number, field = 0, wireType = 0) => new DecodeFailure(Status.Malformed, reason, field, wireType);
 
-/** Reads one tag; returns [field, wireType] or throws. field > 2^29 is reported as -1 (unknown). */
-function readTag(r: Reader): number {
+/** Reads one tag into r.field / r.wire; a tag past 32 bits is field -1 (unknown, skipped). */
+function readTag(r: Reader): void {
   const err = r.varint();
   if (err) throw malformed(err);
-  const wt = r.lo & 7;
-  const field = r.hi !== 0 ? -1 : r.lo >>> 3;
-  if (field === 0) throw malformed(Malformed.FieldZero, 0, wt);
-  return field * 8 + wt;
+  r.wire = r.lo & 7;
+  r.field = r.hi !== 0 ? -1 : r.lo >>> 3;
+  if (r.field === 0) throw malformed(Malformed.FieldZero, 0, r.wire);
 }
 
 /** Skips a field of an unknown number. */
@@ -197,9 +199,8 @@ function readTimestampIsZero(r: Reader, end: number): boolean {
   let secHi = 0;
   let nanos = 0;
   while (r.pos < end) {
-    const tag = readTag(r);
-    const field = tag >>> 3;
-    const wt = tag & 7;
+    readTag(r);
+    const { field, wire: wt } = r;
     if (field === 1 || field === 2) {
       expectWireType(2, wt, 0);
       const err = r.varint();
@@ -219,9 +220,8 @@ function checkAny(r: Reader, end: number): void {
   const outerEnd = r.end;
   r.end = end;
   while (r.pos < end) {
-    const tag = readTag(r);
-    const field = tag >>> 3;
-    const wt = tag & 7;
+    readTag(r);
+    const { field, wire: wt } = r;
     if (field === 1) {
       expectWireType(5, wt, 2);
       readString(r, 5);
@@ -261,9 +261,8 @@ function decodePlanStatus(bytes: Uint8Array): Plan | DecodeFailure {
   let hasClientState = false;
   try {
     while (r.pos < r.end) {
-      const tag = readTag(r);
-      const field = tag >>> 3;
-      const wt = tag & 7;
+      readTag(r);
+      const { field, wire: wt } = r;
       switch (field) {
         case 1:
           expectWireType(1, wt, 2);

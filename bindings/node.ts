@@ -1,0 +1,21 @@
+/** The Node entry point: the shared API plus upgrade-info.json on disk and the classic-level durable store. */
+import { createKeeperWith, type KeeperOptions, type UpgradeInfoFile, type UpgradeKeeper } from "./keeper.js";
+import { readUpgradeInfo, writeUpgradeInfo } from "./upgrade-info.js";
+
+export * from "./index.js";
+export { openNodeMultiStore, openNodeStore } from "./store/level-node.js";
+export {
+  encodeUpgradeInfo,
+  parseUpgradeInfo,
+  readUpgradeInfo,
+  upgradeInfoPath,
+  writeUpgradeInfo,
+  type ParsedUpgradeInfo,
+} from "./upgrade-info.js";
+
+const infoFile: UpgradeInfoFile = { write: writeUpgradeInfo, read: readUpgradeInfo };
+
+/** Creates a keeper on the "wasm" core (default) or the "js" core, writing upgrade-info.json under homePath. */
+export function createKeeper(options: KeeperOptions = {}): Promise<UpgradeKeeper> {
+  return createKeeperWith(options, infoFile);
+}
