@@ -20,9 +20,7 @@ import {
   type ParsedUpgradeInfo,
 } from "../bindings/upgrade-info.js";
 
-const wire = JSON.parse(
-  readFileSync(fileURLToPath(new URL("../../shared/vectors/wire.json", import.meta.url)), "utf8"),
-) as { upgrade_info_json: Record<string, string> };
+import wire from "./vectors/wire.json";
 
 const ZERO = "0001-01-01T00:00:00Z";
 const INT64_MAX = 9223372036854775807n;
