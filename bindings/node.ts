@@ -3,6 +3,7 @@ import { createKeeperWith, type KeeperOptions, type UpgradeInfoFile, type Upgrad
 import { readUpgradeInfo, writeUpgradeInfo } from "./upgrade-info.js";
 
 export * from "./index.js";
+export * from "./services/index.js";
 export { openNodeMultiStore, openNodeStore } from "./store/level-node.js";
 export {
   encodeUpgradeInfo,

@@ -1,0 +1,18 @@
+/** Query services (Node only): gRPC with reflection, the REST gateway and the ABCI query router. */
+export { serveQueries, type QueryServers, type ServeQueriesOptions } from "./serve.js";
+export {
+  DEFAULT_GRPC_ADDRESS,
+  DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type GrpcServerOptions,
+} from "./grpc-server.js";
+export { DEFAULT_REST_ADDRESS, startRestGateway, type RestGatewayHandle, type RestGatewayOptions } from "./rest-gateway.js";
+export { createAbciQueryRouter, type AbciQueryResponse, type AbciQueryRouter, type AbciRoute } from "./abci.js";
+export { createQueryEnv, runQuery, queryBytes, type QueryEnv, type QueryEnvOptions } from "./query.js";
+export { HEIGHT_HEADER, HeightResolver, type HeightProvider, type KeeperAtHeight, type QueryContext } from "./height.js";
+export { DEFAULT_NAMESPACE, QUERY_METHODS, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";
+export { decodeRequest, encodeRequest, encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
+export { responseJson, statusJson } from "./json.js";
+export { GrpcCode, QueryError, httpStatusOf, type AbciError } from "./status.js";
+export { descriptorPool, descriptorSetBytes, type DescriptorPool } from "./descriptors.js";

@@ -1,0 +1,110 @@
+/**
+ * How a failed query looks on each surface (interfaces.md §2–§4): the gRPC status (code + message), the
+ * REST `google.rpc.Status` body and HTTP status derived from it, and the ABCI (code, codespace, log).
+ */
+import { UpgradeError } from "../errors.js";
+
+/** gRPC status codes used here. */
+export const GrpcCode = {
+  OK: 0,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  FAILED_PRECONDITION: 9,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** grpc-gateway's HTTP status for a gRPC code (interfaces.md §3). */
+const HTTP_OF_CODE = [200, 408, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401];
+
+export function httpStatusOf(grpcCode: number): number {
+  return HTTP_OF_CODE[grpcCode] ?? 500;
+}
+
+export interface AbciError {
+  codespace: string;
+  code: number;
+  log: string;
+}
+
+/** A failed query: what gRPC/REST report and what ABCI reports. */
+export class QueryError extends Error {
+  override name = "QueryError";
+  constructor(
+    readonly grpcCode: number,
+    readonly grpcMessage: string,
+    readonly abci: AbciError,
+  ) {
+    super(grpcMessage);
+  }
+}
+
+/** `codespace <cs> code <n>: <base>[: <wrap>]`, the gRPC text of a registered (wrapped) SDK error. */
+function grpcText(codespace: string, code: number, base: string, wrap?: string): string {
+  return `codespace ${codespace} code ${code}: ${base}${wrap === undefined ? "" : `: ${wrap}`}`;
+}
+
+/** `[<wrap>: ]<base>`, the error's own text (what ABCI logs). */
+function ownText(base: string, wrap?: string): string {
+  return wrap === undefined ? base : `${wrap}: ${base}`;
+}
+
+/**
+ * An SDK error raised by the query machinery itself (baseapp: heights, headers). gRPC sees Unknown with the
+ * registered-error text; ABCI sees the error unchanged.
+ */
+export function sdkError(codespace: string, code: number, base: string, wrap?: string): QueryError {
+  return new QueryError(GrpcCode.UNKNOWN, grpcText(codespace, code, base, wrap), {
+    codespace,
+    code,
+    log: ownText(base, wrap),
+  });
+}
+
+/** Base messages of the registered errors the keeper raises (keeper-behaviour §10). */
+const BASES: Record<string, string> = {
+  "upgrade/2": "module version not found",
+  "upgrade/3": "upgrade plan not found",
+  "upgrade/4": "upgraded client not found",
+  "upgrade/5": "upgraded consensus state not found",
+  "upgrade/6": "expected authority account as only signer for proposal message",
+  "sdk/18": "invalid request",
+  "xupgrade/1": "corrupt store value",
+  "xupgrade/2": "malformed protobuf",
+  "xupgrade/3": "invalid upgrade info file",
+};
+
+/**
+ * An error returned by a query handler (a module error). gRPC: Unknown with the registered-error text.
+ * ABCI goes through baseapp's gRPCErrorToSDKError: Unknown → sdk/6 `<own text>: unknown request`.
+ */
+export function handlerError(err: unknown): QueryError {
+  if (err instanceof QueryError) return err;
+  if (err instanceof UpgradeError) {
+    const base = BASES[`${err.codespace}/${err.code}`];
+    let grpc: string;
+    if (base !== undefined && err.message === base) grpc = grpcText(err.codespace, err.code, base);
+    else if (base !== undefined && err.message.endsWith(`: ${base}`)) {
+      grpc = grpcText(err.codespace, err.code, base, err.message.slice(0, -(base.length + 2)));
+    } else grpc = `codespace ${err.codespace} code ${err.code}: ${err.message}`;
+    return new QueryError(GrpcCode.UNKNOWN, grpc, unknownRequest(err.message));
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return new QueryError(GrpcCode.INTERNAL, `internal error: ${text}`, unknownRequest(`internal error: ${text}`));
+}
+
+function unknownRequest(message: string): AbciError {
+  return { codespace: "sdk", code: 6, log: `${message}: unknown request` };
+}
+
+/** Undecodable request bytes: gRPC Internal as grpc-go's codec; ABCI sdk/18. */
+export function decodeError(detail: string): QueryError {
+  return new QueryError(GrpcCode.INTERNAL, `grpc: error unmarshalling request: ${detail}`, {
+    codespace: "sdk",
+    code: 18,
+    log: `${detail}: invalid request`,
+  });
+}
