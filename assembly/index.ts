@@ -1,7 +1,7 @@
 // The xupgrade core: only numbers cross this boundary. Inputs are written by the host into the IO
 // region, results are read from the header and the OUT region (see memory.ts).
 import { loadBE64, storeBE64 } from "./bigendian";
-import { H_OUT_LEN, H_VALUE, IO, OUT, SCAN, ensure, regionCap, regionPtr, setHeaderI32, setHeaderI64, HEADER } from "./memory";
+import { H_OUT_LEN, H_VALUE, IO, OUT, PLAN, SCAN, ensure, regionCap, regionPtr, setHeaderI32, setHeaderI64, HEADER } from "./memory";
 import { DONE_PREFIX, VERSION_PREFIX, ibcKey, prefixedKey } from "./keys";
 import { decodePlanAt, encodePlanTo, validateBasic as validate } from "./plan";
 import { OK } from "./status";
@@ -12,6 +12,7 @@ export {
   setDowngradeVerified, setModuleVersions, setSkipHeights,
 } from "./keeper";
 export { decodeEntries, encodeHeightsBE } from "./batch";
+export { parseCoin } from "./deposit";
 
 // ---- memory ----
 
@@ -34,6 +35,11 @@ export function ioReserve(n: i32): usize {
 
 export function outPtr(): usize {
   return regionPtr(OUT);
+}
+
+/** Called by the host to get room for the plan's bytes (kvGetPlan). */
+export function planReserve(n: i32): usize {
+  return ensure(PLAN, n);
 }
 
 /** Called by the host from inside kvScan to get room for the entries it writes. */

@@ -1,5 +1,5 @@
 // Store keys of the seed's layout, built in the KEY region.
-import { ensure, KEY } from "./memory";
+import { copyBytes, ensure, KEY } from "./memory";
 
 export const PLAN_KEY: usize = memory.data<u8>([0x00]);
 export const PROTOCOL_VERSION_KEY: usize = memory.data<u8>([0x03]);
@@ -10,7 +10,7 @@ export const VERSION_PREFIX: u8 = 0x02;
 export function prefixedKey(prefix: u8, namePtr: usize, nameLen: i32): usize {
   const key = ensure(KEY, nameLen + 1);
   store<u8>(key, prefix);
-  memory.copy(key + 1, namePtr, <usize>nameLen);
+  copyBytes(key + 1, namePtr, <usize>nameLen);
   return key;
 }
 

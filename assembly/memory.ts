@@ -22,7 +22,8 @@ export const H_LAST_HEIGHT = 72; // i64
 export const HEADER: usize = memory.data(80, 8);
 
 // Regions: IO (host inputs), OUT (results), VAL (kvGet values), SCAN (kvScan results),
-// KEY (keys being built), TMP (sort index), HANDLERS (registered names), SKIP (skip heights).
+// KEY (keys being built), TMP (sort index), HANDLERS (registered names), SKIP (skip heights),
+// PLAN (the stored plan's bytes; its decoded fields point into it and stay valid until it is re-read).
 export const IO: i32 = 0;
 export const OUT: i32 = 1;
 export const VAL: i32 = 2;
@@ -31,8 +32,9 @@ export const KEY: i32 = 4;
 export const TMP: i32 = 5;
 export const HANDLERS: i32 = 6;
 export const SKIP: i32 = 7;
+export const PLAN: i32 = 8;
 
-const REGIONS: usize = memory.data(8 * 8, 8);
+const REGIONS: usize = memory.data(9 * 8, 8);
 
 @inline export function regionPtr(r: i32): usize {
   return <usize>load<u32>(REGIONS + (<usize>r << 3));
@@ -68,4 +70,18 @@ export function ensure(r: i32, n: i32): usize {
 
 @inline export function headerI64(offset: usize): i64 {
   return load<i64>(HEADER + offset);
+}
+
+/**
+ * memory.copy for the few bytes of a name or key: V8 runs the bulk-memory instruction as a call out to C,
+ * a fixed cost larger than copying a short name inline.
+ */
+@inline export function copyBytes(dst: usize, src: usize, len: usize): void {
+  if (len > 32) {
+    memory.copy(dst, src, len);
+    return;
+  }
+  let i: usize = 0;
+  for (; i + 8 <= len; i += 8) store<u64>(dst + i, load<u64>(src + i));
+  for (; i < len; i++) store<u8>(dst + i, load<u8>(src + i));
 }

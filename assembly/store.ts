@@ -2,7 +2,7 @@
 import { kvGet, kvScan } from "./host";
 import { loadBE64 } from "./bigendian";
 import { H_KEY_LEN, H_KEY_PTR, H_LEN, H_VALUE, VAL, ensure, regionCap, regionPtr, setHeaderI32, setHeaderI64 } from "./memory";
-import { CORRUPT_NAME, CORRUPT_VALUE, NONE, OK } from "./status";
+import { CORRUPT_NAME, CORRUPT_VALUE, NONE, OK, WRONG_PREFIX } from "./status";
 import { validUtf8 } from "./utf8";
 
 /** Reads a key's value into VAL; returns its length or -1 when absent. */
@@ -19,6 +19,13 @@ export function corruptValue(keyPtr: usize, keyLen: i32, valueLen: i32): i32 {
   setHeaderI32(H_KEY_LEN, keyLen);
   setHeaderI32(H_LEN, valueLen);
   return CORRUPT_VALUE;
+}
+
+/** Records a key without the expected prefix byte and returns WRONG_PREFIX. */
+export function wrongPrefix(keyPtr: usize, keyLen: i32): i32 {
+  setHeaderI32(H_KEY_PTR, <i32>keyPtr);
+  setHeaderI32(H_KEY_LEN, keyLen);
+  return WRONG_PREFIX;
 }
 
 export function corruptName(keyPtr: usize, keyLen: i32): i32 {

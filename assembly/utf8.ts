@@ -32,3 +32,23 @@ export function validUtf8(ptr: usize, len: i32): bool {
   }
   return true;
 }
+
+/**
+ * The UTF-16 length of the bytes at [ptr, ptr + len) if they are UTF-8 (the rules of validUtf8), else -1.
+ * Names are mostly ASCII, checked 8 bytes at a time; the rest is validated, then counted: one unit per
+ * sequence, two for a 4-byte sequence (a surrogate pair).
+ */
+export function utf8Units(ptr: usize, len: i32): i32 {
+  const end = ptr + <usize>len;
+  let p = ptr;
+  while (p + 8 <= end && (load<u64>(p) & 0x8080808080808080) == 0) p += 8;
+  while (p < end && load<u8>(p) < 0x80) p++;
+  if (p == end) return len;
+  if (!validUtf8(p, <i32>(end - p))) return -1;
+  let n = <i32>(p - ptr);
+  for (; p < end; p++) {
+    const c = <u32>load<u8>(p);
+    if ((c & 0xc0) != 0x80) n += c >= 0xf0 ? 2 : 1;
+  }
+  return n;
+}

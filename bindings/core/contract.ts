@@ -9,6 +9,7 @@
  */
 import type { KVStore } from "../store/kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
+import type { ParsedCoin } from "./coin.js";
 
 export type Backend = "wasm" | "js";
 
@@ -41,6 +42,13 @@ export interface Core {
   decodeModuleVersionEntries(keys: Uint8Array[], values: Uint8Array[]): ModuleVersion[];
   /** 8 big-endian bytes per height. */
   encodeHeightsBE(heights: BigInt64Array): Uint8Array;
+
+  /**
+   * Parses a coin expression `<amount><denom>` (e.g. a deposit): amount decimal digits only, at most
+   * 2^256 - 1 (returned canonical, without leading zeros); denom `[a-zA-Z][a-zA-Z0-9/:._-]{2,127}`.
+   * Refusals throw InvalidCoinError (an UpgradeError), e.g. `invalid coin "1.5stake": amount must be a whole number`.
+   */
+  parseCoin(text: string): ParsedCoin;
 
   /** Binds the keeper operations to one upgrade store. */
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession;

@@ -24,6 +24,9 @@ export function utf8Length(s: string): number {
 /** Writes `s` at `pos` (room must exist); returns the number of bytes written. */
 export function writeUtf8(s: string, buf: Uint8Array, pos: number): number {
   const n = s.length;
+  // Past ~30 characters TextEncoder's native loop wins despite the subarray it needs (measured: 230
+  // ASCII characters 87 ns vs 398 ns in the loop below; 16 characters 83 ns vs 51 ns).
+  if (n > 32) return encoder.encodeInto(s, buf.subarray(pos)).written;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0x80) return i + encoder.encodeInto(s.slice(i), buf.subarray(pos + i)).written;

@@ -648,4 +648,92 @@ export function defineCoreCases(backend: Backend): void {
       expect(k.getUpgradePlan()).toEqual({ name, height: 5n, info });
     });
   });
+
+  describe(`parseCoin (${backend})`, () => {
+    const MAX = ((1n << 256n) - 1n).toString();
+    const coin = async (text: string) => {
+      core ??= await loadCore(backend);
+      return core.parseCoin(text);
+    };
+
+    it("parses amount and denom, canonical amount", async () => {
+      expect(await coin("10000000stake")).toEqual({ amount: "10000000", denom: "stake" });
+      expect(await coin("  007 uatom\t")).toEqual({ amount: "7", denom: "uatom" });
+      expect(await coin("0stake")).toEqual({ amount: "0", denom: "stake" });
+      expect(await coin("1ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2")).toEqual({
+        amount: "1",
+        denom: "ibc/27394FB092D2ECCD56123C74F36E4C1F926001CEADA9CA97EA622B25F41E5EB2",
+      });
+      expect(await coin("5a:b.c_d-e/f")).toEqual({ amount: "5", denom: "a:b.c_d-e/f" });
+      expect(await coin("1" + "x".repeat(128))).toEqual({ amount: "1", denom: "x".repeat(128) });
+    });
+
+    it("accepts 2^256-1 exactly, with any number of leading zeros", async () => {
+      expect(await coin(`${MAX}stake`)).toEqual({ amount: MAX, denom: "stake" });
+      expect(await coin(`${"0".repeat(500)}${MAX}stake`)).toEqual({ amount: MAX, denom: "stake" });
+      const p255 = (1n << 255n).toString();
+      expect(await coin(`${p255}stake`)).toEqual({ amount: p255, denom: "stake" });
+      const tenTo77 = "1" + "0".repeat(77);
+      expect(await coin(`${tenTo77}stake`)).toEqual({ amount: tenTo77, denom: "stake" });
+    });
+
+    it("refuses amounts beyond 2^256-1", async () => {
+      const over = [(1n << 256n).toString(), "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+        "115792089237316195423570985008687907853269984665640564039457584007913129639940", "9".repeat(78), "1" + "0".repeat(78), "9".repeat(10_000)];
+      for (const amount of over) {
+        await expectError(() => coin(`${amount}stake`), `invalid coin "${amount}stake": amount exceeds 2^256-1`, {
+          codespace: "xupgrade",
+          code: 4,
+        });
+      }
+    });
+
+    it("refuses malformed expressions with one clear reason", async () => {
+      const cases: [string, string][] = [
+        ["1.5stake", "amount must be a whole number"],
+        [".5stake", "amount must be a whole number"],
+        ["1.stake", "amount must be a whole number"],
+        ["-5stake", "amount must not be negative"],
+        ["", "empty coin expression"],
+        ["   ", "empty coin expression"],
+        ["stake", "amount must start with decimal digits"],
+        ["+5stake", "amount must start with decimal digits"],
+        ["100", "missing denom"],
+        ["100  ", "missing denom"],
+        ["10st", 'invalid denom "st": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}'],
+        ["10 1stake", 'invalid denom "1stake": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}'],
+        ["10stake,5atom", 'invalid denom "stake,5atom": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}'],
+        ["10stäke", 'invalid denom "stäke": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}'],
+        ["10stake extra", 'invalid denom "stake extra": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}'],
+        ["1" + "x".repeat(129), `invalid denom "${"x".repeat(129)}": must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}`],
+      ];
+      for (const [text, reason] of cases) {
+        const err = await expectError(() => coin(text), `invalid coin ${JSON.stringify(text)}: ${reason}`);
+        expect(err).toBeInstanceOf(UpgradeError);
+        expect((err as { reason?: string }).reason).toBe(reason);
+      }
+      // digits run into the amount, letters start the denom
+      expect(await coin("0x10stake")).toEqual({ amount: "0", denom: "x10stake" });
+    });
+
+    it("both backends agree on random inputs", async () => {
+      const other = await loadCore(backend === "wasm" ? "js" : "wasm");
+      const alphabet = ["0", "1", "9", ".", "-", " ", "a", "Z", "/", ":", "_", "é", ","];
+      let seed = 7;
+      const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+      for (let k = 0; k < 500; k++) {
+        let s = "";
+        const len = rnd(12);
+        for (let j = 0; j < len; j++) s += alphabet[rnd(alphabet.length)];
+        const run = (c: Core) => {
+          try {
+            return c.parseCoin(s);
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        expect(run(await loadCore(backend)), JSON.stringify(s)).toEqual(run(other));
+      }
+    });
+  });
 }

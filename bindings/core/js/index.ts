@@ -17,6 +17,7 @@ import {
 import { decodePlan, encodePlanUnchecked } from "./proto.js";
 import { JsSession } from "./session.js";
 import { validateBasic } from "./validate.js";
+import { parseCoin } from "./coin.js";
 
 function checkLength(bytes: Uint8Array): void {
   if (bytes.length !== 8) throw new TypeError(`expected 8 bytes, got ${bytes.length}`);
@@ -83,6 +84,8 @@ export const jsCore: Core = {
     for (let i = 0; i < heights.length; i++) view.setBigInt64(i * 8, heights[i]);
     return out;
   },
+
+  parseCoin,
 
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {
     return new JsSession(store, skipHeights);

@@ -4,7 +4,7 @@
  */
 import type { Plan } from "../../types.js";
 import { Malformed, Status, statusError } from "../status.js";
-import { utf8Length, writeUtf8, tryReadUtf8 } from "../utf8.js";
+import { writeUtf8, tryReadUtf8 } from "../utf8.js";
 
 /** Field 2, always written: Timestamp{seconds: -62135596800} = 0001-01-01T00:00:00Z. */
 const ZERO_TIME_FIELD = Uint8Array.of(0x12, 0x0b, 0x08, 0x80, 0x92, 0xb8, 0xc3, 0x98, 0xfe, 0xff, 0xff, 0xff, 0x01);
@@ -51,10 +51,20 @@ function varint64Size(v: bigint): number {
   return size;
 }
 
+/** Name and info are encoded here first: their UTF-8 lengths come out of the encoding, with no separate pass. */
+let scratch = new Uint8Array(1024);
+
+function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, from: number, len: number): void {
+  if (len > 32) dst.set(src.subarray(from, from + len), at);
+  else for (let i = 0; i < len; i++) dst[at + i] = src[from + i];
+}
+
 /** Encodes without validation (Go writes whatever it is given); callers validate first. */
 export function encodePlanUnchecked(plan: Plan): Uint8Array {
-  const nameLen = utf8Length(plan.name);
-  const infoLen = utf8Length(plan.info);
+  const room = (plan.name.length + plan.info.length) * 3;
+  if (room > scratch.length) scratch = new Uint8Array(Math.max(room, scratch.length * 2));
+  const nameLen = writeUtf8(plan.name, scratch, 0);
+  const infoLen = writeUtf8(plan.info, scratch, nameLen);
   let size = ZERO_TIME_FIELD.length;
   if (nameLen > 0) size += 1 + varintSize(nameLen) + nameLen;
   if (plan.height !== 0n) size += 1 + varint64Size(plan.height);
@@ -64,7 +74,8 @@ export function encodePlanUnchecked(plan: Plan): Uint8Array {
   if (nameLen > 0) {
     out[pos++] = 0x0a;
     pos = writeVarint(out, pos, nameLen);
-    pos += writeUtf8(plan.name, out, pos);
+    copyBytes(out, pos, scratch, 0, nameLen);
+    pos += nameLen;
   }
   out.set(ZERO_TIME_FIELD, pos);
   pos += ZERO_TIME_FIELD.length;
@@ -75,7 +86,7 @@ export function encodePlanUnchecked(plan: Plan): Uint8Array {
   if (infoLen > 0) {
     out[pos++] = 0x22;
     pos = writeVarint(out, pos, infoLen);
-    pos += writeUtf8(plan.info, out, pos);
+    copyBytes(out, pos, scratch, nameLen, infoLen);
   }
   return out;
 }

@@ -4,8 +4,9 @@ import type { CompletedUpgrade, ModuleVersion, Plan } from "../../types.js";
 import type { Core, CoreSession } from "../contract.js";
 import { WASM_BASE64 } from "./bytes.generated.js";
 import { CoreInstance } from "./instance.js";
-import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT, H_VALUE } from "./layout.js";
+import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT, H_VALUE, PLAN_KEY } from "./layout.js";
 import { WasmSession, readEntries } from "./session.js";
+import { wasmParseCoin } from "./coin.js";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -23,7 +24,6 @@ export function compileCore(): Promise<WebAssembly.Module> {
   return compiled;
 }
 
-const PLAN_KEY = Uint8Array.of(0x00);
 const PROTOCOL_VERSION_KEY = Uint8Array.of(0x03);
 
 export function createWasmCore(module: WebAssembly.Module): Core {
@@ -48,23 +48,38 @@ export function createWasmCore(module: WebAssembly.Module): Core {
     x.decode64BE();
     return c.hi64(H_VALUE);
   };
-  const decodeEntries = <T>(prefix: number, keys: Uint8Array[], values: Uint8Array[], make: (n: string, v: bigint) => T) => {
+  const decodeEntries = <T>(
+    prefix: number,
+    kind: "int64" | "uint64",
+    keys: Uint8Array[],
+    values: Uint8Array[],
+    make: (n: string, v: bigint) => T,
+  ) => {
     if (keys.length !== values.length) throw new TypeError("keys and values differ in length");
     let size = 0;
     for (let i = 0; i < keys.length; i++) size += 8 + keys[i].length + values[i].length;
     let at = c.reserve(size);
     const u8 = c.u8;
     const dv = c.dv;
+    // Byte loops, not u8.set: keys and values are a few bytes and set()'s call overhead dominated.
     for (let i = 0; i < keys.length; i++) {
-      dv.setUint32(at, keys[i].length, true);
-      u8.set(keys[i], at + 4);
-      at += 4 + keys[i].length;
-      dv.setUint32(at, values[i].length, true);
-      u8.set(values[i], at + 4);
-      at += 4 + values[i].length;
+      const key = keys[i];
+      const value = values[i];
+      const keyLen = key.length;
+      const valueLen = value.length;
+      dv.setUint32(at, keyLen, true);
+      at += 4;
+      if (keyLen > 32) u8.set(key, at);
+      else for (let j = 0; j < keyLen; j++) u8[at + j] = key[j];
+      at += keyLen;
+      dv.setUint32(at, valueLen, true);
+      at += 4;
+      if (valueLen > 32) u8.set(value, at);
+      else for (let j = 0; j < valueLen; j++) u8[at + j] = value[j];
+      at += valueLen;
     }
     c.check(x.decodeEntries(prefix, keys.length));
-    return readEntries(c, keys.length, make);
+    return readEntries(c, keys.length, kind, make);
   };
 
   return {
@@ -100,9 +115,9 @@ export function createWasmCore(module: WebAssembly.Module): Core {
     shouldExecute: (planHeight, blockHeight) => x.shouldExecute(planHeight, blockHeight) !== 0,
 
     decodeDoneEntries: (keys, values): CompletedUpgrade[] =>
-      decodeEntries(0x01, keys, values, (name, height) => ({ name, height })),
+      decodeEntries(0x01, "int64", keys, values, (name, height) => ({ name, height })),
     decodeModuleVersionEntries: (keys, values): ModuleVersion[] =>
-      decodeEntries(0x02, keys, values, (name, v) => ({ name, version: BigInt.asUintN(64, v) })),
+      decodeEntries(0x02, "uint64", keys, values, (name, version) => ({ name, version })),
     encodeHeightsBE(heights: BigInt64Array) {
       const at = c.reserve(heights.length * 8);
       if (at % 8 === 0) new BigInt64Array(c.u8.buffer, at, heights.length).set(heights);
@@ -110,6 +125,8 @@ export function createWasmCore(module: WebAssembly.Module): Core {
       x.encodeHeightsBE(heights.length);
       return c.out();
     },
+
+    parseCoin: (text: string) => wasmParseCoin(c, text),
 
     session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {
       return new WasmSession(module, store, skipHeights);

@@ -6,7 +6,7 @@
 import type { KVStore } from "../../store/kv.js";
 import { Status, statusError } from "../status.js";
 import { readUtf8, writeUtf8 } from "../utf8.js";
-import { type CoreExports, H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE } from "./layout.js";
+import { type CoreExports, PLAN_KEY, H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE } from "./layout.js";
 
 const NO_STORE: KVStore = {
   get: noStore,
@@ -15,6 +15,11 @@ const NO_STORE: KVStore = {
   delete: noStore,
   iterate: noStore,
 };
+
+/** kvGetPlan: the store returned the value it returned last time (already in the core's memory). */
+const UNCHANGED = -2;
+
+const ONE_BYTE_KEYS: (Uint8Array | undefined)[] = [];
 
 function noStore(): never {
   throw new Error("this core instance has no store; use core.session(store)");
@@ -26,20 +31,31 @@ export class CoreInstance {
   u8!: Uint8Array;
   i32!: Int32Array;
   i64!: BigInt64Array;
+  u64!: BigUint64Array;
   dv!: DataView;
+  /** The plan value last copied into the core's PLAN region (see kvGetPlan in assembly/host.ts). */
+  private plan: Uint8Array | undefined;
+  /** Reused views of the core's key region, by key length (see key()). */
+  private readonly keyViews: (Uint8Array | undefined)[] = [];
+  /** Bytes the last kvScan wrote: the next one reserves that much up front. */
+  private scanHint = 256;
   private header = 0;
   private io = 0;
   private ioCap = 0;
 
-  constructor(module: WebAssembly.Module, store: KVStore = NO_STORE) {
+  constructor(
+    module: WebAssembly.Module,
+    private readonly store: KVStore = NO_STORE,
+  ) {
     const instance = new WebAssembly.Instance(module, {
       host: {
         kvGet: (keyPtr: number, keyLen: number, dst: number, cap: number): number => {
-          const value = store.get(this.view().subarray(keyPtr, keyPtr + keyLen));
+          const value = store.get(this.key(keyPtr, keyLen));
           if (value === undefined) return -1;
-          if (value.length <= cap) this.u8.set(value, dst);
+          if (value.length <= cap) this.copyIn(value, dst);
           return value.length;
         },
+        kvGetPlan: (): number => this.readPlan(),
         kvSet: (keyPtr: number, keyLen: number, valPtr: number, valLen: number): void => {
           const u8 = this.view();
           store.set(u8.slice(keyPtr, keyPtr + keyLen), u8.slice(valPtr, valPtr + valLen));
@@ -63,6 +79,45 @@ export class CoreInstance {
     this.refresh();
   }
 
+  /**
+   * A key the core built in its memory, as the store's `get` takes it. Stores must not keep that array
+   * (kv.ts), so instead of a new view per lookup, one view per key length is kept and reused while the
+   * core builds its keys at the same address (it does: the KEY region); one-byte keys (protocol version)
+   * use shared arrays.
+   */
+  private key(ptr: number, len: number): Uint8Array {
+    const u8 = this.view();
+    if (len === 1) return (ONE_BYTE_KEYS[u8[ptr]] ??= Uint8Array.of(u8[ptr]));
+    let view = this.keyViews[len];
+    // A view of the old buffer after memory grew has length 0, so it fails the length test.
+    if (view === undefined || view.byteOffset !== ptr || view.length !== len) {
+      view = this.keyViews[len] = u8.subarray(ptr, ptr + len);
+    }
+    return view;
+  }
+
+  /** Copies a store value into linear memory; a byte loop beats TypedArray.set's call overhead below ~32 bytes. */
+  copyIn(value: Uint8Array, dst: number): void {
+    const u8 = this.view();
+    const n = value.length;
+    if (n > 32) u8.set(value, dst);
+    else for (let i = 0; i < n; i++) u8[dst + i] = value[i];
+  }
+
+  /**
+   * The host side of kvGetPlan, also called by the session before preBlock to hand the result in with
+   * the call: copies the stored plan into the core unless it is the value copied last time.
+   */
+  readPlan(): number {
+    const value = this.store.get(PLAN_KEY);
+    if (value === this.plan) return value === undefined ? -1 : UNCHANGED;
+    this.plan = undefined;
+    if (value === undefined) return -1;
+    this.copyIn(value, this.x.planReserve(value.length));
+    this.plan = value;
+    return value.length;
+  }
+
   /** The memory view, re-created if memory grew since it was made. */
   view(): Uint8Array {
     if (this.u8.byteLength === 0) this.refresh();
@@ -74,6 +129,7 @@ export class CoreInstance {
     this.u8 = new Uint8Array(buf);
     this.i32 = new Int32Array(buf);
     this.i64 = new BigInt64Array(buf);
+    this.u64 = new BigUint64Array(buf);
     this.dv = new DataView(buf);
   }
 
@@ -155,27 +211,44 @@ export class CoreInstance {
 
   // ---- host side of kvScan ----
 
+  /**
+   * Writes the entries straight into SCAN while iterating (no intermediate array: at 100,000 entries
+   * holding them all first cost more than the copy), growing the region by doubling. The first guess is
+   * the size the last scan needed.
+   */
   private scanInto(store: KVStore, prefix: number): number {
-    const start = Uint8Array.of(prefix);
-    const end = Uint8Array.of(prefix + 1);
-    const entries: [Uint8Array, Uint8Array][] = [];
-    let total = 0;
-    for (const entry of store.iterate(start, end)) {
-      entries.push(entry);
-      total += 8 + entry[0].length + entry[1].length;
+    let cap = this.scanHint;
+    let base = this.x.scanReserve(cap);
+    let u8 = this.view();
+    let dv = this.dv;
+    let used = 0;
+    let count = 0;
+    for (const [key, value] of store.iterate(Uint8Array.of(prefix), Uint8Array.of(prefix + 1))) {
+      const need = 8 + key.length + value.length;
+      if (used + need > cap) {
+        cap = Math.max(cap * 2, used + need);
+        base = this.x.scanReserve(cap); // keeps what was written; may move it and grow memory
+        u8 = this.view();
+        dv = this.dv;
+      }
+      // Inline byte loops: keys and values are a few bytes, and a call per copy doubled the cost.
+      let at = base + used;
+      const keyLen = key.length;
+      dv.setUint32(at, keyLen, true);
+      at += 4;
+      if (keyLen > 32) u8.set(key, at);
+      else for (let i = 0; i < keyLen; i++) u8[at + i] = key[i];
+      at += keyLen;
+      const valueLen = value.length;
+      dv.setUint32(at, valueLen, true);
+      at += 4;
+      if (valueLen > 32) u8.set(value, at);
+      else for (let i = 0; i < valueLen; i++) u8[at + i] = value[i];
+      used += need;
+      count++;
     }
-    let at = this.x.scanReserve(total);
-    const u8 = this.view();
-    const dv = this.dv;
-    for (const [key, value] of entries) {
-      dv.setUint32(at, key.length, true);
-      u8.set(key, at + 4);
-      at += 4 + key.length;
-      dv.setUint32(at, value.length, true);
-      u8.set(value, at + 4);
-      at += 4 + value.length;
-    }
-    return entries.length;
+    this.scanHint = Math.max(used, 256);
+    return count;
   }
 
   /** An AssemblyScript string (UTF-16, byte length stored before it), for abort messages. */

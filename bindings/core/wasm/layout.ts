@@ -16,6 +16,9 @@ export const H_LAST_PTR = 60;
 export const H_LAST_LEN = 64;
 export const H_LAST_HEIGHT = 72;
 
+/** The store key of the plan (assembly/keys.ts PLAN_KEY); the host reads it for kvGetPlan. */
+export const PLAN_KEY = Uint8Array.of(0x00);
+
 /** PreBlock actions returned by the core's preBlock (a negative value is -status). */
 export const ACTIONS = ["none", "skipped", "upgrade-needed", "apply", "binary-too-early", "downgrade"] as const;
 
@@ -28,6 +31,7 @@ export interface CoreExports {
   ioReserve(n: number): number;
   outPtr(): number;
   scanReserve(n: number): number;
+  planReserve(n: number): number;
 
   encodePlan(nameLen: number, infoLen: number, height: bigint): number;
   decodePlan(len: number): number;
@@ -52,7 +56,8 @@ export interface CoreExports {
   setModuleVersions(count: number): void;
   protocolVersion(): number;
   finishUpgrade(nameLen: number, planHeight: bigint, blockHeight: bigint, count: number): number;
-  preBlock(h: bigint): number;
+  /** `plan`: the result of kvGetPlan for this call (CoreInstance.readPlan). */
+  preBlock(h: bigint, plan: number): number;
   registerHandler(nameLen: number): void;
   hasHandler(nameLen: number): number;
   setSkipHeights(count: number): void;

@@ -3,7 +3,7 @@ import type { KVStore } from "../../store/kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { Status } from "../status.js";
-import { readUtf8, writeUtf8 } from "../utf8.js";
+import { writeUtf8 } from "../utf8.js";
 import { CoreInstance } from "./instance.js";
 import {
   ACTIONS,
@@ -29,6 +29,11 @@ export class WasmSession implements CoreSession {
     const dv = this.c.dv;
     skipHeights.forEach((h, i) => dv.setBigInt64(at + i * 8, h, true));
     this.c.x.setSkipHeights(skipHeights.length);
+  }
+
+  /** Size of this instance's linear memory in bytes (diagnostics: the benchmarks watch it for leaks). */
+  get memoryBytes(): number {
+    return this.c.x.memory.buffer.byteLength;
   }
 
   get downgradeVerified(): boolean {
@@ -69,7 +74,7 @@ export class WasmSession implements CoreSession {
 
   moduleVersions(): ModuleVersion[] {
     this.c.check(this.c.x.moduleVersions());
-    return readEntries(this.c, Number(this.c.hi64(H_VALUE)), (name, value) => ({ name, version: BigInt.asUintN(64, value) }));
+    return readEntries(this.c, Number(this.c.hi64(H_VALUE)), "uint64", (name, version) => ({ name, version }));
   }
 
   moduleVersion(name: string): bigint | undefined {
@@ -98,7 +103,7 @@ export class WasmSession implements CoreSession {
   }
 
   preBlock(h: bigint): PreBlockDecision {
-    const r = this.c.x.preBlock(h);
+    const r = this.c.x.preBlock(h, this.c.readPlan());
     if (r < 0) throw this.c.error(-r);
     const action = ACTIONS[r];
     if (action === "none") return NONE;
@@ -143,16 +148,50 @@ function putVersionMap(c: CoreInstance, offset: number, vm: VersionMap): void {
   }
 }
 
-/** Reads the core's [u32 namePtr][u32 nameLen][u64 value] records from OUT. */
-export function readEntries<T>(c: CoreInstance, count: number, make: (name: string, value: bigint) => T): T[] {
+/** Decodes the names of a batch; the core validated them (fatal is not needed), and a leading U+FEFF is a name's first character, not a BOM. */
+const NAMES = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Names are decoded this many bytes at a time. One string for a whole 10,000-name batch (~140 KB) lands in
+ * V8's large-object space, which made the decode 5× slower than ten 14 KB ones (measured).
+ */
+const CHUNK_BYTES = 16 * 1024;
+
+/**
+ * Reads the core's name/value records (assembly/records.ts) from OUT. Names are decoded a chunk at a
+ * time and each one is a slice of its chunk's string: V8 makes a slice of 13+ characters a view of the
+ * chunk, so a surviving name keeps at most its 16 KB chunk alive.
+ */
+export function readEntries<T>(
+  c: CoreInstance,
+  count: number,
+  kind: "int64" | "uint64",
+  make: (name: string, value: bigint) => T,
+): T[] {
   const out = new Array<T>(count);
+  if (count === 0) return out;
   const base = c.x.outPtr();
   const u8 = c.view();
   const dv = c.dv;
-  for (let i = 0; i < count; i++) {
-    const at = base + i * 16;
-    const ptr = dv.getUint32(at, true);
-    out[i] = make(readUtf8(u8, ptr, ptr + dv.getUint32(at + 4, true)), dv.getBigInt64(at + 8, true));
+  const aligned = (base & 7) === 0; // the allocator aligns to 16: then typed-array reads, not DataView
+  const i32 = c.i32;
+  const values = kind === "int64" ? c.i64 : c.u64;
+  const nameBytes = (i: number) => (aligned ? i32[(base >> 2) + i * 4] : dv.getUint32(base + i * 16, true));
+  const nameUnits = (i: number) => (aligned ? i32[(base >> 2) + i * 4 + 1] : dv.getUint32(base + i * 16 + 4, true));
+  const value = (i: number) =>
+    aligned ? values[(base >> 3) + i * 2 + 1] : kind === "int64" ? dv.getBigInt64(base + i * 16 + 8, true) : dv.getBigUint64(base + i * 16 + 8, true);
+  let at = base + count * 16;
+  for (let i = 0; i < count; ) {
+    let j = i;
+    let bytes = 0;
+    while (j < count && (j === i || bytes + nameBytes(j) <= CHUNK_BYTES)) bytes += nameBytes(j++);
+    const names = NAMES.decode(u8.subarray(at, at + bytes));
+    at += bytes;
+    for (let u = 0; i < j; i++) {
+      const units = nameUnits(i);
+      out[i] = make(names.slice(u, u + units), value(i));
+      u += units;
+    }
   }
   return out;
 }

@@ -1,0 +1,68 @@
+/**
+ * Coin expressions (`<amount><denom>`, e.g. a deposit `10000000stake`): the result codes shared by the
+ * AssemblyScript core (assembly/deposit.ts, keep the numbers in step) and the pure-TS core
+ * (js/coin.ts), and their translation into one typed error, so both backends word failures identically.
+ */
+import { UpgradeError } from "../errors.js";
+
+export interface ParsedCoin {
+  /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */
+  amount: string;
+  denom: string;
+}
+
+export const CoinStatus = {
+  Ok: 0,
+  Empty: 1,
+  Negative: 2,
+  NotWhole: 3,
+  NoAmount: 4,
+  Overflow: 5,
+  NoDenom: 6,
+  BadDenom: 7,
+} as const;
+
+export const MAX_UINT256 = (1n << 256n) - 1n;
+
+/** Why a coin expression was refused, in words (the part after `invalid coin "<text>": `). */
+export function coinReason(status: number, denom: string): string {
+  switch (status) {
+    case CoinStatus.Empty:
+      return "empty coin expression";
+    case CoinStatus.Negative:
+      return "amount must not be negative";
+    case CoinStatus.NotWhole:
+      return "amount must be a whole number";
+    case CoinStatus.NoAmount:
+      return "amount must start with decimal digits";
+    case CoinStatus.Overflow:
+      return "amount exceeds 2^256-1";
+    case CoinStatus.NoDenom:
+      return "missing denom";
+    case CoinStatus.BadDenom:
+      return `invalid denom ${JSON.stringify(denom)}: must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}`;
+    default:
+      throw new Error(`core returned unknown coin status ${status}`);
+  }
+}
+
+/** An invalid coin expression: `invalid coin "<text>": <reason>`; `reason` alone is kept for callers that re-word it. */
+export class InvalidCoinError extends UpgradeError {
+  constructor(
+    readonly text: string,
+    readonly reason: string,
+  ) {
+    super("xupgrade", 4, `invalid coin ${JSON.stringify(text)}: ${reason}`, "invalid-request");
+  }
+}
+
+export function coinError(text: string, status: number, denom: string): InvalidCoinError {
+  return new InvalidCoinError(text, coinReason(status, denom));
+}
+
+/** 32 big-endian bytes → decimal digits. */
+export function amountFromBE32(bytes: Uint8Array): string {
+  let v = 0n;
+  for (let i = 0; i < bytes.length; i++) v = (v << 8n) | BigInt(bytes[i]);
+  return v.toString();
+}
