@@ -4,6 +4,7 @@ import { readUpgradeInfo, writeUpgradeInfo } from "./upgrade-info.js";
 
 export * from "./index.js";
 export * from "./services/index.js";
+export * from "./devnet/index.js";
 export { openNodeMultiStore, openNodeStore } from "./store/level-node.js";
 export {
   encodeUpgradeInfo,

@@ -7,7 +7,16 @@ export {
   type GrpcServerHandle,
   type GrpcServerOptions,
 } from "./grpc-server.js";
-export { DEFAULT_REST_ADDRESS, startRestGateway, type RestGatewayHandle, type RestGatewayOptions } from "./rest-gateway.js";
+export {
+  DEFAULT_REST_ADDRESS,
+  restStatus,
+  startRestGateway,
+  type RestGatewayHandle,
+  type RestGatewayOptions,
+  type RestRoute,
+  type RestRouteRequest,
+  type RestRouteResult,
+} from "./rest-gateway.js";
 export { createAbciQueryRouter, type AbciQueryResponse, type AbciQueryRouter, type AbciRoute } from "./abci.js";
 export { createQueryEnv, runQuery, queryBytes, type QueryEnv, type QueryEnvOptions } from "./query.js";
 export { HEIGHT_HEADER, HeightResolver, type HeightProvider, type KeeperAtHeight, type QueryContext } from "./height.js";

@@ -3,13 +3,16 @@
  * `{"code","message","details":[]}` errors, 501 for unknown routes, 405 for other methods, CORS, the
  * `x-cosmos-block-height` headers. Request heads are limited by `maxHeaderBytes` (431 from Node), bodies
  * (never read) by `maxBodyBytes` (413, connection closed); slow clients are timed out.
+ *
+ * A host adds its own GET routes with `routes` (a devnet serves `/cosmos/base/tendermint/v1beta1/blocks/{height}`
+ * there): same server, same CORS, OPTIONS, 405 and error conventions; the module's routes come first.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { formatAddress, parseAddress } from "./address.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
 import { responseJson, statusJson } from "./json.js";
-import { matchRoute } from "./rest-routes.js";
+import { matchRoute, splitTarget } from "./rest-routes.js";
 import { runQuery, type QueryEnv } from "./query.js";
 import { GrpcCode, handlerError, httpStatusOf, QueryError } from "./status.js";
 
@@ -30,6 +33,99 @@ export interface RestGatewayOptions {
   keepAliveTimeoutMs?: number;
   /** Default grace period of close() before open connections are cut, default 5000 ms. */
   closeGraceMs?: number;
+  /** Extra GET routes of the host, tried when no route of the upgrade module matches. */
+  routes?: readonly RestRoute[];
+}
+
+/**
+ * An extra GET route. `path` is literal segments and `{name}` segments, e.g.
+ * `/cosmos/base/tendermint/v1beta1/blocks/{height}`; a `{name}` segment matches one non-empty raw segment,
+ * handed to the handler percent-decoded. The handler answers with a status (default 200), a body (JSON
+ * text, or a value to JSON.stringify) and extra headers; throwing a {@link QueryError} answers with its
+ * google.rpc.Status (HTTP status from its gRPC code), anything else with 500 INTERNAL.
+ */
+export interface RestRoute {
+  path: string;
+  handler(request: RestRouteRequest): RestRouteResult | Promise<RestRouteResult>;
+}
+
+export interface RestRouteRequest {
+  /** The `{name}` segments, percent-decoded. */
+  params: Record<string, string>;
+  /** The query string. */
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  /** The raw path of the request target. */
+  path: string;
+}
+
+export interface RestRouteResult {
+  status?: number;
+  body: string | object;
+  headers?: Record<string, string>;
+}
+
+/** A google.rpc.Status answer for a route handler: `restStatus(3, "bad height")` → 400 `{"code":3,…}`. */
+export function restStatus(grpcCode: number, message: string, headers?: Record<string, string>): RestRouteResult {
+  return { status: httpStatusOf(grpcCode), body: statusJson(grpcCode, message), headers };
+}
+
+type CompiledRoute = { route: RestRoute; segments: ({ literal: string } | { param: string })[] };
+
+function compileRoutes(routes: readonly RestRoute[]): CompiledRoute[] {
+  const seen = new Set<string>();
+  return routes.map((route) => {
+    if (typeof route?.path !== "string" || !route.path.startsWith("/") || typeof route.handler !== "function") {
+      throw new TypeError(`invalid REST route ${JSON.stringify(route?.path)}: a path starting with "/" and a handler are required`);
+    }
+    const names = new Set<string>();
+    const segments = route.path
+      .slice(1)
+      .split("/")
+      .map((seg) => {
+        if (seg === "") throw new TypeError(`invalid REST route ${JSON.stringify(route.path)}: empty segment`);
+        const m = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(seg);
+        if (!m) {
+          if (/[{}]/.test(seg)) throw new TypeError(`invalid REST route ${JSON.stringify(route.path)}: bad parameter segment ${JSON.stringify(seg)}`);
+          return { literal: seg };
+        }
+        if (names.has(m[1])) throw new TypeError(`invalid REST route ${JSON.stringify(route.path)}: parameter ${m[1]} appears twice`);
+        names.add(m[1]);
+        return { param: m[1] };
+      });
+    const shape = segments.map((s) => ("literal" in s ? s.literal : "{}")).join("/");
+    if (seen.has(shape)) throw new TypeError(`duplicate REST route ${JSON.stringify(route.path)}`);
+    seen.add(shape);
+    return { route, segments };
+  });
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The first extra route matching the request target, with its parameters. */
+function matchExtra(routes: CompiledRoute[], target: string): { route: RestRoute; request: RestRouteRequest } | undefined {
+  if (routes.length === 0) return undefined;
+  const split = splitTarget(target);
+  if (split === undefined || !split.path.startsWith("/")) return undefined;
+  const parts = split.path.slice(1).split("/");
+  for (const { route, segments } of routes) {
+    if (segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const ok = segments.every((seg, i) => {
+      if ("literal" in seg) return seg.literal === parts[i];
+      if (parts[i] === "") return false;
+      params[seg.param] = decodeSegment(parts[i]);
+      return true;
+    });
+    if (ok) return { route, request: { params, query: new URLSearchParams(split.query), headers: {}, path: split.path } };
+  }
+  return undefined;
 }
 
 export interface RestGatewayHandle {
@@ -68,9 +164,13 @@ function sendError(res: ServerResponse, code: number, message: string, headers?:
   send(res, httpStatusOf(code), statusJson(code, message), headers);
 }
 
-function handle(env: QueryEnv, req: IncomingMessage, res: ServerResponse): void {
+function handle(env: QueryEnv, extra: CompiledRoute[], req: IncomingMessage, res: ServerResponse): void {
   const route = matchRoute(env.names, req.url ?? "");
-  if (route.kind === "unmatched") return sendError(res, GrpcCode.UNIMPLEMENTED, "Not Implemented");
+  if (route.kind === "unmatched") {
+    const found = matchExtra(extra, req.url ?? "");
+    if (!found) return sendError(res, GrpcCode.UNIMPLEMENTED, "Not Implemented");
+    return handleExtra(found.route, { ...found.request, headers: req.headers }, req, res);
+  }
   if (req.method === "OPTIONS") return send(res, 204, undefined, { Allow: "GET, OPTIONS" });
   if (req.method !== "GET") {
     return send(res, 405, statusJson(GrpcCode.UNIMPLEMENTED, "Method Not Allowed"), { Allow: "GET, OPTIONS" });
@@ -89,8 +189,32 @@ function handle(env: QueryEnv, req: IncomingMessage, res: ServerResponse): void 
   }
 }
 
+function handleExtra(route: RestRoute, request: RestRouteRequest, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === "OPTIONS") return send(res, 204, undefined, { Allow: "GET, OPTIONS" });
+  if (req.method !== "GET") {
+    return send(res, 405, statusJson(GrpcCode.UNIMPLEMENTED, "Method Not Allowed"), { Allow: "GET, OPTIONS" });
+  }
+  const fail = (e: unknown) => {
+    if (res.headersSent) return void res.destroy();
+    if (e instanceof QueryError) sendError(res, e.grpcCode, e.grpcMessage);
+    else sendError(res, GrpcCode.INTERNAL, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+  };
+  let result: RestRouteResult | Promise<RestRouteResult>;
+  try {
+    result = route.handler(request);
+  } catch (e) {
+    return fail(e);
+  }
+  Promise.resolve(result).then((r) => {
+    if (res.destroyed) return;
+    const body = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
+    send(res, r.status ?? 200, body, r.headers);
+  }, fail).catch(fail);
+}
+
 /** Starts the REST gateway on `options.address`. */
 export async function startRestGateway(env: QueryEnv, options: RestGatewayOptions = {}): Promise<RestGatewayHandle> {
+  const extra = compileRoutes(options.routes ?? []);
   const { host, port } = parseAddress(options.address ?? DEFAULT_REST_ADDRESS, "rest");
   const maxBody = options.maxBodyBytes ?? 64 * 1024;
   const server = createServer(
@@ -116,7 +240,7 @@ export async function startRestGateway(env: QueryEnv, options: RestGatewayOption
         if (received > maxBody) req.socket.destroy();
       });
       try {
-        handle(env, req, res);
+        handle(env, extra, req, res);
       } catch (e) {
         if (!res.headersSent) sendError(res, GrpcCode.INTERNAL, `internal error: ${e instanceof Error ? e.message : String(e)}`);
         else res.destroy();

@@ -10,7 +10,10 @@ import { startRestGateway, type RestGatewayHandle, type RestGatewayOptions } fro
 export interface ServeQueriesOptions extends QueryEnvOptions {
   /** gRPC server options (default address 127.0.0.1:9090); false: no gRPC server. */
   grpc?: GrpcServerOptions | false;
-  /** REST gateway options (default address 127.0.0.1:1317); false: no REST gateway. */
+  /**
+   * REST gateway options (default address 127.0.0.1:1317), including the host's extra GET `routes`;
+   * false: no REST gateway.
+   */
   rest?: RestGatewayOptions | false;
   /** Extra ABCI query routes by exact path (e.g. `/cosmos.gov.v1.Query/Params` on a devnet). */
   abciRoutes?: Record<string, AbciRoute>;

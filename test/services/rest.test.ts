@@ -5,7 +5,7 @@
  */
 import { LCDClient } from "@cosmology/lcd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKeeper, type QueryServers, type UpgradeKeeper } from "../../bindings/node.js";
+import { GrpcCode, QueryError, createKeeper, restStatus, type QueryServers, type RestRoute, type RestRouteRequest, type UpgradeKeeper } from "../../bindings/node.js";
 import { BACKENDS, Chain, GOV, rawExchange, rawGet, richKeeper, serve, wire } from "./helpers.js";
 
 const P = "/cosmos/upgrade/v1beta1";
@@ -257,6 +257,82 @@ describe("REST under a namespace", () => {
       expect([b.status, await b.text()]).toEqual([501, wire.rest_json.unknown_route_501]);
     } finally {
       await servers.close();
+    }
+  });
+});
+
+describe("extra GET routes of the host (rest.routes)", () => {
+  it("match {param} segments (percent-decoded), answer with the handler's status, body and headers; module routes come first", async () => {
+    const { keeper, chain } = await richKeeper("js");
+    const seen: RestRouteRequest[] = [];
+    const routes: RestRoute[] = [
+      {
+        path: "/host/v1/items/{id}/parts/{part}",
+        handler: (r) => {
+          seen.push(r);
+          return { body: { id: r.params.id, part: r.params.part, q: r.query.get("q") }, headers: { "x-extra": "1" } };
+        },
+      },
+      { path: "/host/v1/async", handler: async () => ({ status: 202, body: '{"later":true}' }) },
+      { path: "/host/v1/bad", handler: () => restStatus(GrpcCode.INVALID_ARGUMENT, "bad input") },
+      {
+        path: "/host/v1/throws",
+        handler: () => {
+          throw new Error("kaput");
+        },
+      },
+      {
+        path: "/host/v1/query-error",
+        handler: async () => {
+          throw new QueryError(GrpcCode.NOT_FOUND, "nothing here", { codespace: "sdk", code: 22, log: "nothing here" });
+        },
+      },
+      // Shadowing a module route has no effect: the module's routes are matched first.
+      { path: "/cosmos/upgrade/v1beta1/authority", handler: () => ({ body: "{}" }) },
+    ];
+    const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes } });
+    const url = servers.rest!.url;
+    const get = async (path: string, init?: RequestInit) => {
+      const res = await fetch(url + path, init);
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    try {
+      const ok = await get("/host/v1/items/a%2Fb%20c/parts/7?q=x%3Dy");
+      expect([ok.status, ok.text]).toEqual([200, '{"id":"a/b c","part":"7","q":"x=y"}']);
+      expect(ok.headers.get("x-extra")).toBe("1");
+      expect(ok.headers.get("access-control-allow-origin")).toBe("*");
+      expect(ok.headers.get("content-type")).toBe("application/json");
+      expect(seen[0]).toMatchObject({ path: "/host/v1/items/a%2Fb%20c/parts/7", params: { id: "a/b c", part: "7" } });
+      expect(seen[0].headers.host).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(await get("/host/v1/async")).toMatchObject({ status: 202, text: '{"later":true}' });
+      expect(await get("/host/v1/bad")).toMatchObject({ status: 400, text: '{"code":3,"message":"bad input","details":[]}' });
+      expect(await get("/host/v1/throws")).toMatchObject({ status: 500, text: '{"code":13,"message":"internal error: kaput","details":[]}' });
+      expect(await get("/host/v1/query-error")).toMatchObject({ status: 404, text: '{"code":5,"message":"nothing here","details":[]}' });
+      expect((await get(`${P}/authority`)).text).toBe(wire.rest_json.authority);
+      // No match: an empty {param}, one segment too many or too few, another prefix → 501.
+      for (const path of ["/host/v1/items//parts/7", "/host/v1/items/a/parts/7/x", "/host/v1/items/a", "/host/v2/async"]) {
+        expect(await get(path)).toMatchObject({ status: 501, text: wire.rest_json.unknown_route_501 });
+      }
+      const options = await get("/host/v1/async", { method: "OPTIONS" });
+      expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, OPTIONS"]);
+      const post = await get("/host/v1/async", { method: "POST", body: "x" });
+      expect([post.status, post.text, post.headers.get("allow")]).toEqual([405, '{"code":12,"message":"Method Not Allowed","details":[]}', "GET, OPTIONS"]);
+    } finally {
+      await servers.close();
+    }
+  });
+
+  it("refuses malformed or duplicate route patterns", async () => {
+    const { keeper, chain } = await richKeeper("js");
+    const h = () => ({ body: "{}" });
+    for (const [routes, message] of [
+      [[{ path: "no-slash", handler: h }], /invalid REST route "no-slash"/],
+      [[{ path: "/a//b", handler: h }], /empty segment/],
+      [[{ path: "/a/{x}/{x}", handler: h }], /parameter x appears twice/],
+      [[{ path: "/a/x{y}", handler: h }], /bad parameter segment/],
+      [[{ path: "/a/{x}", handler: h }, { path: "/a/{y}", handler: h }], /duplicate REST route "\/a\/\{y\}"/],
+    ] as const) {
+      await expect(serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes: routes as unknown as RestRoute[] } })).rejects.toThrow(message);
     }
   });
 });

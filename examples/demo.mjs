@@ -1,0 +1,292 @@
+#!/usr/bin/env node
+// `npm run demo`: the whole life of a chain upgrade, through the real `xupgrade` CLI and devnet processes.
+//
+//   1. xupgrade devnet init          4 validators, short voting/deposit periods, short block time, temp home
+//   2. xupgrade devnet start         the v1 binary (examples/apps/v1), as a child process
+//   3. xupgrade keys import-genesis  the genesis accounts' keys into a test keyring
+//   4. xupgrade tx upgrade software-upgrade v2 --upgrade-height H --from alice
+//   5. xupgrade tx gov vote 1 yes    from the validators
+//   6. xupgrade query upgrade plan   while the vote and the chain go on
+//   7. the v1 node halts at H: exit code 20 and data/upgrade-info.json
+//   8. xupgrade devnet start         the v2 binary (examples/apps/v2): store upgrades, migrations, the chain resumes
+//   9. xupgrade query upgrade applied v2, query upgrade module_versions
+//  10. stop the node and remove the home — also on Ctrl-C or a failure: no process is left behind.
+//
+// The CLI is `node dist/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
+// XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_PERIOD_S change the block time and the gov periods (tests).
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/cli/main.js");
+const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
+const PERIOD_S = Number(process.env.XUPGRADE_DEMO_PERIOD_S ?? 4);
+const started = Date.now();
+
+const children = new Set(); // every process we started and that has not exited yet
+let interrupted = false; // Ctrl-C (or SIGTERM): start nothing new, clean up, exit 130
+let home = "";
+let binaryServer;
+
+// ---- output ----
+
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+let stepNo = 0;
+const step = (text) => console.log(`\n[${++stepNo}] ${text}`);
+const say = (text) => console.log(`  ${text}`);
+const indent = (text) => text.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`).join("\n");
+const short = (p) => (home && p.startsWith(home) ? "$HOME_DIR" + p.slice(home.length) : p);
+
+// ---- the CLI ----
+
+/** Runs `xupgrade <args>`, prints the command and its output, and returns { code, stdout, stderr }. */
+function xupgrade(args, { quiet = false, allowFail = false } = {}) {
+  if (!quiet) say(`$ xupgrade ${args.map((a) => (/[\s"{}&?]/.test(a) ? `'${a}'` : a)).map(short).join(" ")}`);
+  return new Promise((resolve, reject) => {
+    if (interrupted) return reject(new Error("interrupted"));
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (!quiet) {
+        if (stdout.trim()) console.log(indent(stdout));
+        if (stderr.trim()) console.log(indent(stderr));
+      }
+      if (code !== 0 && !allowFail) reject(new Error(`xupgrade ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+      else resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// ---- a devnet node ----
+
+/** What the demo shows of a node's JSON logs (the rest stays in the node). */
+function show(label, rec, node) {
+  const m = rec.msg;
+  const line = (text) => say(`${label} │ ${text}`);
+  if (m === "serving") line(`serving: rpc ${rec.rpc}, rest ${rec.rest}, grpc ${rec.grpc}`);
+  else if (m === "starting devnet") line(`${rec.app}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
+  else if (m === "proposal entered the voting period") line(`proposal ${rec.proposal} entered the voting period (ends ${rec.voting_end_time})`);
+  else if (m === "proposal tallied") line(`proposal ${rec.proposal} tallied: ${rec.status} (yes ${rec.yes}, no ${rec.no})`);
+  else if (m === "upgrade scheduled") line(`upgrade "${rec.name}" scheduled at height ${rec.height}`);
+  else if (rec.progress) {
+    if (Date.now() - node.lastProgress < 3000) return;
+    node.lastProgress = Date.now();
+    line(m);
+  } else if (m === "upgrade applied") line(`upgrade applied at height ${rec.height}`);
+  else if (rec.level === "error" || ["x/upgrade", "store", "app", "counter", "notes", "tags"].includes(rec.module)) line(m);
+  else if (m === "committed block" && node.showBlocksFrom !== undefined && BigInt(rec.height) >= node.showBlocksFrom && node.shownBlocks < 3) {
+    node.shownBlocks++;
+    line(`committed block ${rec.height} (${rec.num_txs} txs, app hash ${rec.app_hash.slice(0, 16)}…)`);
+  } else if (m === "stopped") line(`stopped at height ${rec.height}, exit code ${rec.exit_code}`);
+}
+
+/** `xupgrade devnet start --app <app>` as a child process; resolves once it serves (with its RPC URL). */
+function startNode(label, app, { showBlocksFrom } = {}) {
+  say(`$ xupgrade devnet start --home $HOME_DIR --app ${relative(process.cwd(), app) || app}`);
+  if (interrupted) return Promise.reject(new Error("interrupted"));
+  const child = spawn(process.execPath, [CLI, "devnet", "start", "--home", home, "--app", app], { stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  const node = { label, child, rpc: "", lastProgress: 0, shownBlocks: 0, showBlocksFrom, records: [], stderr: "", waiters: [] };
+  node.exited = new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      children.delete(child);
+      if (signal && !interrupted) say(`${label} │ killed by ${signal}`);
+      resolve(code ?? signal);
+    }),
+  );
+  let partial = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d) => {
+    const lines = (partial + d).split("\n");
+    partial = lines.pop();
+    for (const text of lines) {
+      let rec;
+      try {
+        rec = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      node.records.push(rec);
+      if (node.records.length > 200) node.records.shift();
+      show(label, rec, node);
+      for (const w of [...node.waiters]) {
+        if (!w.test(rec)) continue;
+        node.waiters.splice(node.waiters.indexOf(w), 1);
+        w.resolve(rec);
+      }
+    }
+  });
+  child.stderr.on("data", (d) => (node.stderr += d));
+  /** The first log record passing `test`; rejects if the node exits first or after `ms`. */
+  node.waitFor = (test, ms, what) =>
+    new Promise((resolve, reject) => {
+      const seen = node.records.find(test);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => reject(new Error(`${label}: timed out after ${ms / 1000}s waiting for ${what}`)), ms);
+      node.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+      node.exited.then((code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${node.stderr.trim()}`))));
+    });
+  return node.waitFor((r) => r.msg === "serving", 30_000, "the node to serve").then((r) => ((node.rpc = r.rpc), node));
+}
+
+/** Resolves with the exit code, or rejects after `ms`. */
+function exitWithin(node, ms) {
+  return Promise.race([node.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`${node.label} did not exit within ${ms / 1000}s`)), ms))]);
+}
+
+async function height(node) {
+  try {
+    const res = await fetch(`${node.rpc}/status`);
+    return Number((await res.json()).result.sync_info.latest_block_height);
+  } catch (e) {
+    throw new Error(`cannot read the height from ${node.rpc}: ${e.cause?.message ?? e.message}`);
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- a "v2 binary" for the plan info: served here, downloaded and checksum-verified by the CLI ----
+
+async function serveBinary() {
+  const body = "#!/bin/sh\necho 'xupgrade v2 (demo)'\n";
+  const checksum = createHash("sha256").update(body).digest("hex");
+  binaryServer = createServer((_req, res) => res.end(body));
+  await new Promise((r) => binaryServer.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${binaryServer.address().port}/xupgrade-v2?checksum=sha256:${checksum}`;
+  return JSON.stringify({ binaries: { any: url } });
+}
+
+// ---- the lifecycle ----
+
+async function main() {
+  if (!existsSync(CLI)) throw new Error(`${CLI} does not exist: run \`npm run build\` first (npm run demo does)`);
+  home = mkdtempSync(join(tmpdir(), "xupgrade-demo-"));
+  const period = `${PERIOD_S}s`;
+  console.log(`xupgrade demo: the whole upgrade lifecycle through the CLI (node ${relative(process.cwd(), CLI) || CLI}) and devnet processes`);
+  console.log(`$HOME_DIR = ${home}`);
+
+  step(`Create a devnet: 4 validators, ${period} voting and deposit periods, a block every ${BLOCK_MS}ms, free loopback ports`);
+  await xupgrade([
+    "devnet", "init", "--home", home, "--validators", "4", "--voting-period", period, "--deposit-period", period,
+    "--block-time", `${BLOCK_MS}ms`, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+  ]);
+
+  step("Start the v1 binary");
+  let node = await startNode("node v1", join(ROOT, "examples/apps/v1"));
+  const keys = ["--keyring-backend", "test", "--home", home];
+  const tx = ["--node", node.rpc, ...keys, "--yes"];
+
+  step("Import the genesis keys into a test keyring");
+  const imported = await xupgrade(["keys", "import-genesis", ...keys, "-o", "json"], { quiet: true });
+  say(`$ xupgrade keys import-genesis --keyring-backend test --home $HOME_DIR -o json   (abridged: name, address)`);
+  for (const k of JSON.parse(imported.stdout)) say(`    ${k.name.padEnd(10)} ${k.address}`);
+
+  // Far enough that a cancel proposal could still pass, 2×(voting + deposit period), with a margin (the CLI
+  // warns when it could not); the vote itself passes after one voting period.
+  const now = await height(node);
+  const H = now + Math.ceil((1.2 * 2 * (PERIOD_S + PERIOD_S) * 1000) / BLOCK_MS) + 5;
+  step(`Propose the upgrade: "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away)`);
+  const info = await serveBinary();
+  const submit = await xupgrade([
+    "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
+    "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--from", "alice", ...tx, "-o", "json",
+  ]);
+  const proposal = JSON.parse(submit.stdout).proposal_id;
+
+  step(`The validators vote yes on proposal ${proposal}`);
+  const votes = [0, 1, 2, 3].map((v) => xupgrade(["tx", "gov", "vote", proposal, "yes", "--from", `validator${v}`, ...tx, "-o", "json"], { quiet: true }));
+  for (const [v, r] of (await Promise.all(votes)).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
+
+  step(`Watch the plan while the voting period (${period}) runs`);
+  for (let i = 0; ; i++) {
+    const r = await xupgrade(["query", "upgrade", "plan", "--node", node.rpc], { allowFail: true });
+    if (r.code === 0) break;
+    if (i > (PERIOD_S * 1000 + 20_000) / 1500) throw new Error("the upgrade was not scheduled");
+    await sleep(1500);
+  }
+  const passed = JSON.parse((await xupgrade(["query", "gov", "proposal", proposal, "--node", node.rpc, "-o", "json"], { quiet: true })).stdout).proposal;
+  say(`$ xupgrade query gov proposal ${proposal} → status ${passed.status}, yes ${passed.final_tally_result?.yes_count}`);
+
+  step(`Wait for height ${H}: the v1 binary has no handler for "v2", so it halts there`);
+  const code = await exitWithin(node, (H - now) * BLOCK_MS * 2 + 30_000);
+  if (code !== 20) throw new Error(`the v1 node exited with ${code}, expected 20 (UPGRADE NEEDED): ${node.stderr.trim()}`);
+  say(`node v1 exited with code 20 (UPGRADE NEEDED)`);
+  say(`$HOME_DIR/data/upgrade-info.json: ${readFileSync(join(home, "data", "upgrade-info.json"), "utf8").trim()}`);
+
+  step("Start the v2 binary: store upgrades, the upgrade handler and its migrations, then the chain resumes");
+  node = await startNode("node v2", join(ROOT, "examples/apps/v2"), { showBlocksFrom: BigInt(H) });
+  await node.waitFor((r) => r.msg === "upgrade applied", 30_000, "the upgrade to be applied");
+  await node.waitFor((r) => r.msg === "committed block" && BigInt(r.height) >= BigInt(H + 2), 30_000, `block ${H + 2}`);
+
+  step("Query the applied upgrade and the module versions");
+  await xupgrade(["query", "upgrade", "applied", "v2", "--node", node.rpc]);
+  await xupgrade(["query", "upgrade", "module_versions", "--node", node.rpc]);
+  await xupgrade(["query", "upgrade", "plan", "--node", node.rpc], { allowFail: true });
+
+  step("Stop the node");
+  node.child.kill("SIGTERM");
+  const stopped = await exitWithin(node, 15_000);
+  if (stopped !== 0) throw new Error(`the v2 node exited with ${stopped} on SIGTERM`);
+}
+
+// ---- cleanup: on success, failure, Ctrl-C or SIGTERM ----
+
+let cleaning;
+function cleanup() {
+  cleaning ??= (async () => {
+    binaryServer?.closeAllConnections?.();
+    binaryServer?.close();
+    await Promise.all(
+      [...children].map(
+        (c) =>
+          new Promise((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once("exit", resolve);
+            c.kill("SIGTERM");
+            setTimeout(() => c.kill("SIGKILL"), 5000).unref();
+          }),
+      ),
+    );
+    if (home) rmSync(home, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.log(`\n${signal}: stopping the demo's processes and removing ${home || "its home"}`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+// Last resort (e.g. an uncaught error): nothing may outlive the demo.
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+try {
+  await main();
+  await cleanup();
+  console.log(`\nDone in ${elapsed().trim()}: the home directory is removed and no process is left.`);
+  process.exit(0);
+} catch (e) {
+  if (interrupted) await new Promise(() => {}); // the signal handler cleans up and exits
+  console.error(`\ndemo failed after ${elapsed().trim()}: ${e instanceof Error ? e.message : e}`);
+  await cleanup();
+  process.exit(1);
+}

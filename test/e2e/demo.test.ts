@@ -1,0 +1,128 @@
+/**
+ * `npm run demo` end to end: examples/demo.mjs drives the real CLI (the transpiled copy, as
+ * dist/cli/main.js would be) and real devnet processes through the whole lifecycle, with a shorter block
+ * time and gov periods than its defaults. And it leaves nothing behind: not on success, not on Ctrl-C (the
+ * terminal's SIGINT to the process group), not on a SIGTERM to the demo alone, not when a step fails.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { waitUntil } from "../devnet/helpers.js";
+import { builtCliMain, processesMentioning, removeTempDirs } from "./helpers.js";
+import { ROOT } from "../cli/helpers.js";
+
+afterAll(removeTempDirs);
+
+interface Demo {
+  pid: number;
+  output: () => string;
+  exited: Promise<number | string>;
+}
+
+/** examples/demo.mjs in its own process group (as a terminal runs it); stdout and stderr interleaved. */
+function runDemo(env: Record<string, string> = {}): Demo {
+  const child = spawn(process.execPath, [join(ROOT, "examples/demo.mjs")], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "3", ...env },
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (out += d));
+  const exited = new Promise<number | string>((resolve) => child.on("close", (code, signal) => resolve(code ?? signal ?? -1)));
+  return { pid: child.pid!, output: () => out, exited };
+}
+
+const homeOf = (out: string) => /^\$HOME_DIR = (.+)$/m.exec(out)?.[1];
+
+/** Nothing of the demo is left: its home is removed and no process mentions it. */
+async function expectNoTrace(out: string): Promise<void> {
+  const home = homeOf(out);
+  expect(home, out).toMatch(/xupgrade-demo-/);
+  expect(existsSync(home!)).toBe(false);
+  // The node's exit is reported before its process is reaped: allow a moment.
+  await waitUntil(() => processesMentioning(home!).length === 0, 5000, "no process of the demo");
+}
+
+describe("npm run demo (examples/demo.mjs)", () => {
+  it("runs the whole lifecycle through the CLI and devnet processes and cleans up", { timeout: 120_000 }, async () => {
+    const demo = runDemo();
+    const code = await demo.exited;
+    const out = demo.output();
+    expect(code, out).toBe(0);
+    const H = /Propose the upgrade: "v2" at height (\d+)/.exec(out)?.[1];
+    expect(H, out).toMatch(/^\d+$/);
+    for (const text of [
+      "[1] Create a devnet: 4 validators, 3s voting and deposit periods, a block every 100ms, free loopback ports",
+      "$ xupgrade devnet init --home $HOME_DIR --validators 4 --voting-period 3s --deposit-period 3s --block-time 100ms",
+      "initialised devnet xupgrade-devnet-1 in ",
+      "node v1 │ serving: rpc http://127.0.0.1:",
+      "alice      cosmos1",
+      `$ xupgrade tx upgrade software-upgrade v2 --title 'Upgrade to v2'`,
+      '"proposal_id":"1"',
+      "$ xupgrade tx gov vote 1 yes --from validator3 … → {",
+      "node v1 │ proposal 1 tallied: PROPOSAL_STATUS_PASSED",
+      `height: "${H}"\n    info: "{\\"binaries\\":{\\"any\\":\\"http://127.0.0.1:`,
+      "status PROPOSAL_STATUS_PASSED",
+      `node v1 │ waiting for upgrade "v2": height `,
+      `node v1 │ UPGRADE "v2" NEEDED at height: ${H}: {"binaries":{"any":"http://127.0.0.1:`,
+      "node v1 exited with code 20 (UPGRADE NEEDED)",
+      `$HOME_DIR/data/upgrade-info.json: {"name":"v2","time":"0001-01-01T00:00:00Z","height":${H},"info":`,
+      `node v2 │ store loader applied the store upgrades of "v2" for height ${H}`,
+      "node v2 │ migrating module counter from version 1 to version 2",
+      "node v2 │ migrating module notes from version 1 to version 2",
+      "node v2 │ notes: migrated ",
+      "node v2 │ adding a new module: tags",
+      `node v2 │ upgrade applied at height ${H}`,
+      `node v2 │ committed block ${Number(H) + 2} `,
+      `"height": "${H}",`,
+      '- name: counter\n      version: "2"',
+      '- name: tags\n      version: "1"',
+      "Error: no upgrade scheduled",
+      "exit code 0",
+      "Done in ",
+    ]) {
+      expect(out).toContain(text);
+    }
+    expect(out).not.toMatch(/warning|demo failed/);
+    await expectNoTrace(out);
+  });
+
+  it("Ctrl-C (SIGINT to the process group) stops every process and removes the home; exit 130", { timeout: 60_000 }, async () => {
+    const demo = runDemo();
+    await waitUntil(() => demo.output().includes("node v1 │ serving"), 30_000, "the v1 node");
+    process.kill(-demo.pid, "SIGINT");
+    expect(await demo.exited).toBe(130);
+    expect(demo.output()).toContain("SIGINT: stopping the demo's processes and removing ");
+    await expectNoTrace(demo.output());
+  });
+
+  it("SIGTERM to the demo alone: it stops the node it started itself", { timeout: 60_000 }, async () => {
+    const demo = runDemo();
+    await waitUntil(() => demo.output().includes("[4] Propose the upgrade"), 30_000, "the proposal step");
+    process.kill(demo.pid, "SIGTERM");
+    expect(await demo.exited).toBe(130);
+    expect(demo.output()).toMatch(/node v1 │ stopped at height \d+, exit code 0/);
+    await expectNoTrace(demo.output());
+  });
+
+  it("a failing step (the node killed under it) ends the demo with exit 1, a one-line reason and nothing left", { timeout: 60_000 }, async () => {
+    const demo = runDemo();
+    await waitUntil(() => demo.output().includes("node v1 │ serving"), 30_000, "the v1 node");
+    const home = homeOf(demo.output())!;
+    const nodePids = processesMentioning(home).filter((pid) => pid !== demo.pid);
+    expect(nodePids.length).toBeGreaterThan(0);
+    for (const pid of nodePids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* a CLI process that already ended */
+      }
+    }
+    expect(await demo.exited).toBe(1);
+    expect(demo.output()).toMatch(/\ndemo failed after [0-9.]+s: .+/);
+    await expectNoTrace(demo.output());
+  });
+});
