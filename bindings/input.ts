@@ -31,6 +31,7 @@ export function toUint64(value: unknown, what: string): bigint {
 
 /** A block height: an int64 of at least 1. */
 export function toBlockHeight(value: unknown, what = "block height"): bigint {
+  if (typeof value === "bigint" && value > 0n && value <= INT64_MAX) return value; // the per-block path
   const v = toInt64(value, what);
   if (v <= 0n) throw new TypeError(`${what} must be at least 1, got ${v}`);
   return v;

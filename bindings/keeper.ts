@@ -5,7 +5,7 @@
  * Sync/async: everything is synchronous except `preBlock` and `applyUpgrade` (handlers may be async)
  * and the upgrade-info file operations.
  */
-import type { Backend, Core, CoreSession } from "./core/contract.js";
+import type { Backend, Core, CoreSession, PreBlockDecision } from "./core/contract.js";
 import { loadCore } from "./core/index.js";
 import { errors } from "./errors.js";
 import { toBlockHeight, toInt64, toName, toPlan, toUint64, toUtf8String, toVersionMap } from "./input.js";
@@ -60,6 +60,7 @@ export interface PreBlockOptions {
 }
 
 const SILENT: Logger = { info() {}, error() {} };
+const UNCHANGED: Promise<{ consensusParamsChanged: boolean }> = Promise.resolve(Object.freeze({ consensusParamsChanged: false }));
 const MODULE = { module: "x/upgrade" };
 
 export class UpgradeKeeper {
@@ -145,9 +146,20 @@ export class UpgradeKeeper {
    * The pre-block hook: halts (throws) when an upgrade is due and this binary lacks its handler, when the
    * binary was upgraded too early, or when it was downgraded; applies the upgrade when it is due and handled.
    */
-  async preBlock(blockHeight: bigint | number, options: PreBlockOptions = {}): Promise<{ consensusParamsChanged: boolean }> {
-    const h = toBlockHeight(blockHeight);
-    const decision = this.session.preBlock(h);
+  preBlock(blockHeight: bigint | number, options: PreBlockOptions = {}): Promise<{ consensusParamsChanged: boolean }> {
+    // Not `async`: on the block every node pays for (nothing due) no promise is made, a settled one is shared.
+    let decision: PreBlockDecision;
+    let h: bigint;
+    try {
+      h = toBlockHeight(blockHeight);
+      decision = this.session.preBlock(h);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return decision.action === "none" ? UNCHANGED : this.carryOut(decision, h, options);
+  }
+
+  private async carryOut(decision: PreBlockDecision, h: bigint, options: PreBlockOptions): Promise<{ consensusParamsChanged: boolean }> {
     switch (decision.action) {
       case "none":
         return { consensusParamsChanged: false };

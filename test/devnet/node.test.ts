@@ -265,7 +265,9 @@ describe("tx-level errors (interfaces.md §7) and the node keeps running", () =>
     const first = await c.comet.broadcastTxSync({ tx });
     expect(first.code).toBe(0);
     const again = await c.comet.broadcastTxSync({ tx });
-    expect([again.code, again.codespace, again.log]).toEqual([19, "sdk", "tx already in mempool"]);
+    // A block may include the first copy between the two calls on a loaded machine: then it is already a replay.
+    if (again.code === 19) expect([again.code, again.codespace, again.log]).toEqual([19, "sdk", "tx already in mempool"]);
+    else expect([again.code, again.codespace, again.log]).toEqual([32, "sdk", expect.stringMatching(/incorrect account sequence$/)]);
     await waitUntil(() => c.comet.tx({ hash: first.hash }).catch(() => undefined), 10_000, "inclusion");
     const replay = await c.comet.broadcastTxSync({ tx });
     expect(replay.codespace).toBe("sdk");
