@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/cli/main.js");
 const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
-const PERIOD_S = Number(process.env.XUPGRADE_DEMO_PERIOD_S ?? 4);
+const PERIOD_S = Number(process.env.XUPGRADE_DEMO_PERIOD_S ?? 6); // room for 4 votes on a busy 2-core machine
 const started = Date.now();
 
 const children = new Set(); // every process we started and that has not exited yet
@@ -76,7 +76,10 @@ function xupgrade(args, { quiet = false, allowFail = false } = {}) {
 function show(label, rec, node) {
   const m = rec.msg;
   const line = (text) => say(`${label} │ ${text}`);
-  if (m === "serving") line(`serving: rpc ${rec.rpc}, rest ${rec.rest}, grpc ${rec.grpc}`);
+  if (m === "serving") {
+    line(`serving: rpc ${rec.rpc}, rest ${rec.rest}, grpc ${rec.grpc}`);
+    if (rec.ui) line(`light client: ${rec.ui}  (open it in a browser to watch the upgrade)`);
+  }
   else if (m === "starting devnet") line(`${rec.app}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
   else if (m === "proposal entered the voting period") line(`proposal ${rec.proposal} entered the voting period (ends ${rec.voting_end_time})`);
   else if (m === "proposal tallied") line(`proposal ${rec.proposal} tallied: ${rec.status} (yes ${rec.yes}, no ${rec.no})`);

@@ -26,7 +26,7 @@ function runDemo(env: Record<string, string> = {}): Demo {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "3", ...env },
+    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "5", ...env },
   });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
@@ -55,10 +55,11 @@ describe("npm run demo (examples/demo.mjs)", () => {
     const H = /Propose the upgrade: "v2" at height (\d+)/.exec(out)?.[1];
     expect(H, out).toMatch(/^\d+$/);
     for (const text of [
-      "[1] Create a devnet: 4 validators, 3s voting and deposit periods, a block every 100ms, free loopback ports",
-      "$ xupgrade devnet init --home $HOME_DIR --validators 4 --voting-period 3s --deposit-period 3s --block-time 100ms",
+      "[1] Create a devnet: 4 validators, 5s voting and deposit periods, a block every 100ms, free loopback ports",
+      "$ xupgrade devnet init --home $HOME_DIR --validators 4 --voting-period 5s --deposit-period 5s --block-time 100ms",
       "initialised devnet xupgrade-devnet-1 in ",
       "node v1 │ serving: rpc http://127.0.0.1:",
+      "node v1 │ light client: http://127.0.0.1:",
       "alice      cosmos1",
       `$ xupgrade tx upgrade software-upgrade v2 --title 'Upgrade to v2'`,
       '"proposal_id":"1"',
