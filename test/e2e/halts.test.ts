@@ -14,6 +14,7 @@ import { ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
 import { readGenesisKeys } from "../../bindings/devnet/index.js";
 import {
   BLOCK_MS,
+  PERIOD_S,
   V1,
   V2,
   cli,
@@ -64,7 +65,7 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
       expect(BigInt((await c.query.bank.balance(alice.address, "stake")).amount)).toBeGreaterThan(0n);
       expect((await c.auth.Account({ address: alice.address })).account?.typeUrl).toBe("/cosmos.auth.v1beta1.BaseAccount");
 
-      H = (await height(node)) + Math.round(9_000 / BLOCK_MS);
+      H = (await height(node)) + Math.round(((PERIOD_S + 6) * 1000) / BLOCK_MS);
       proposal = await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H), "--no-validate"]);
       await waitForPlan(node, (p) => p?.height === String(H), "the plan");
       expect((await c.upgrade.CurrentPlan({})).plan).toMatchObject({ name: "v2", height: BigInt(H) });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   BLOCK_MS,
+  PERIOD_S,
   V1,
   cli,
   committedHeight,
@@ -33,7 +34,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-describe.sequential("plans through gov on a devnet process: cancel, overwrite, skip", { timeout: 60_000 }, () => {
+describe.sequential("plans through gov on a devnet process: cancel, overwrite, skip", { timeout: 90_000 }, () => {
   let home: string;
   let node: Node;
   let H: number;
@@ -41,7 +42,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
   it("cancel before the height: the plan is removed and the node runs past the height", async () => {
     home = await initHome();
     node = await startNode(home, V1);
-    const H1 = (await height(node)) + Math.round(11_000 / BLOCK_MS);
+    const H1 = (await height(node)) + Math.round(((2 * PERIOD_S + 5) * 1000) / BLOCK_MS); // two proposals must pass first
     await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H1), "--no-validate"]);
     expect(await waitForPlan(node, (p) => p !== undefined, "the plan")).toMatchObject({ name: "v2", height: String(H1) });
 
@@ -58,7 +59,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
   });
 
   it("a new plan overwrites the scheduled one: the node runs past the old height and halts (20) at the new one", async () => {
-    const H2 = (await height(node)) + Math.round(10_000 / BLOCK_MS);
+    const H2 = (await height(node)) + Math.round(((2 * PERIOD_S + 4) * 1000) / BLOCK_MS);
     H = H2 + 20;
     await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H2), "--no-validate"]);
     await waitForPlan(node, (p) => p?.height === String(H2), `the plan at ${H2}`);
