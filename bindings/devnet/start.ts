@@ -35,6 +35,7 @@ import { consensusKeyFromSeed } from "./keys.js";
 import { fullLogger, type DevnetLogger } from "./logger.js";
 import { devnetRestRoutes } from "./rest.js";
 import { startRpcServer, type RpcServerHandle } from "./rpc.js";
+import { devnetUiRoutes } from "./ui.js";
 import { errorMessage, fromHexStrict, hexUpper, sha256 } from "./util.js";
 
 export interface StartDevnetOptions {
@@ -247,12 +248,14 @@ async function startServers(
   app: LoadedApp,
   logger: Required<DevnetLogger>,
 ): Promise<{ rpc: RpcServerHandle; queries: QueryServers }> {
+  let rpcUrl = "";
+  const ui = devnetUiRoutes({ config: () => ({ chain_id: chain.chainId, rpc: rpcUrl }) });
   const queries = await serveQueries({
     keeper: queryKeeper,
     heightProvider: () => chain.height,
     namespace: options.namespace,
     grpc: { address: options.grpc ?? config.grpc_laddr ?? "127.0.0.1:9090", closeGraceMs: 1000 },
-    rest: { address: options.rest ?? config.rest_laddr ?? "127.0.0.1:1317", closeGraceMs: 1000, routes: devnetRestRoutes(chain) },
+    rest: { address: options.rest ?? config.rest_laddr ?? "127.0.0.1:1317", closeGraceMs: 1000, routes: [...devnetRestRoutes(chain), ...ui] },
     abciRoutes: devnetAbciRoutes(mounted, chain.gov, chain),
   });
   try {
@@ -266,7 +269,8 @@ async function startServers(
       appVersionText: app.definition.version ?? "",
       logger,
     });
-    logger.info("serving", { module: "node", rpc: rpc.url, rest: queries.rest!.url, grpc: queries.grpc!.address });
+    rpcUrl = rpc.url;
+    logger.info("serving", { module: "node", rpc: rpc.url, rest: queries.rest!.url, grpc: queries.grpc!.address, ui: `${queries.rest!.url}/ui` });
     return { rpc, queries };
   } catch (e) {
     await queries.close(0);

@@ -5,7 +5,8 @@
  * (never read) by `maxBodyBytes` (413, connection closed); slow clients are timed out.
  *
  * A host adds its own GET routes with `routes` (a devnet serves `/cosmos/base/tendermint/v1beta1/blocks/{height}`
- * there): same server, same CORS, OPTIONS, 405 and error conventions; the module's routes come first.
+ * there, and its light-client page under `/ui`): same server, same CORS, OPTIONS, 405 and error conventions;
+ * the module's routes come first. A route may answer with bytes and its own `Content-Type`.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -61,7 +62,9 @@ export interface RestRouteRequest {
 
 export interface RestRouteResult {
   status?: number;
-  body: string | object;
+  /** JSON text, bytes (sent as they are), or a value to JSON.stringify. */
+  body: string | Uint8Array | object;
+  /** Extra headers; a `Content-Type` here replaces the default `application/json` (e.g. a host serving a web page). */
   headers?: Record<string, string>;
 }
 
@@ -145,11 +148,11 @@ const CORS: Record<string, string> = {
   "Access-Control-Expose-Headers": "x-cosmos-block-height, Grpc-Metadata-X-Cosmos-Block-Height",
 };
 
-function send(res: ServerResponse, status: number, body: string | undefined, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, body: string | Uint8Array | undefined, headers: Record<string, string> = {}): void {
   const all: Record<string, string | number> = { ...CORS, ...headers };
   if (body !== undefined) {
-    all["Content-Type"] = "application/json";
-    all["Content-Length"] = Buffer.byteLength(body);
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === "content-type")) all["Content-Type"] = "application/json";
+    all["Content-Length"] = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
   }
   res.writeHead(status, all);
   res.end(body);
@@ -207,7 +210,7 @@ function handleExtra(route: RestRoute, request: RestRouteRequest, req: IncomingM
   }
   Promise.resolve(result).then((r) => {
     if (res.destroyed) return;
-    const body = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
+    const body = typeof r.body === "string" || r.body instanceof Uint8Array ? r.body : JSON.stringify(r.body);
     send(res, r.status ?? 200, body, r.headers);
   }, fail).catch(fail);
 }

@@ -322,6 +322,26 @@ describe("extra GET routes of the host (rest.routes)", () => {
     }
   });
 
+  it("a route may answer with bytes and its own Content-Type (a host serving a page)", async () => {
+    const { keeper, chain } = await richKeeper("js");
+    const bytes = Uint8Array.of(0, 0x61, 0x73, 0x6d, 0xff);
+    const routes: RestRoute[] = [
+      { path: "/page/{file}", handler: () => ({ body: bytes, headers: { "content-type": "application/wasm", "Cache-Control": "no-cache" } }) },
+      { path: "/page", handler: () => ({ body: "<!doctype html><p>é</p>", headers: { "Content-Type": "text/html; charset=utf-8" } }) },
+    ];
+    const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes } });
+    try {
+      const bin = await fetch(`${servers.rest!.url}/page/x.wasm`);
+      expect([bin.status, bin.headers.get("content-type"), bin.headers.get("content-length"), bin.headers.get("cache-control")]).toEqual([200, "application/wasm", "5", "no-cache"]);
+      expect(new Uint8Array(await bin.arrayBuffer())).toEqual(bytes);
+      const html = await fetch(`${servers.rest!.url}/page`);
+      expect([html.headers.get("content-type"), await html.text()]).toEqual(["text/html; charset=utf-8", "<!doctype html><p>é</p>"]);
+      expect(html.headers.get("access-control-allow-origin")).toBe("*");
+    } finally {
+      await servers.close();
+    }
+  });
+
   it("refuses malformed or duplicate route patterns", async () => {
     const { keeper, chain } = await richKeeper("js");
     const h = () => ({ body: "{}" });

@@ -1,0 +1,425 @@
+/**
+ * The light-client page: polls a node's REST API and its CometBFT RPC, reads the upgrade store raw through
+ * abci_query and decodes it with the package's WebAssembly core, and shows the upgrade's state both ways.
+ *
+ * URL parameters: `rest`, `rpc` (the node; default from /ui/config.json when the devnet serves the page,
+ * else 127.0.0.1:1317 / :26657), `mode=raw` (show the raw store), `poll=<ms>` (default 1000).
+ */
+import { loadCore, type Core } from "xupgrade";
+import { compareAppVersion, compareStates } from "./compare.js";
+import { averageBlockMs, eta, parseTime, type Eta } from "./eta.js";
+import { observeVersions, planNames, rememberPlanName, versionsBefore } from "./history.js";
+import type { AppliedView, ChainView, Part, PlanView, Source, UpgradeState, VersionView } from "./model.js";
+import { failed, ok } from "./model.js";
+import { Problem, parseBaseUrl, toProblem, type ProblemKind } from "./net.js";
+import { readRawState, type RawState } from "./raw.js";
+import { readRestState, RestClient } from "./rest.js";
+import { RpcClient, type BlockMeta } from "./rpc.js";
+import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderVersions, type VersionChange } from "./view.js";
+
+const $ = (id: string) => document.getElementById(id) as HTMLElement;
+const params = new URLSearchParams(location.search);
+const POLL_MS = Math.min(60_000, Math.max(200, Number(params.get("poll")) || 1000));
+const DEFAULTS = { rest: "http://127.0.0.1:1317", rpc: "http://127.0.0.1:26657" };
+
+interface Config {
+  rest: string;
+  rpc: string;
+}
+
+interface Snapshot {
+  chain: Part<ChainView>;
+  rest: UpgradeState;
+  raw: RawState;
+  blocks: Map<bigint, BlockMeta | Problem>;
+  /** undefined: no upgrade applied; null: the applied upgrades could not be read. */
+  change: VersionChange | undefined | null;
+  avgBlockMs: number | undefined;
+  /** When this page first saw the chain's current height (its own clock). */
+  seenAt: number;
+}
+
+let core: Core | undefined;
+let config: Config | Problem = new Problem("bad-url", "No node address yet.");
+let mode: Source = params.get("mode") === "raw" ? "raw" : "rest";
+let generation = 0;
+/** The latest poll's result, and the latest in which the node answered (shown, dimmed, while it does not). */
+let latest: Snapshot | undefined;
+let snapshot: Snapshot | undefined;
+/** The last time the node answered: what it said, for the "unreachable" and "halted" wording. */
+let lastSeen: { chain: ChainView; plan: PlanView | undefined; at: number; eta?: Eta } | undefined;
+let polls = 0;
+let lastPollAt = 0;
+let currentEta: Eta | undefined;
+/** When this page first saw the current height: the ETA counts from there, so a stalled chain runs out. */
+let heightSeen: { key: string; height: bigint; at: number } | undefined;
+let internalErrors = 0;
+const planNamesSeen = new Set<string>();
+const blockCache = new Map<string, BlockMeta>();
+/** Versions at (upgrade height - 1) from the node, or null when the node does not keep that state. */
+const beforeCache = new Map<string, VersionView[] | null>();
+
+// ---- configuration ----
+
+async function initialConfig(): Promise<Config> {
+  const rest = params.get("rest");
+  const rpc = params.get("rpc");
+  if (rest !== null || rpc !== null) return { rest: rest ?? DEFAULTS.rest, rpc: rpc ?? DEFAULTS.rpc };
+  // Served by a devnet (`/ui`): REST is this page's origin, the RPC address comes from config.json.
+  if (location.protocol === "http:" || location.protocol === "https:") {
+    try {
+      const res = await fetch("./config.json", { cache: "no-store", signal: AbortSignal.timeout(2000) });
+      const c = res.ok ? ((await res.json()) as { rpc?: unknown }) : undefined;
+      if (c && typeof c.rpc === "string" && c.rpc) return { rest: location.origin, rpc: sameHost(c.rpc) };
+    } catch {
+      /* not served by a devnet */
+    }
+  }
+  return DEFAULTS;
+}
+
+/** A loopback or wildcard RPC address, as the node sees it, on the host name this page was loaded from. */
+function sameHost(rpc: string): string {
+  try {
+    const u = new URL(rpc);
+    if (["127.0.0.1", "localhost", "0.0.0.0", "[::]", "[::1]"].includes(u.hostname)) u.hostname = location.hostname;
+    return u.href.replace(/\/+$/, "");
+  } catch {
+    return rpc;
+  }
+}
+
+function applyConfig(texts: Config, updateUrl: boolean): void {
+  ($("rest-url") as HTMLInputElement).value = texts.rest;
+  ($("rpc-url") as HTMLInputElement).value = texts.rpc;
+  try {
+    config = { rest: parseBaseUrl(texts.rest, "REST"), rpc: parseBaseUrl(texts.rpc, "RPC") };
+  } catch (e) {
+    config = toProblem(e);
+  }
+  generation++;
+  latest = undefined;
+  snapshot = undefined;
+  lastSeen = undefined;
+  currentEta = undefined;
+  heightSeen = undefined;
+  if (updateUrl) setParam({ rest: texts.rest, rpc: texts.rpc });
+  resetCards(config instanceof Problem ? "—" : "Connecting…");
+}
+
+function resetCards(note: string): void {
+  const titles: Record<string, string> = { chain: "Chain", plan: "Scheduled upgrade", applied: "Applied upgrades", versions: "Module versions", agreement: "REST and raw store" };
+  for (const [id, title] of Object.entries(titles)) $(id).replaceChildren(h("h2", {}, title), h("p", { class: "muted" }, note));
+  document.querySelector("main")!.classList.remove("stale");
+}
+
+function setParam(values: Record<string, string | undefined>): void {
+  const url = new URL(location.href);
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined) url.searchParams.delete(k);
+    else url.searchParams.set(k, v);
+  }
+  history.replaceState(null, "", url);
+}
+
+// ---- one poll ----
+
+async function readChain(rpc: RpcClient): Promise<Part<ChainView>> {
+  try {
+    const status = await rpc.status();
+    let times: number[] = [];
+    try {
+      const from = status.height > 19n ? status.height - 19n : 1n;
+      times = (await rpc.blockMetas(from, status.height)).map((m) => parseTime(m.time)).filter((t) => Number.isFinite(t));
+    } catch {
+      /* no ETA this time; the status alone still counts */
+    }
+    return ok({ ...status, recentBlockTimes: times }, status.height);
+  } catch (e) {
+    return failed(toProblem(e, "RPC"));
+  }
+}
+
+async function poll(gen: number): Promise<void> {
+  if (config instanceof Problem) {
+    showConfigProblem(config);
+    return;
+  }
+  if (!core) return;
+  const { rest: restBase, rpc: rpcBase } = config;
+  const rpc = new RpcClient(rpcBase);
+  const rest = new RestClient(restBase);
+
+  const chainP = readChain(rpc);
+  const rawP = readRawState(rpc, core);
+  // REST cannot list applied upgrades: ask for every name the store's 0x01 range and the plans seen know.
+  const namesP = Promise.all([chainP, rawP]).then(([chain, raw]) => {
+    const names = new Set(planNamesSeen);
+    if (chain.ok) for (const n of planNames(chain.value.chainKey)) names.add(n);
+    if (raw.applied.ok) for (const u of raw.applied.value) names.add(u.name);
+    return [...names];
+  });
+  const [chain, raw, restState] = await Promise.all([chainP, rawP, readRestState(rest, namesP)]);
+  if (gen !== generation) return;
+  const seenAt = Date.now();
+
+  for (const s of [restState, raw]) if (s.plan.ok && s.plan.value) planNamesSeen.add(s.plan.value.name);
+  const chainKey = chain.ok ? chain.value.chainKey : undefined;
+  if (chain.ok) {
+    for (const n of planNamesSeen) rememberPlanName(chain.value.chainKey, n);
+    const versions = restState.versions.ok ? restState.versions : raw.versions;
+    const at = versions.ok ? (versions.at ?? chain.value.height) : 0n;
+    // A read that already shows an upgrade above the height it reports (a node answering from the block
+    // it is committing) would file the new versions under the old height: skip it.
+    const appliedHeights = [restState.applied, raw.applied].flatMap((p) => (p.ok ? p.value.map((u) => u.height) : []));
+    if (versions.ok && appliedHeights.every((h) => h <= at)) observeVersions(chain.value.chainKey, at, versions.value);
+  }
+
+  const blocks = await blockRecords(rpc, rpcBase, [restState, raw]);
+  const shown = mode === "rest" ? restState : raw;
+  const last = shown.applied.ok ? shown.applied.value[shown.applied.value.length - 1] : undefined;
+  const previous = shown.applied.ok ? shown.applied.value[shown.applied.value.length - 2] : undefined;
+  const current = shown.versions.ok ? shown.versions.value : [];
+  const change = !shown.applied.ok
+    ? null
+    : last && chainKey
+      ? { upgrade: last, before: await versionsBeforeUpgrade(rest, chainKey, last, current, previous?.height ?? 0n) }
+      : undefined;
+  if (gen !== generation) return;
+
+  const avgBlockMs = chain.ok ? averageBlockMs(chain.value.recentBlockTimes) : undefined;
+  if (chain.ok && (heightSeen?.key !== chain.value.chainKey || heightSeen.height !== chain.value.height)) {
+    heightSeen = { key: chain.value.chainKey, height: chain.value.height, at: seenAt };
+  }
+  const next: Snapshot = { chain, rest: restState, raw, blocks, change, avgBlockMs, seenAt: heightSeen?.at ?? seenAt };
+  if (chain.ok) lastSeen = { chain: chain.value, plan: shown.plan.ok ? shown.plan.value : lastSeen?.plan, at: seenAt };
+  render(next);
+}
+
+async function blockRecords(rpc: RpcClient, rpcBase: string, states: UpgradeState[]): Promise<Map<bigint, BlockMeta | Problem>> {
+  const heights = new Set<bigint>();
+  for (const s of states) if (s.applied.ok) for (const u of s.applied.value) heights.add(u.height);
+  const blocks = new Map<bigint, BlockMeta | Problem>();
+  await Promise.all(
+    [...heights].map(async (height) => {
+      const key = `${rpcBase}|${height}`;
+      let meta = blockCache.get(key);
+      if (!meta) {
+        try {
+          meta = (await rpc.blockMetas(height, height)).find((m) => m.height === height);
+          if (!meta) throw new Problem("garbage", `RPC blockchain did not return block ${height}.`);
+          blockCache.set(key, meta);
+        } catch (e) {
+          blocks.set(height, toProblem(e, `block record ${height}`));
+          return;
+        }
+      }
+      blocks.set(height, meta);
+    }),
+  );
+  return blocks;
+}
+
+/** Versions before an upgrade: the node's state at height H-1 if it keeps it, else what this page saw. */
+async function versionsBeforeUpgrade(
+  rest: RestClient,
+  chainKey: string,
+  upgrade: AppliedView,
+  current: VersionView[],
+  since: bigint,
+): Promise<VersionChange["before"]> {
+  const key = `${chainKey}|${upgrade.height}`;
+  if (!beforeCache.has(key) && upgrade.height > 1n) {
+    try {
+      const p = await rest.moduleVersions(upgrade.height - 1n);
+      if (p.ok) beforeCache.set(key, p.value);
+    } catch (e) {
+      // Only a node that answered "not retained" settles it; a failed connection asks again next time.
+      const kind = toProblem(e).kind;
+      if (kind === "http" || kind === "garbage") beforeCache.set(key, null);
+    }
+  }
+  const fromNode = beforeCache.get(key);
+  if (fromNode) return { versions: fromNode, how: `the node's state at height ${upgrade.height - 1n}` };
+  const seen = versionsBefore(chainKey, upgrade.height, current, since);
+  if (seen) return { versions: seen.versions, how: `as this page saw them at height ${seen.height} (the node keeps no older state)` };
+  return undefined;
+}
+
+// ---- rendering ----
+
+const SEVERITY: ProblemKind[] = ["corrupt", "cors", "garbage", "bad-url", "http", "rpc", "abci", "timeout", "unreachable", "internal"];
+
+function render(snap: Snapshot): void {
+  latest = snap;
+  const problems: Problem[] = [];
+  const collect = (p: Part<unknown>) => !p.ok && problems.push(p.problem);
+  collect(snap.chain);
+  for (const s of [snap.rest, snap.raw]) [s.plan, s.applied, s.versions].forEach(collect);
+  collect(snap.raw.protocolVersion);
+  for (const b of snap.blocks.values()) if (b instanceof Problem) problems.push(b);
+
+  const down = (p: Part<unknown>) => !p.ok && (p.problem.kind === "unreachable" || p.problem.kind === "timeout");
+  const unreachable = down(snap.chain) && down(snap.rest.plan) && down(snap.rest.versions);
+  const stale = unreachable && snapshot !== undefined;
+  if (!stale) snapshot = snap;
+  const shownSnap = stale ? snapshot! : snap;
+  const shown = mode === "rest" ? shownSnap.rest : shownSnap.raw;
+  const chain = shownSnap.chain.ok ? shownSnap.chain.value : undefined;
+
+  currentEta = undefined;
+  if (shown.plan.ok && shown.plan.value && chain) currentEta = eta(shown.plan.value.height, chain.height, shownSnap.avgBlockMs, shownSnap.seenAt);
+  if (!stale && lastSeen) lastSeen.eta = currentEta;
+
+  renderChain($("chain"), shownSnap.chain, shownSnap.avgBlockMs, stale);
+  renderPlan($("plan"), shown.plan, mode, chain, currentEta, shown.applied.ok ? shown.applied.value.length : 0);
+  renderApplied($("applied"), shown.applied, mode, shownSnap.blocks, mode === "rest");
+  renderVersions($("versions"), shown.versions, mode, shownSnap.change);
+  renderAgreement(
+    $("agreement"),
+    [...compareStates(shownSnap.rest, shownSnap.raw), compareAppVersion(shownSnap.raw.protocolVersion, chain?.appVersion)],
+    shownSnap.raw.entries,
+    mode === "raw",
+  );
+  document.querySelector("main")!.classList.toggle("stale", stale);
+
+  if (unreachable) {
+    document.body.dataset.state = "unreachable";
+    renderBanner($("banner"), "unreachable", `Node unreachable — still trying every ${POLL_MS / 1000} s.`, [...haltHint(), ...problemLines(problems)]);
+  } else if (problems.length) {
+    const worst = SEVERITY.find((k) => problems.some((p) => p.kind === k)) ?? "internal";
+    document.body.dataset.state = worst === "corrupt" ? "corrupt" : "degraded";
+    renderBanner($("banner"), "degraded", HEADLINE[worst], problemLines(problems));
+  } else {
+    document.body.dataset.state = "ok";
+    renderBanner($("banner"), "ok", "", []);
+  }
+}
+
+/** One line per distinct failure: "RPC status, REST current_plan: cannot reach …". */
+function problemLines(problems: Problem[]): string[] {
+  const byDetail = new Map<string, string[]>();
+  for (const p of problems) {
+    const subjects = byDetail.get(p.detail) ?? [];
+    if (p.subject && !subjects.includes(p.subject)) subjects.push(p.subject);
+    byDetail.set(p.detail, subjects);
+  }
+  return [...byDetail].map(([detail, subjects]) => (subjects.length ? `${subjects.join(", ")}: ${detail}` : detail));
+}
+
+const HEADLINE: Record<ProblemKind, string> = {
+  corrupt: "Corrupt store value: the WASM core refuses to decode what the node stores.",
+  cors: "The node refuses cross-origin reads (CORS).",
+  garbage: "The node answered something this page cannot read.",
+  "bad-url": "The node address is not usable.",
+  http: "The node answered with an error.",
+  rpc: "The RPC answered with an error.",
+  abci: "An abci_query failed.",
+  timeout: "The node is slow to answer.",
+  unreachable: "Part of the node is unreachable.",
+  internal: "Something went wrong in the page.",
+};
+
+/** When the node stops right before a plan's height, it has most likely halted for the upgrade. */
+function haltHint(): string[] {
+  if (!lastSeen) return ["The node has not answered since the page connected."];
+  const { chain, plan, at, eta: due } = lastSeen;
+  const when = new Date(at).toLocaleTimeString();
+  const lines = [`Last answer at ${when}: ${chain.chainId} at height ${chain.height}.`];
+  if (plan && (plan.height - chain.height <= 5n || (due !== undefined && due.at <= Date.now()))) {
+    lines.unshift(
+      `The node stopped just before height ${plan.height}, where upgrade “${plan.name}” is scheduled: it has most likely halted for the upgrade. Start the new binary; this page picks the chain up again when it answers.`,
+    );
+  }
+  return lines;
+}
+
+function showConfigProblem(problem: Problem): void {
+  document.body.dataset.state = "error";
+  renderBanner($("banner"), "error", "The node address is not usable.", [problem.message]);
+}
+
+function renderFooter(): void {
+  const footer = $("footer");
+  footer.dataset.polls = String(polls);
+  footer.replaceChildren(
+    `core: ${core?.backend ?? "loading"} · `,
+    h("span", { "data-testid": "poll-count" }, `poll #${polls}`),
+    ` every ${POLL_MS / 1000} s · last ${lastPollAt ? new Date(lastPollAt).toLocaleTimeString() : "—"}`,
+    internalErrors ? ` · ${internalErrors} internal error(s), see the console` : "",
+  );
+}
+
+function tick(): void {
+  const el = document.querySelector<HTMLElement>('[data-testid="countdown"]');
+  if (el && currentEta) el.textContent = countdownText(currentEta);
+}
+
+// ---- the loop ----
+
+let timer: ReturnType<typeof setTimeout> | undefined;
+let running = false;
+let again = false;
+
+function schedule(ms: number): void {
+  clearTimeout(timer);
+  timer = setTimeout(() => void loop(), ms);
+}
+
+async function loop(): Promise<void> {
+  if (running) {
+    again = true;
+    return;
+  }
+  running = true;
+  polls++;
+  try {
+    await poll(generation);
+  } catch (e) {
+    // poll() words every expected failure itself; anything else is a bug, reported and survived.
+    internalErrors++;
+    console.error(e);
+    renderBanner($("banner"), "error", "Something went wrong in the page; it keeps polling.", [toProblem(e).message]);
+  } finally {
+    running = false;
+    lastPollAt = Date.now();
+    renderFooter();
+    schedule(again ? 0 : POLL_MS);
+    again = false;
+  }
+}
+
+async function main(): Promise<void> {
+  window.addEventListener("error", () => void internalErrors++);
+  window.addEventListener("unhandledrejection", () => void internalErrors++);
+  for (const input of document.querySelectorAll<HTMLInputElement>('input[name="mode"]')) {
+    input.checked = input.value === mode;
+    input.addEventListener("change", () => {
+      mode = input.value === "raw" ? "raw" : "rest";
+      setParam({ mode: mode === "raw" ? "raw" : undefined });
+      if (latest) render(latest);
+    });
+  }
+  $("connect").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    applyConfig({ rest: ($("rest-url") as HTMLInputElement).value, rpc: ($("rpc-url") as HTMLInputElement).value }, true);
+    schedule(0);
+  });
+  setInterval(tick, 200);
+
+  try {
+    core = await loadCore("wasm");
+  } catch (e) {
+    console.error(e);
+    core = await loadCore("js");
+    renderBanner($("banner"), "error", "The WebAssembly core could not load; using the pure-TypeScript core.", [toProblem(e).message]);
+  }
+  applyConfig(await initialConfig(), false);
+  await loop();
+}
+
+void main().catch((e: unknown) => {
+  internalErrors++;
+  console.error(e);
+  renderBanner($("banner"), "error", "The page could not start.", [toProblem(e).message]);
+});

@@ -1,0 +1,325 @@
+/**
+ * Rendering: plain DOM, text only through textContent (node answers are never parsed as HTML).
+ * Each card is rebuilt from the latest poll; the countdown alone ticks between polls.
+ */
+import type { Agreement } from "./compare.js";
+import { formatBlockTime, formatDuration, type Eta } from "./eta.js";
+import { parseInfo } from "./info.js";
+import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
+import { Problem } from "./net.js";
+import type { BlockMeta } from "./rpc.js";
+
+type Child = Node | string | false | null | undefined;
+
+/** `h("p", { class: "x", "data-testid": "y" }, "text", h("b", {}, "bold"))` */
+export function h(tag: string, attrs: Record<string, string | undefined> = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) el.setAttribute(k, v);
+  for (const c of children) if (c !== false && c !== null && c !== undefined) el.append(c);
+  return el;
+}
+
+/** Rebuilds a card; <details data-key> the reader opened or closed stay so across polls. */
+function card(el: HTMLElement, title: string, source: string | undefined, ...children: Child[]): void {
+  const was = new Map([...el.querySelectorAll("details")].map((d) => [d.dataset.key, d.open]));
+  el.replaceChildren(h("h2", {}, title, source ? h("span", { class: "source" }, source) : null), ...children.filter((c): c is Node | string => !!c));
+  for (const d of el.querySelectorAll("details")) {
+    const open = was.get(d.dataset.key);
+    if (open !== undefined) d.open = open;
+  }
+}
+
+function problemBox(problem: Problem): HTMLElement {
+  return h("p", { class: `problem ${problem.kind}`, "data-testid": "problem", "data-kind": problem.kind }, problem.message);
+}
+
+function dl(rows: [string, Child, string?][]): HTMLElement {
+  const list = h("dl");
+  for (const [term, value, testid] of rows) list.append(h("dt", {}, term), h("dd", { "data-testid": testid }, value));
+  return list;
+}
+
+const SOURCE: Record<Source, Record<"plan" | "applied" | "versions", string>> = {
+  rest: {
+    plan: "REST · current_plan",
+    applied: "REST · applied_plan/{name}",
+    versions: "REST · module_versions",
+  },
+  raw: {
+    plan: "raw store · key 0x00 → core.decodePlan",
+    applied: "raw store · range 0x01 → core.decodeDoneEntries",
+    versions: "raw store · range 0x02 → core.decodeModuleVersionEntries",
+  },
+};
+
+// ---- chain ----
+
+export function renderChain(el: HTMLElement, chain: Part<ChainView>, avgBlockMs: number | undefined, stale: boolean): void {
+  if (!chain.ok) {
+    card(el, "Chain", "RPC · status", problemBox(chain.problem));
+    return;
+  }
+  const c = chain.value;
+  card(
+    el,
+    "Chain",
+    "RPC · status, blockchain",
+    dl([
+      ["chain id", c.chainId, "chain-id"],
+      ["height", c.height.toString(), "height"],
+      ["latest block", c.latestBlockTime, "latest-block-time"],
+      ["block time", avgBlockMs === undefined ? "—" : `${formatBlockTime(avgBlockMs)} (average of the last ${c.recentBlockTimes.length} blocks)`, "block-time"],
+      ["app version", c.appVersion, "app-version"],
+      ["node", `${c.moniker} · CometBFT ${c.nodeVersion}`],
+    ]),
+    stale && h("p", { class: "muted" }, "Last seen values: the node does not answer right now."),
+  );
+}
+
+// ---- plan ----
+
+export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, source: Source, chain: ChainView | undefined, eta: Eta | undefined, appliedCount: number): void {
+  if (!plan.ok) {
+    card(el, "Scheduled upgrade", SOURCE[source].plan, problemBox(plan.problem));
+    return;
+  }
+  const p = plan.value;
+  if (!p) {
+    card(
+      el,
+      "Scheduled upgrade",
+      SOURCE[source].plan,
+      h(
+        "div",
+        { class: "empty", "data-testid": "no-plan" },
+        h("strong", {}, "No upgrade scheduled."),
+        " ",
+        appliedCount === 0
+          ? "Nothing has happened here yet: no plan is pending and no upgrade was applied. This page updates as soon as governance passes a software-upgrade proposal."
+          : "The last plan was applied (see below). A new one appears here as soon as governance passes it.",
+      ),
+    );
+    return;
+  }
+  const left = chain ? p.height - chain.height : undefined;
+  card(
+    el,
+    "Scheduled upgrade",
+    SOURCE[source].plan,
+    dl([
+      ["name", h("strong", {}, p.name), "plan-name"],
+      ["height", p.height.toString(), "plan-height"],
+      ["blocks left", left === undefined ? "—" : left > 0n ? left.toString() : "0 — due now", "blocks-left"],
+      [
+        "ETA",
+        eta
+          ? `≈ ${new Date(eta.at).toLocaleTimeString()} (${eta.blocksLeft > 0n ? eta.blocksLeft : 0n} blocks × ${formatBlockTime(eta.avgBlockMs)})`
+          : "— (needs two recent blocks)",
+        "eta",
+      ],
+    ]),
+    h("p", { class: "countdown", "data-testid": "countdown" }, countdownText(eta)),
+    h("h3", {}, "Info"),
+    infoView(p.info),
+  );
+}
+
+export function countdownText(eta: Eta | undefined, now = Date.now()): string {
+  if (!eta) return "countdown: waiting for block times";
+  const ms = eta.at - now;
+  return ms > 0 ? `in ${formatDuration(ms)}` : "due now: the node halts at this height until the new binary runs";
+}
+
+function infoView(info: string): HTMLElement {
+  const v = parseInfo(info);
+  switch (v.kind) {
+    case "empty":
+      return h("p", { class: "muted", "data-testid": "plan-info" }, "(no info)");
+    case "url":
+      return h("div", { "data-testid": "plan-info" }, h("p", {}, "A URL to a binaries file: ", h("code", {}, v.url)), checksumLine(v.checksum));
+    case "text":
+      return h("div", { "data-testid": "plan-info" }, v.note ? h("p", { class: "muted" }, `Free text (${v.note}):`) : null, h("pre", {}, v.text));
+    case "binaries": {
+      const table = h("table", { "data-testid": "binaries" }, h("thead", {}, h("tr", {}, h("th", {}, "platform"), h("th", {}, "binary"), h("th", {}, "checksum"))));
+      const body = h("tbody");
+      for (const b of v.binaries) {
+        body.append(
+          h(
+            "tr",
+            { "data-testid": "binary" },
+            h("td", {}, h("code", {}, b.platform)),
+            h("td", { class: "url" }, h("code", {}, b.url.replace(/[?&]checksum=[^&#]*/, ""))),
+            h("td", { class: b.checksum ? "checksum" : "checksum missing" }, b.checksum ?? "none (not verifiable)"),
+          ),
+        );
+      }
+      table.append(body);
+      return h("div", { "data-testid": "plan-info" }, table);
+    }
+  }
+}
+
+function checksumLine(checksum: string | undefined): HTMLElement {
+  return h("p", {}, "checksum: ", checksum ? h("code", {}, checksum) : "none");
+}
+
+// ---- applied ----
+
+export function renderApplied(el: HTMLElement, applied: Part<AppliedView[]>, source: Source, blocks: Map<bigint, BlockMeta | Problem>, restNote: boolean): void {
+  if (!applied.ok) {
+    card(el, "Applied upgrades", SOURCE[source].applied, problemBox(applied.problem));
+    return;
+  }
+  if (applied.value.length === 0) {
+    card(
+      el,
+      "Applied upgrades",
+      SOURCE[source].applied,
+      h("p", { class: "empty", "data-testid": "no-applied" }, "No upgrade has been applied on this chain yet."),
+      restNote && h("p", { class: "muted" }, "REST cannot list applied upgrades: the page asks applied_plan for the names it knows from the store and from plans it saw."),
+    );
+    return;
+  }
+  const list = h("ol", { class: "applied" });
+  for (const u of [...applied.value].reverse()) {
+    const block = blocks.get(u.height);
+    list.append(
+      h(
+        "li",
+        { "data-testid": "applied-upgrade", "data-name": u.name },
+        h("p", {}, h("strong", {}, u.name), ` applied at height `, h("strong", { "data-testid": "applied-height" }, u.height.toString())),
+        block === undefined ? h("p", { class: "muted" }, "block record: loading…") : block instanceof Problem ? problemBox(block) : blockView(block),
+      ),
+    );
+  }
+  card(el, "Applied upgrades", SOURCE[source].applied, list);
+}
+
+function blockView(b: BlockMeta): HTMLElement {
+  return h(
+    "div",
+    { class: "block", "data-testid": "block-record" },
+    dl([
+      ["block hash", h("code", {}, b.hash), "block-hash"],
+      ["time", b.time],
+      ["app hash", h("code", {}, b.appHash)],
+      ["proposer", h("code", {}, b.proposer)],
+      ["txs · size", `${b.numTxs} · ${b.blockSize} bytes`],
+      ["header app version", b.appVersion],
+    ]),
+    h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
+  );
+}
+
+// ---- module versions ----
+
+export interface VersionChange {
+  upgrade: AppliedView;
+  /** Versions before the upgrade and where they come from; undefined when nobody knows. */
+  before: { versions: VersionView[]; how: string } | undefined;
+}
+
+/** `change`: undefined when no upgrade was applied, null when the applied upgrades could not be read. */
+export function renderVersions(el: HTMLElement, versions: Part<VersionView[]>, source: Source, change: VersionChange | undefined | null): void {
+  if (!versions.ok) {
+    card(el, "Module versions", SOURCE[source].versions, problemBox(versions.problem));
+    return;
+  }
+  if (versions.value.length === 0) {
+    card(el, "Module versions", SOURCE[source].versions, h("p", { class: "empty" }, "The version map is empty (no module versions stored yet)."));
+    return;
+  }
+  const before = change?.before ? new Map(change.before.versions.map((v) => [v.name, v.version])) : undefined;
+  const now = new Map(versions.value.map((v) => [v.name, v.version]));
+  const names = [...new Set([...now.keys(), ...(before?.keys() ?? [])])].sort();
+  const changeHead = change ? `at “${change.upgrade.name}” (${change.upgrade.height})` : "last upgrade";
+  const table = h("table", { "data-testid": "versions-table" }, h("thead", {}, h("tr", {}, h("th", {}, "module"), h("th", {}, "version"), h("th", {}, `change ${changeHead}`))));
+  const body = h("tbody");
+  const summary: string[] = [];
+  for (const name of names) {
+    const v = now.get(name);
+    const b = before?.get(name);
+    let text = "";
+    let cls = "";
+    if (before) {
+      if (b === undefined && v !== undefined) [text, cls] = ["added", "added"];
+      else if (v === undefined) [text, cls] = ["removed", "removed"];
+      else if (b !== v) [text, cls] = [`${b} → ${v}`, "bumped"];
+      else text = "—";
+      if (cls) summary.push(`${name} ${text}`);
+    } else text = change ? "?" : "";
+    body.append(h("tr", { class: cls || undefined, "data-testid": "module", "data-name": name }, h("td", {}, name), h("td", {}, v?.toString() ?? "—"), h("td", { "data-testid": "module-change" }, text)));
+  }
+  table.append(body);
+  let caption: HTMLElement | undefined;
+  if (change === null) caption = h("p", { class: "muted" }, "Which upgrade last changed them is unknown: the applied upgrades could not be read.");
+  else if (!change) caption = h("p", { class: "muted" }, "No upgrade applied yet: these are the genesis versions.");
+  else if (!change.before) {
+    caption = h(
+      "p",
+      { class: "muted", "data-testid": "versions-change" },
+      `What changed at “${change.upgrade.name}” is unknown: this node keeps no state before height ${change.upgrade.height} and this page did not watch the chain before the upgrade.`,
+    );
+  } else {
+    caption = h(
+      "p",
+      { "data-testid": "versions-change" },
+      `At “${change.upgrade.name}” (height ${change.upgrade.height}): ${summary.length ? summary.join(", ") : "no module version changed"}. `,
+      h("span", { class: "muted" }, `Before: ${change.before.how}.`),
+    );
+  }
+  card(el, "Module versions", SOURCE[source].versions, caption, table);
+}
+
+// ---- agreement ----
+
+const MARK: Record<Agreement["verdict"], string> = { agree: "✓", differ: "✗", moving: "…", unknown: "?" };
+
+export function renderAgreement(el: HTMLElement, rows: Agreement[], entries: { key: string; value: string }[], open: boolean): void {
+  const all = rows.every((r) => r.verdict === "agree");
+  const list = h("ul", { class: "agreement" });
+  for (const r of rows) {
+    list.append(h("li", { class: r.verdict, "data-testid": "agreement-row", "data-verdict": r.verdict }, h("span", { class: "mark" }, MARK[r.verdict]), h("strong", {}, r.topic), " ", h("span", {}, r.detail)));
+  }
+  card(
+    el,
+    "REST and raw store",
+    "both read every poll",
+    h(
+      "p",
+      { "data-testid": "agreement-summary", class: all ? "agree" : rows.some((r) => r.verdict === "differ") ? "differ" : "unknown" },
+      all
+        ? "Both modes agree: the REST answers match the raw store as decoded by the WASM core in this browser."
+        : rows.some((r) => r.verdict === "differ")
+          ? "The modes DISAGREE on what the node stores."
+          : "Cannot compare everything right now (see below).",
+    ),
+    list,
+    rawEntries(entries, open),
+  );
+}
+
+/** The raw store as read through abci_query: what the WASM core decoded, byte for byte. */
+function rawEntries(entries: { key: string; value: string }[], open: boolean): HTMLElement {
+  const table = h("table", { class: "raw" }, h("thead", {}, h("tr", {}, h("th", {}, "key (hex)"), h("th", {}, "value (hex)"))));
+  const body = h("tbody");
+  for (const e of entries) body.append(h("tr", { "data-testid": "raw-entry" }, h("td", {}, h("code", {}, e.key)), h("td", {}, h("code", {}, e.value))));
+  table.append(body);
+  const details = h("details", { "data-testid": "raw-entries", "data-key": `raw-${open}` }, h("summary", {}, `raw upgrade store: ${entries.length} entries (abci_query /store/upgrade/key 00, 03; /store/upgrade/subspace 01, 02)`), table);
+  if (open) details.setAttribute("open", "");
+  return details;
+}
+
+// ---- banner ----
+
+export function renderBanner(el: HTMLElement, state: "ok" | "degraded" | "unreachable" | "error", headline: string, problems: string[]): void {
+  if (state === "ok") {
+    el.replaceChildren();
+    el.className = "";
+    return;
+  }
+  el.className = state;
+  const list = h("ul");
+  for (const p of [...new Set(problems)]) list.append(h("li", {}, p));
+  el.replaceChildren(h("strong", { "data-testid": "banner-headline" }, headline), problems.length ? list : "");
+}

@@ -1,0 +1,23 @@
+// `npm run build:ui`: builds the light-client page into examples/light-client/dist, which
+// `xupgrade devnet start` serves at /ui. Relative asset paths (base "./"), so the same build also works
+// from any other static server or path.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  root: here("."),
+  base: "./",
+  // The package's browser entry, imported as a consumer of the published package would.
+  resolve: { alias: { xupgrade: here("../../bindings/browser.ts") } },
+  logLevel: "warn",
+  build: {
+    outDir: here("dist"),
+    emptyOutDir: true,
+    target: "es2022",
+    reportCompressedSize: false,
+    // The .wasm core is inlined (base64) in the package's browser entry: one script, no separate fetch.
+    modulePreload: false,
+  },
+});
