@@ -14,6 +14,7 @@ import { registerGovQueries } from "./query/gov.js";
 import { registerUpgradeQueries } from "./query/upgrade.js";
 import { registerGovTxs } from "./tx/gov.js";
 import { registerUpgradeTxs } from "./tx/upgrade.js";
+import { registerVisor } from "./visor.js";
 
 /** commander, with cobra's wording for unknown subcommands (it knows the command path). */
 class XCommand extends Command {
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
     .description("xupgrade: the Cosmos x/upgrade module's command line — query and schedule chain upgrades, manage keys, run a devnet")
     .version(version(), "--version", "print the version")
     .allowExcessArguments(true)
+    .enablePositionalOptions() // `visor run` hands everything after it to the node
     .exitOverride()
     .configureHelp({ sortSubcommands: false, helpWidth: 110 });
 
@@ -55,6 +57,7 @@ export function buildProgram(): Command {
   const keys = registerKeys(program);
   registerGenesisImport(keys);
   registerDevnet(program);
+  registerVisor(program);
   return program;
 }
 

@@ -109,19 +109,31 @@ function fsError(op: string, path: string, e: unknown): Error {
 
 const tooLarge = (limit: number) => new Error(`download exceeds the limit of ${limit} bytes (DAEMON_DOWNLOAD_MAX_BYTES)`);
 
+/** Bytes received so far and the expected total (Content-Length or file size) when known. */
+export type ProgressCallback = (bytes: number, total: number | undefined) => void;
+
 /** Counts and hashes bytes on their way to the file; fails past the byte limit. */
-function meter(limits: DownloadLimits, algo: string | undefined) {
+function meter(limits: DownloadLimits, algo: string | undefined, onProgress?: ProgressCallback) {
   const hash = algo ? createHash(algo) : undefined;
   let bytes = 0;
+  let total: number | undefined;
   const stream = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bytes += chunk.length;
       if (bytes > limits.maxBytes) return done(tooLarge(limits.maxBytes));
       hash?.update(chunk);
+      onProgress?.(bytes, total);
       done(null, chunk);
     },
   });
-  return { stream, bytes: () => bytes, digest: () => hash?.digest("hex") };
+  return {
+    stream,
+    bytes: () => bytes,
+    digest: () => hash?.digest("hex"),
+    setTotal: (t: number | undefined) => {
+      total = t;
+    },
+  };
 }
 
 export interface Downloaded {
@@ -129,9 +141,12 @@ export interface Downloaded {
   bytes: number;
 }
 
-/** Downloads `url` into `dest`, verifying its checksum when it has one. Errors are plain (the caller words the context). */
-export async function download(url: CheckedUrl, dest: string, limits: DownloadLimits): Promise<Downloaded> {
-  const m = meter(limits, url.checksum?.algo);
+/**
+ * Downloads `url` into `dest`, verifying its checksum when it has one. Errors are plain (the caller words the
+ * context). `onProgress` sees every chunk (the sidecar's progress bar).
+ */
+export async function download(url: CheckedUrl, dest: string, limits: DownloadLimits, onProgress?: ProgressCallback): Promise<Downloaded> {
+  const m = meter(limits, url.checksum?.algo, onProgress);
   if (url.scheme === "file") {
     const path = localPath(url);
     let st;
@@ -142,13 +157,15 @@ export async function download(url: CheckedUrl, dest: string, limits: DownloadLi
     }
     if (!st.isFile()) throw new Error(`open ${path}: not a regular file`);
     if (st.size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+    m.setTotal(st.size);
     try {
       await pipeline(createReadStream(path), m.stream, createWriteStream(dest, { mode: 0o600 }));
     } catch (e) {
       throw (e as { code?: string }).code ? fsError("read", path, e) : (e as Error);
     }
   } else {
-    const body = await httpGet(new URL(requestTarget(url.raw)), limits);
+    const { body, length } = await httpGet(new URL(requestTarget(url.raw)), limits);
+    m.setTotal(length);
     await pipeline(body, m.stream, createWriteStream(dest, { mode: 0o600 }));
   }
   verify(url.checksum, m.digest(), basename(dest));
@@ -161,7 +178,7 @@ function verify(checksum: Checksum | undefined, got: string | undefined, file: s
 }
 
 /** GET with redirects, the idle timeout and the Content-Length check; resolves to the body stream. */
-function httpGet(url: URL, limits: DownloadLimits, redirects = 0): Promise<Readable> {
+function httpGet(url: URL, limits: DownloadLimits, redirects = 0): Promise<{ body: Readable; length: number | undefined }> {
   return new Promise((resolve, reject) => {
     const mod = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
     if (!mod) return reject(new Error(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
@@ -215,7 +232,7 @@ function httpGet(url: URL, limits: DownloadLimits, redirects = 0): Promise<Reada
       res.on("aborted", () => checked.destroy(new Error(`connection closed after ${received}${expected === undefined ? "" : ` of ${expected}`} bytes`)));
       req.on("error", (e) => checked.destroy(new Error(networkText(e))));
       res.pipe(checked);
-      resolve(checked);
+      resolve({ body: checked, length: expected });
     });
   });
 }

@@ -1,0 +1,159 @@
+/**
+ * The visor's child processes (sidecar.md §5.3–§5.4): the node (stdout and stderr passed through
+ * unchanged), and the pre-upgrade commands (output captured for the log). One signal handler, installed
+ * once, forwards SIGINT, SIGTERM and SIGQUIT to whichever child is current (D6 #4) and remembers the signal
+ * so the run loop stops after the step in progress. Stopping the node for an upgrade: SIGINT and the grace
+ * period, then SIGKILL; SIGKILL at once without a grace.
+ */
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { constants } from "node:os";
+import type { Logger } from "./log.js";
+
+export const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The status a shell would report: the code, or 128 + the signal's number. */
+  status: number;
+  /** The process could not be started at all. */
+  error?: Error;
+}
+
+export interface Running {
+  proc: ChildProcess;
+  exited: Promise<Exit>;
+  /** Set once it has exited. */
+  exit?: Exit;
+  /** Captured stdout+stderr (capture mode only). */
+  output(): string;
+}
+
+export const signalNumber = (s: NodeJS.Signals): number => constants.signals[s] ?? 0;
+
+export interface SupervisorOptions {
+  log: Logger;
+  /** The node's stdio (default: inherited — the node's output passes through unchanged). */
+  stdio?: StdioOptions;
+  /** Called with each started node process (tests collect its output). */
+  onNode?: (proc: ChildProcess) => void;
+}
+
+const MAX_CAPTURE = 64 * 1024;
+
+export class Supervisor {
+  /** The first SIGINT/SIGTERM/SIGQUIT received (the visor then stops as soon as it safely can). */
+  userSignal: NodeJS.Signals | undefined;
+  private current: Running | undefined;
+  private waiters: ((s: NodeJS.Signals) => void)[] = [];
+  private handlers = new Map<NodeJS.Signals, () => void>();
+
+  constructor(private readonly o: SupervisorOptions) {}
+
+  /** Installs the one process-wide handler (the CLI; in-process tests call onSignal directly). */
+  install(): void {
+    if (this.handlers.size > 0) return;
+    for (const s of FORWARDED) {
+      const h = () => this.onSignal(s);
+      this.handlers.set(s, h);
+      process.on(s, h);
+    }
+  }
+
+  uninstall(): void {
+    for (const [s, h] of this.handlers) process.off(s, h);
+    this.handlers.clear();
+  }
+
+  /** A signal for the visor: forwarded to the current child, remembered, and announced to waiters. */
+  onSignal(s: NodeJS.Signals): void {
+    this.userSignal ??= s;
+    const c = this.current;
+    if (c && !c.exit) {
+      this.o.log.info(`received ${s}, forwarding it to the child process`, { pid: c.proc.pid });
+      try {
+        c.proc.kill(s);
+      } catch {
+        /* already gone */
+      }
+    } else {
+      this.o.log.info(`received ${s}, stopping after the current step`);
+    }
+    for (const w of this.waiters.splice(0)) w(s);
+  }
+
+  /** Resolves with the signal when one arrives (at once if one already has). */
+  signalled(): Promise<NodeJS.Signals> {
+    if (this.userSignal) return Promise.resolve(this.userSignal);
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  /** Starts a child and makes it the one signals are forwarded to. */
+  start(bin: string, args: readonly string[], o: { cwd?: string; capture?: boolean; node?: boolean } = {}): Running {
+    let output = "";
+    const proc = spawn(bin, [...args], {
+      cwd: o.cwd,
+      stdio: o.capture ? ["ignore", "pipe", "pipe"] : (this.o.stdio ?? "inherit"),
+    });
+    if (o.capture) {
+      const add = (d: Buffer) => {
+        output += d.toString("utf8");
+        if (output.length > MAX_CAPTURE) output = output.slice(-MAX_CAPTURE);
+      };
+      proc.stdout?.on("data", add);
+      proc.stderr?.on("data", add);
+    }
+    if (o.node) this.o.onNode?.(proc);
+    const running: Running = {
+      proc,
+      exited: new Promise<Exit>((resolve) => {
+        let settled = false;
+        const done = (exit: Exit) => {
+          if (settled) return;
+          settled = true;
+          running.exit = exit;
+          resolve(exit);
+        };
+        proc.on("error", (error) => {
+          // Failed to start (ENOENT, EACCES…): no exit event follows.
+          if (proc.pid === undefined) done({ code: null, signal: null, status: 127, error });
+        });
+        proc.on("close", (code, signal) => done({ code, signal, status: code ?? 128 + (signal ? signalNumber(signal) : 0) }));
+      }),
+      output: () => output,
+    };
+    this.current = running;
+    void running.exited.then(() => {
+      if (this.current === running) this.current = undefined;
+    });
+    // A signal that arrived just before the start still reaches the new child.
+    if (this.userSignal && proc.pid !== undefined) proc.kill(this.userSignal);
+    return running;
+  }
+
+  /**
+   * Stops the node for an upgrade (§5.3): nothing to do if it already exited; with a grace period SIGINT,
+   * then SIGKILL if it outlives the grace; without one SIGKILL at once.
+   */
+  async stop(r: Running, graceMs: number): Promise<Exit> {
+    if (r.exit) return r.exit;
+    this.o.log.info("daemon shutting down in an attempt to restart");
+    if (graceMs > 0) {
+      r.proc.kill("SIGINT");
+      this.o.log.info("sent interrupt to app, waiting for exit");
+      let timer: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        r.exited.then(() => true),
+        new Promise<boolean>((res) => (timer = setTimeout(() => res(false), graceMs))),
+      ]);
+      clearTimeout(timer);
+      if (inTime) {
+        this.o.log.info("app exited normally");
+        return r.exited;
+      }
+      this.o.log.info("DAEMON_SHUTDOWN_GRACE exceeded, killing app");
+    }
+    r.proc.kill("SIGKILL");
+    return r.exited;
+  }
+}

@@ -1,0 +1,14 @@
+/** The sidecar (`xupgrade visor`, sidecar.md): configuration, layout, watcher, pipeline and run loop. */
+export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config.js";
+export { Layout, ensureBinary } from "./layout.js";
+export { createLogger, type Logger } from "./log.js";
+export { osArch, pathEscape, recase, upgradeDirName } from "./names.js";
+export { planFromText, readPlanFile, skipHeights, type VisorPlan } from "./info-file.js";
+export { InfoWatcher } from "./watch.js";
+export { Supervisor } from "./child.js";
+export { binarySource, checkDownloadUrl, fetchUpgrade, parseSidecarChecksum } from "./fetch.js";
+export { backupData, backupName } from "./backup.js";
+export { runPipeline, Interrupted } from "./pipeline.js";
+export { runVisor, type RunOptions } from "./run.js";
+export { addUpgrade, initVisor } from "./setup.js";
+export { formatReport, prepareUpgrade, showUpgradeInfo } from "./preflight.js";

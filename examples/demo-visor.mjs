@@ -1,0 +1,374 @@
+#!/usr/bin/env node
+// `npm run demo:visor`: a hands-off chain upgrade under `xupgrade visor`, the sidecar.
+//
+//   1. xupgrade devnet init            4 validators, short gov periods and blocks, free loopback ports
+//   2. two "binaries" of the node      small wrapper scripts around `xupgrade devnet start --app examples/apps/v1|v2`;
+//                                      v2 is packaged as xupgraded-v2.tar.gz (bin/xupgraded) and served on 127.0.0.1
+//   3. xupgrade visor init <v1>        the layout under $DAEMON_HOME/cosmovisor, current → genesis
+//   4. xupgrade visor run --home …     the visor starts the v1 node and watches data/upgrade-info.json
+//   5. xupgrade tx upgrade software-upgrade v2 with Plan.Info {"binaries":{"<os>/<arch>":"http://…tar.gz?checksum=sha256:…"}}
+//      and the validators' votes
+//   6. xupgrade visor show-upgrade-info   the pre-flight check: the plan, the URL, ready: yes
+//   7. at the height the v1 node halts (exit 20); the visor backs up data/, downloads and verifies the
+//      tarball, unpacks it, runs `xupgraded pre-upgrade`, switches `current` and starts v2, which applies
+//      the upgrade; the chain resumes
+//   8. xupgrade query upgrade applied v2, readlink current, the backup
+//   9. SIGTERM to the visor: forwarded to the node, both exit 0; every process and temporary directory is
+//      removed — also on Ctrl-C or a failure.
+//
+// The CLI is `node dist/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
+// XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_VOTING_S change the block time and the voting period (the
+// validators' four votes must land within it, also on a busy machine; the deposit period is 2 s).
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as tar from "tar";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/cli/main.js");
+const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
+const VOTING_S = Number(process.env.XUPGRADE_DEMO_VOTING_S ?? 6);
+const DEPOSIT_S = 2;
+const DAEMON = "xupgraded";
+const started = Date.now();
+
+const children = new Set(); // every process started and not exited yet
+let interrupted = false;
+let work = ""; // the temporary root: node/ (DAEMON_HOME) and release/
+let home = "";
+let server;
+
+// ---- output ----
+
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+let stepNo = 0;
+const step = (text) => console.log(`\n[${++stepNo}] ${text}`);
+const say = (text) => console.log(`  ${text}`);
+const indent = (text) => text.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`).join("\n");
+const short = (s) => (work ? s.split(home).join("$DAEMON_HOME").split(work).join("$WORK") : s);
+
+// ---- the CLI ----
+
+function xupgrade(args, { quiet = false, allowFail = false, env = {} } = {}) {
+  if (!quiet) say(`$ xupgrade ${args.map((a) => (/[\s"{}&?]/.test(a) ? `'${a}'` : a)).map(short).join(" ")}`);
+  return new Promise((resolve, reject) => {
+    if (interrupted) return reject(new Error("interrupted"));
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
+    children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      if (!quiet) {
+        if (stdout.trim()) console.log(indent(short(stdout)));
+        if (stderr.trim()) console.log(indent(short(stderr)));
+      }
+      if (code !== 0 && !allowFail) reject(new Error(`xupgrade ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
+      else resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// ---- the two node "binaries" ----
+
+/** A wrapper script standing in for a chain binary: the devnet node with one app version. */
+function nodeBinary(version) {
+  return [
+    "#!/bin/sh",
+    `# ${DAEMON} ${version}: the xupgrade devnet node running examples/apps/${version}`,
+    'case "$1" in',
+    `  pre-upgrade) echo "${DAEMON} ${version}: pre-upgrade: nothing to migrate outside the chain state"; exit 0 ;;`,
+    `  version) echo "${DAEMON} ${version} (examples/apps/${version})"; exit 0 ;;`,
+    "esac",
+    `exec '${process.execPath}' '${CLI}' devnet start --app '${join(ROOT, "examples/apps", version)}' "$@"`,
+    "",
+  ].join("\n");
+}
+
+async function makeRelease() {
+  const release = join(work, "release");
+  mkdirSync(join(release, "v1"), { recursive: true });
+  writeFileSync(join(release, "v1", DAEMON), nodeBinary("v1"), { mode: 0o755 });
+  const v2 = join(release, "v2");
+  mkdirSync(join(v2, "bin"), { recursive: true });
+  writeFileSync(join(v2, "bin", DAEMON), nodeBinary("v2"), { mode: 0o755 });
+  chmodSync(join(v2, "bin", DAEMON), 0o755);
+  writeFileSync(join(v2, "README"), `${DAEMON} v2 — handles the "v2" upgrade\n`);
+  const tarball = join(release, `${DAEMON}-v2.tar.gz`);
+  await tar.c({ file: tarball, cwd: v2, gzip: true, portable: true }, ["bin", "README"]);
+  const bytes = readFileSync(tarball);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  server = createServer((req, res) => {
+    if (req.url?.split("?")[0] !== `/${DAEMON}-v2.tar.gz`) {
+      res.writeHead(404);
+      return res.end("not found");
+    }
+    res.writeHead(200, { "content-type": "application/gzip", "content-length": bytes.length });
+    res.end(bytes);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${server.address().port}/${DAEMON}-v2.tar.gz?checksum=sha256:${sha256}`;
+  return { v1: join(release, "v1", DAEMON), url, size: bytes.length };
+}
+
+// ---- the visor and the node it runs ----
+
+const goos = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform] ?? process.platform;
+const goarch = { x64: "amd64", arm64: "arm64", ia32: "386", arm: "arm" }[process.arch] ?? process.arch;
+
+const visorEnv = () => ({
+  DAEMON_HOME: home,
+  DAEMON_NAME: DAEMON,
+  DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+  DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
+  DAEMON_SHUTDOWN_GRACE: "10s",
+  DAEMON_POLL_INTERVAL: "200ms",
+  COSMOVISOR_COLOR_LOGS: "false",
+});
+
+/** What the demo shows of the node's JSON logs (through the visor's stdout) and the visor's own lines. */
+function showNode(rec, v) {
+  const m = rec.msg;
+  const line = (text) => say(`node ${v.app} │ ${text}`);
+  if (m === "starting devnet") line(`${rec.app}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
+  else if (m === "serving") line(`serving: rpc ${rec.rpc}`);
+  else if (m === "proposal tallied") line(`proposal ${rec.proposal} tallied: ${rec.status}`);
+  else if (m === "upgrade scheduled") line(`upgrade "${rec.name}" scheduled at height ${rec.height}`);
+  else if (rec.progress) {
+    if (Date.now() - v.lastProgress < 4000) return;
+    v.lastProgress = Date.now();
+    line(m);
+  } else if (m === "upgrade applied") line(`upgrade applied at height ${rec.height}`);
+  else if (rec.level === "error" || ["x/upgrade", "store", "app", "counter", "notes", "tags"].includes(rec.module)) line(m);
+  else if (m === "committed block" && v.app === "v2" && v.shownBlocks < 3) {
+    v.shownBlocks++;
+    line(`committed block ${rec.height} (app hash ${rec.app_hash.slice(0, 16)}…)`);
+  } else if (m === "stopped") line(`stopped at height ${rec.height}, exit code ${rec.exit_code}`);
+}
+
+function startVisor() {
+  const args = ["visor", "run", "--home", home];
+  say(`$ DAEMON_HOME=$DAEMON_HOME DAEMON_NAME=${DAEMON} DAEMON_ALLOW_DOWNLOAD_BINARIES=true DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=true \\`);
+  say(`    DAEMON_SHUTDOWN_GRACE=10s DAEMON_POLL_INTERVAL=200ms xupgrade ${args.map(short).join(" ")}`);
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...visorEnv() } });
+  children.add(child);
+  const v = { child, app: "v1", rpc: "", lastProgress: 0, shownBlocks: 0, records: [], visorLines: [], waiters: [], stderr: "" };
+  v.exited = new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      children.delete(child);
+      resolve(code ?? signal);
+    }),
+  );
+  const notify = () => {
+    for (const w of [...v.waiters]) {
+      const hit = w.test();
+      if (!hit) continue;
+      v.waiters.splice(v.waiters.indexOf(w), 1);
+      w.resolve(hit);
+    }
+  };
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => {
+    const lines = (out + d).split("\n");
+    out = lines.pop();
+    for (const text of lines) {
+      let rec;
+      try {
+        rec = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      v.records.push(rec);
+      if (v.records.length > 300) v.records.shift();
+      if (rec.msg === "serving") v.rpc = rec.rpc;
+      showNode(rec, v);
+    }
+    notify();
+  });
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (d) => {
+    const lines = (err + d).split("\n");
+    err = lines.pop();
+    for (const text of lines) {
+      if (text.trim() === "") continue;
+      v.visorLines.push(text);
+      const started = /starting the node bin=\S*\/upgrades\/([^/]+)\//.exec(text);
+      if (started) v.app = started[1];
+      if (/ (INF|WRN|ERR) /.test(text)) say(`visor   │ ${short(text.replace(/ module=visor$/, ""))}`);
+      else v.stderr += text + "\n"; // the node's own stderr
+    }
+    notify();
+  });
+  /** Resolves when `test()` returns something truthy; rejects if the visor exits first or after `ms`. */
+  v.waitFor = (test, ms, what) =>
+    new Promise((resolve, reject) => {
+      const hit = test();
+      if (hit) return resolve(hit);
+      const timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000}s waiting for ${what}`)), ms);
+      v.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+      v.exited.then((code) => (clearTimeout(timer), reject(new Error(`the visor exited (${code}) while waiting for ${what}: ${v.stderr.trim()}`))));
+    });
+  v.record = (test) => () => v.records.find(test);
+  v.logged = (re) => () => v.visorLines.find((l) => re.test(l));
+  return v;
+}
+
+async function height(rpc) {
+  const res = await fetch(`${rpc}/status`);
+  return Number((await res.json()).result.sync_info.latest_block_height);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- the upgrade ----
+
+async function main() {
+  if (!existsSync(CLI)) throw new Error(`${CLI} does not exist: run \`npm run build\` first (npm run demo:visor does)`);
+  work = mkdtempSync(join(tmpdir(), "xupgrade-demo-visor-"));
+  home = join(work, "node");
+  console.log(`xupgrade visor demo: a hands-off upgrade of a devnet node under the sidecar (CLI: node ${relative(process.cwd(), CLI) || CLI})`);
+  console.log(`$WORK = ${work}`);
+  console.log(`$DAEMON_HOME = $WORK/node`);
+
+  step(`Create a devnet in $DAEMON_HOME: 4 validators, a ${VOTING_S}s voting period, a block every ${BLOCK_MS}ms`);
+  await xupgrade([
+    "devnet", "init", "--home", home, "--validators", "4", "--voting-period", `${VOTING_S}s`, "--deposit-period", `${DEPOSIT_S}s`,
+    "--block-time", `${BLOCK_MS}ms`, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+  ]);
+  await xupgrade(["keys", "import-genesis", "--keyring-backend", "test", "--home", home], { quiet: true });
+
+  step(`Two releases of the node binary "${DAEMON}": v1 as a file, v2 as a tarball on a local HTTP server`);
+  const rel = await makeRelease();
+  say(`$WORK/release/v1/${DAEMON}: ${readFileSync(rel.v1, "utf8").split("\n")[1]}`);
+  say(`${DAEMON}-v2.tar.gz (${rel.size} bytes: bin/${DAEMON}, README) at ${rel.url}`);
+
+  step("Set up the visor with the v1 binary as genesis");
+  await xupgrade(["visor", "init", rel.v1], { env: visorEnv() });
+
+  step("Start the node under the visor");
+  const v = startVisor();
+  await v.waitFor(v.record((r) => r.msg === "serving"), 30_000, "the node to serve");
+  const rpc1 = v.rpc;
+  const tx = ["--node", rpc1, "--keyring-backend", "test", "--home", home, "--yes"];
+
+  // The CLI checks the upgrade height against the block time it measures over the last 19 blocks: let there be 20.
+  for (let i = 0; (await height(rpc1)) < 21 && i < 100; i++) await sleep(200);
+  const now = await height(rpc1);
+  // Far enough that a cancel proposal could still pass (the CLI warns otherwise): 2 × (deposit + voting period) and a margin.
+  const H = now + Math.ceil((1.2 * 2 * (DEPOSIT_S + VOTING_S) * 1000) / BLOCK_MS) + 5;
+  const info = JSON.stringify({ binaries: { [`${goos}/${goarch}`]: rel.url } });
+  step(`Propose the upgrade "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away), its Plan.Info naming the tarball and its sha256`);
+  const submit = await xupgrade([
+    "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos",
+    "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--daemon-name", DAEMON, "--from", "alice", ...tx, "-o", "json",
+  ]);
+  const proposal = JSON.parse(submit.stdout).proposal_id;
+  // Three of the four validators are a majority; a vote landing after the tally is reported, not fatal.
+  const votes = [0, 1, 2, 3].map((n) => xupgrade(["tx", "gov", "vote", proposal, "yes", "--from", `validator${n}`, ...tx, "-o", "json"], { quiet: true, allowFail: true }));
+  for (const [n, r] of (await Promise.all(votes)).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${n} … → ${(r.stdout || r.stderr).trim()}`);
+
+  step(`Wait for the vote (${VOTING_S}s), then the pre-flight check an operator runs before the height`);
+  for (let i = 0; ; i++) {
+    const r = await xupgrade(["query", "upgrade", "plan", "--node", rpc1, "-o", "json"], { quiet: true, allowFail: true });
+    if (r.code === 0) break;
+    if (i > VOTING_S + 20) throw new Error("the upgrade was not scheduled");
+    await sleep(1000);
+  }
+  await xupgrade(["visor", "show-upgrade-info"], { env: { ...visorEnv(), DAEMON_RPC_ADDRESS: rpc1 } });
+
+  step(`Hands off: at height ${H} the v1 node halts, and the visor does the rest`);
+  const applied = await v.waitFor(v.record((r) => r.msg === "upgrade applied"), (H - now) * BLOCK_MS * 2 + 60_000, "the upgrade to be applied");
+  await v.waitFor(v.record((r) => r.msg === "committed block" && BigInt(r.height) >= BigInt(applied.height) + 2n), 30_000, "the chain to resume");
+  const rpc2 = v.rpc;
+
+  step("Check: the applied upgrade, the current link, the backup");
+  await xupgrade(["query", "upgrade", "applied", "v2", "--node", rpc2]);
+  say(`$ readlink $DAEMON_HOME/cosmovisor/current`);
+  say(`    ${readlinkSync(join(home, "cosmovisor", "current"))}`);
+  say(`$ ls $DAEMON_HOME/cosmovisor/upgrades/v2 $DAEMON_HOME`);
+  say(`    ${readdirSync(join(home, "cosmovisor", "upgrades", "v2")).join("  ")}`);
+  say(`    ${readdirSync(home).join("  ")}`);
+
+  step("Stop: SIGTERM to the visor is forwarded to the node");
+  v.child.kill("SIGTERM");
+  const code = await Promise.race([v.exited, sleep(20_000).then(() => "timeout")]);
+  if (code !== 0) throw new Error(`the visor exited with ${code} after SIGTERM, expected 0`);
+  say("the visor exited with code 0");
+}
+
+// ---- cleanup: on success, failure, Ctrl-C or SIGTERM ----
+
+let cleaning;
+function cleanup() {
+  cleaning ??= (async () => {
+    server?.closeAllConnections?.();
+    server?.close();
+    await Promise.all(
+      [...children].map(
+        (c) =>
+          new Promise((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once("exit", resolve);
+            c.kill("SIGTERM");
+            setTimeout(() => c.kill("SIGKILL"), 8000).unref();
+          }),
+      ),
+    );
+    // The visor forwards SIGTERM to its node; a node that outlived a SIGKILLed visor is found by its home.
+    if (work) killStragglers(work);
+    if (work) rmSync(work, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+/** Processes whose command line mentions `text` (Linux /proc), SIGKILLed. */
+function killStragglers(text) {
+  if (!existsSync("/proc")) return;
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, "utf8").includes(text)) process.kill(Number(e), "SIGKILL");
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.log(`\n${signal}: stopping the demo's processes and removing ${work || "its directory"}`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+  if (work) {
+    killStragglers(work);
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+try {
+  await main();
+  await cleanup();
+  console.log(`\nDone in ${elapsed().trim()}: the temporary directory is removed and no process is left.`);
+  process.exit(0);
+} catch (e) {
+  // A step that fails just as Ctrl-C arrives (the node stopping under it) is the signal's doing: let its handler run.
+  await sleep(200);
+  if (interrupted) await new Promise(() => {});
+  console.error(`\ndemo failed after ${elapsed().trim()}: ${e instanceof Error ? e.message : e}`);
+  await cleanup();
+  process.exit(1);
+}
