@@ -1,22 +1,9 @@
 import { defineConfig } from "vitest/config";
 import { playwright } from "@vitest/browser-playwright";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/chromium.js";
 
-// Chromium from the system (Debian's `chromium`); the flags keep it quiet on a machine without a network.
-const chromium = playwright({
-  launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  },
-});
+// Chromium from the system (Debian's `chromium`), shared with the light-client suite.
+const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } });
 
 export default defineConfig({
   test: {

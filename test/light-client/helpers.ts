@@ -11,6 +11,7 @@ import { join } from "node:path";
 // `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 import { ROOT } from "../devnet/helpers.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../chromium.js";
 
 export const UI_DIST = join(ROOT, "examples/light-client/dist");
 export const SHOTS = join(ROOT, "test-output/light-client");
@@ -26,23 +27,11 @@ export function buildPage(): void {
 }
 
 export function launchChromium(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  const executablePath = CHROMIUM_PATH;
   if (!existsSync(executablePath)) {
     throw new Error(`no Chromium at ${executablePath}: run \`node scripts/ensure-chromium.mjs\` (npm test does) or set CHROMIUM_PATH`);
   }
-  return chromium.launch({
-    executablePath,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-dev-shm-usage",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 export interface OpenPage {
