@@ -3,7 +3,6 @@
  * transpiled copy) against real `xupgrade devnet start` processes (their JSON logs collected as
  * test/devnet/helpers.ts does) on free loopback ports (`--rpc 127.0.0.1:0`, … written by `devnet init`).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cliArgs, runCli, tempDir, type CliResult } from "../cli/helpers.js";
 import { spawnLogged, waitUntil, type DevnetChild } from "../devnet/helpers.js";
 
@@ -126,17 +125,4 @@ export function committedHeight(node: DevnetChild, h: number, timeoutMs = 30_000
   return node.waitFor((r) => r.msg === "committed block" && Number(r.height) >= h, timeoutMs);
 }
 
-/** Pids of processes whose command line mentions `text` (Linux /proc; [] elsewhere). */
-export function processesMentioning(text: string): number[] {
-  if (!existsSync("/proc")) return [];
-  const pids: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${e}/cmdline`, "utf8").includes(text)) pids.push(Number(e));
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
-}
+export { processesMentioning } from "../processes.js";
