@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 import { playwright } from "@vitest/browser-playwright";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/chromium.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/support/chromium.js";
 
 // Chromium from the system (Debian's `chromium`), shared with the light-client suite.
 const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } });

@@ -10,7 +10,7 @@ export const UNCHANGED: i32 = -2;
  * The stored plan (the value of key 0x00): the host copies it into the PLAN region (reserved through the
  * exported planReserve) and returns its length; -1 when there is no plan; UNCHANGED when the store
  * handed back the very value it copied last time. Store values are immutable by contract
- * (bindings/store/kv.ts), so the same value object means the bytes in PLAN are still current.
+ * (bindings/core/kv.ts), so the same value object means the bytes in PLAN are still current.
  */
 @external("host", "kvGetPlan")
 export declare function kvGetPlan(): i32;

@@ -1,9 +1,9 @@
 /** Shared inputs: keepers on either core, pre-filled stores and the plans every codec case encodes. */
 import type { Backend, Core } from "../bindings/core/contract.js";
 import { loadCore } from "../bindings/core/index.js";
-import { UpgradeKeeper } from "../bindings/keeper.js";
+import { UpgradeKeeper } from "../bindings/module/keeper.js";
 import { MemoryStore } from "../bindings/store/memory.js";
-import type { Plan, VersionMap } from "../bindings/types.js";
+import type { Plan, VersionMap } from "../bindings/core/types.js";
 
 export const BACKENDS: readonly Backend[] = ["wasm", "js"];
 

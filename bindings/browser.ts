@@ -1,5 +1,5 @@
 /** The browser entry point: the shared API plus the IndexedDB durable store. There is no upgrade-info.json here. */
-import { createKeeperWith, type KeeperOptions, type UpgradeKeeper } from "./keeper.js";
+import { createKeeperWith, type KeeperOptions, type UpgradeKeeper } from "./module/keeper.js";
 
 export * from "./index.js";
 export { openBrowserMultiStore, openBrowserStore } from "./store/level-browser.js";

@@ -16,7 +16,7 @@
 //   9. SIGTERM to the visor: forwarded to the node, both exit 0; every process and temporary directory is
 //      removed — also on Ctrl-C or a failure.
 //
-// The CLI is `node dist/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
+// The CLI is `node dist/apps/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
 // XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_VOTING_S change the block time and the voting period (the
 // validators' four votes must land within it, also on a busy machine; the deposit period is 2 s).
 import { spawn } from "node:child_process";
@@ -29,7 +29,7 @@ import { fileURLToPath } from "node:url";
 import * as tar from "tar";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/cli/main.js");
+const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/apps/cli/main.js");
 const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
 const VOTING_S = Number(process.env.XUPGRADE_DEMO_VOTING_S ?? 6);
 const DEPOSIT_S = 2;

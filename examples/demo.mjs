@@ -12,7 +12,7 @@
 //   9. xupgrade query upgrade applied v2, query upgrade module_versions
 //  10. stop the node and remove the home — also on Ctrl-C or a failure: no process is left behind.
 //
-// The CLI is `node dist/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
+// The CLI is `node dist/apps/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
 // XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_PERIOD_S change the block time and the gov periods (tests).
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -23,7 +23,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/cli/main.js");
+const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/apps/cli/main.js");
 const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
 const PERIOD_S = Number(process.env.XUPGRADE_DEMO_PERIOD_S ?? 6); // room for 4 votes on a busy 2-core machine
 const started = Date.now();

@@ -18,7 +18,7 @@ import {
 import { Plan as CosmjsPlan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import type { Backend, Core } from "../../bindings/core/contract.js";
 import { loadCore } from "../../bindings/core/index.js";
-import type { Plan } from "../../bindings/types.js";
+import type { Plan } from "../../bindings/core/types.js";
 import { BACKENDS, PLANS, UINT32_RANGE_PLAN } from "../fixtures.js";
 import { type BenchTask, type Impl, timed } from "../harness.js";
 

@@ -3,7 +3,7 @@
  * AssemblyScript core (assembly/deposit.ts, keep the numbers in step) and the pure-TS core
  * (js/coin.ts), and their translation into one typed error, so both backends word failures identically.
  */
-import { UpgradeError } from "../errors.js";
+import { UpgradeError } from "./errors.js";
 
 export interface ParsedCoin {
   /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */

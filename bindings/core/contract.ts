@@ -7,8 +7,8 @@
  * Inputs are already type-checked by the caller (bigints in range, well-formed strings);
  * the core reports bad *data* as UpgradeError.
  */
-import type { KVStore } from "../store/kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
+import type { KVStore } from "./kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "./types.js";
 import type { ParsedCoin } from "./coin.js";
 
 export type Backend = "wasm" | "js";

@@ -2,7 +2,7 @@
  * Status codes shared with assembly/status.ts (keep the numbers in step), and their translation into
  * typed errors. Both cores report through here, so their messages are identical by construction.
  */
-import { errors, toHex } from "../errors.js";
+import { errors, toHex } from "./errors.js";
 
 export const Status = {
   Ok: 0,

@@ -5,8 +5,8 @@
  * Errors carry baseapp's (code, codespace, log); the reported height is never 0.
  */
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { prefixEnd } from "../store/kv.js";
-import { toInt64 } from "../input.js";
+import { prefixEnd } from "../core/kv.js";
+import { toInt64 } from "../module/input.js";
 import { decodeRequest } from "./codec.js";
 import type { QueryContext } from "./height.js";
 import { QUERY_METHODS, type QueryMethod } from "./names.js";

@@ -5,7 +5,7 @@
  */
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Core } from "../core/contract.js";
-import type { ModuleVersion, Plan } from "../types.js";
+import type { ModuleVersion, Plan } from "../core/types.js";
 import type { QueryMethod } from "./names.js";
 import { decodeError } from "./status.js";
 

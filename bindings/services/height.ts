@@ -2,8 +2,8 @@
  * Which state a query reads: the `x-cosmos-block-height` header / ABCI `height`, checked as baseapp does
  * (interfaces.md §2–§4). Height 0 or absent means the latest committed height, which every answer reports.
  */
-import type { UpgradeKeeper } from "../keeper.js";
-import { goParseInt64 } from "./go-text.js";
+import type { UpgradeKeeper } from "../module/keeper.js";
+import { goParseInt64 } from "../go/text.js";
 import { GrpcCode, QueryError, sdkError } from "./status.js";
 
 export const HEIGHT_HEADER = "x-cosmos-block-height";

@@ -3,8 +3,8 @@
  * interfaces.md §3): snake_case in field order, int64/uint64 as strings, unset messages and bytes as null,
  * the zero time as "0001-01-01T00:00:00Z", Go's string escaping, compact.
  */
-import type { Plan } from "../types.js";
-import { goJsonString } from "./go-text.js";
+import type { Plan } from "../core/types.js";
+import { goJsonString } from "../go/text.js";
 import type { QueryMethod } from "./names.js";
 import type { QueryResponses } from "./codec.js";
 

@@ -2,8 +2,8 @@
  * The upgrade Query service, transport-neutral: each method reads the keeper of the resolved height in one
  * synchronous step, so an answer is always a whole state before or after a change (interfaces.md §2).
  */
-import { UpgradeError } from "../errors.js";
-import type { UpgradeKeeper } from "../keeper.js";
+import { UpgradeError } from "../core/errors.js";
+import type { UpgradeKeeper } from "../module/keeper.js";
 import { encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
 import { HeightResolver, type HeightProvider, type KeeperAtHeight } from "./height.js";
 import { DEFAULT_NAMESPACE, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";

@@ -4,7 +4,7 @@
  * are parsed as Go's url.ParseQuery and bound as grpc-gateway v1 does.
  */
 import type { QueryRequests } from "./codec.js";
-import { goParseInt64, goQuote } from "./go-text.js";
+import { goParseInt64, goQuote } from "../go/text.js";
 import type { QueryMethod, ServiceNames } from "./names.js";
 import { GrpcCode } from "./status.js";
 

@@ -2,7 +2,7 @@
  * How a failed query looks on each surface (interfaces.md §2–§4): the gRPC status (code + message), the
  * REST `google.rpc.Status` body and HTTP status derived from it, and the ABCI (code, codespace, log).
  */
-import { UpgradeError } from "../errors.js";
+import { UpgradeError } from "../core/errors.js";
 
 /** gRPC status codes used here. */
 export const GrpcCode = {

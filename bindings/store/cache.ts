@@ -1,4 +1,4 @@
-import { compareBytes, type KVStore } from "./kv.js";
+import { compareBytes, type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
 
 /** Marks a buffered delete; compared by identity, never handed out. */

@@ -9,8 +9,8 @@
  */
 import type { AbstractBatchOptions, AbstractLevel } from "abstract-level";
 import { CacheStore } from "./cache.js";
-import { toHex as hex } from "../errors.js";
-import { compareBytes, type KVStore } from "./kv.js";
+import { toHex as hex } from "../core/errors.js";
+import { compareBytes, type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */

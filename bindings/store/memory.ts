@@ -1,4 +1,4 @@
-import type { KVStore } from "./kv.js";
+import type { KVStore } from "../core/kv.js";
 
 /**
  * A fast synchronous in-memory KVStore.

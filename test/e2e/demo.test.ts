@@ -1,6 +1,6 @@
 /**
  * `npm run demo` end to end: examples/demo.mjs drives the real CLI (the transpiled copy, as
- * dist/cli/main.js would be) and real devnet processes through the whole lifecycle, with a shorter block
+ * dist/apps/cli/main.js would be) and real devnet processes through the whole lifecycle, with a shorter block
  * time and gov periods than its defaults. And it leaves nothing behind: not on success, not on Ctrl-C (the
  * terminal's SIGINT to the process group), not on a SIGTERM to the demo alone, not when a step fails.
  */
@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { waitUntil } from "../devnet/helpers.js";
+import { waitUntil } from "../apps/devnet/helpers.js";
 import { builtCliMain, processesMentioning, removeTempDirs } from "./helpers.js";
-import { ROOT } from "../cli/helpers.js";
+import { ROOT } from "../apps/cli/helpers.js";
 
 afterAll(removeTempDirs);
 

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
-import { readGenesisKeys } from "../../bindings/devnet/index.js";
+import { readGenesisKeys } from "../../bindings/apps/devnet/index.js";
 import {
   BLOCK_MS,
   PERIOD_S,

@@ -1,13 +1,13 @@
 /**
- * The end-to-end suites drive the real `xupgrade` CLI (spawned as test/cli/helpers.ts does, from a
+ * The end-to-end suites drive the real `xupgrade` CLI (spawned as test/apps/cli/helpers.ts does, from a
  * transpiled copy) against real `xupgrade devnet start` processes (their JSON logs collected as
- * test/devnet/helpers.ts does) on free loopback ports (`--rpc 127.0.0.1:0`, … written by `devnet init`).
+ * test/apps/devnet/helpers.ts does) on free loopback ports (`--rpc 127.0.0.1:0`, … written by `devnet init`).
  */
-import { cliArgs, runCli, tempDir, type CliResult } from "../cli/helpers.js";
-import { spawnLogged, waitUntil, type DevnetChild } from "../devnet/helpers.js";
+import { cliArgs, runCli, tempDir, type CliResult } from "../apps/cli/helpers.js";
+import { spawnLogged, waitUntil, type DevnetChild } from "../apps/devnet/helpers.js";
 
-export { committedState, clients, fixtureApp, V1, V2 } from "../devnet/helpers.js";
-export { builtCliMain, errorLine, removeTempDirs, runCli, tempDir } from "../cli/helpers.js";
+export { committedState, clients, fixtureApp, V1, V2 } from "../apps/devnet/helpers.js";
+export { builtCliMain, errorLine, removeTempDirs, runCli, tempDir } from "../apps/cli/helpers.js";
 
 /** Gov periods and block time of the e2e devnets: votes by CLI processes must land within the voting period. */
 export const PERIOD_S = 6; // room for CLI votes on a loaded 2-core machine (3 s was too tight under load)
@@ -125,4 +125,4 @@ export function committedHeight(node: DevnetChild, h: number, timeoutMs = 30_000
   return node.waitFor((r) => r.msg === "committed block" && Number(r.height) >= h, timeoutMs);
 }
 
-export { processesMentioning } from "../processes.js";
+export { processesMentioning } from "../support/processes.js";

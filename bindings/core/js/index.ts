@@ -1,6 +1,6 @@
 /** The pure-TypeScript core: the same contract as the WebAssembly core, for comparison and as a fallback. */
-import type { KVStore } from "../../store/kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan } from "../../types.js";
+import type { KVStore } from "../kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan } from "../types.js";
 import type { Core, CoreSession } from "../contract.js";
 import { Status, statusError } from "../status.js";
 import { checkedInt64, checkedUint64, encodeInt64BE, encodeUint64BE, readInt64BE, readUint64BE } from "./bigendian.js";

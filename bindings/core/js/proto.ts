@@ -2,7 +2,7 @@
  * cosmos.upgrade.v1beta1.Plan in protobuf, byte-identical to the Go (gogoproto) encoder, and a strict
  * decoder (keeper-behaviour §3). Twin of assembly/plan.ts.
  */
-import type { Plan } from "../../types.js";
+import type { Plan } from "../types.js";
 import { Malformed, Status, statusError } from "../status.js";
 import { writeUtf8, tryReadUtf8 } from "../utf8.js";
 

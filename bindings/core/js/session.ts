@@ -2,9 +2,9 @@
  * The keeper's decisions over a KVStore, in TypeScript. Twin of assembly/keeper.ts: the same steps, the
  * same store operations in the same order (keeper-behaviour §5–§6).
  */
-import type { KVStore } from "../../store/kv.js";
-import { compareBytes } from "../../store/kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../../types.js";
+import type { KVStore } from "../kv.js";
+import { compareBytes } from "../kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { Status, statusError } from "../status.js";
 import { checkedInt64, checkedUint64, encodeInt64BE, encodeUint64BE } from "./bigendian.js";

@@ -1,5 +1,5 @@
 /** Plan.ValidateBasic (keeper-behaviour §4): the first failing check, in order. */
-import type { Plan } from "../../types.js";
+import type { Plan } from "../types.js";
 import { Status, statusError } from "../status.js";
 
 export function validateBasic(plan: Plan, timeIsZero: boolean): void {

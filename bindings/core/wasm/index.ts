@@ -1,6 +1,6 @@
 /** The WebAssembly core: codecs on a shared instance, keeper sessions on an instance per store. */
-import type { KVStore } from "../../store/kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan } from "../../types.js";
+import type { KVStore } from "../kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan } from "../types.js";
 import type { Core, CoreSession } from "../contract.js";
 import { WASM_BASE64 } from "./bytes.generated.js";
 import { CoreInstance } from "./instance.js";

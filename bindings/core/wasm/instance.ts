@@ -3,7 +3,7 @@
  * imports, and moving names in and results out. Only numbers cross; nothing is allocated on the wasm
  * side per call once its regions are warm.
  */
-import type { KVStore } from "../../store/kv.js";
+import type { KVStore } from "../kv.js";
 import { Status, statusError } from "../status.js";
 import { readUtf8, writeUtf8 } from "../utf8.js";
 import { type CoreExports, PLAN_KEY, H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE } from "./layout.js";

@@ -1,6 +1,6 @@
 /** The keeper operations on the WebAssembly core: one core instance per store, decisions made inside it. */
-import type { KVStore } from "../../store/kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../../types.js";
+import type { KVStore } from "../kv.js";
+import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { Status } from "../status.js";
 import { writeUtf8 } from "../utf8.js";

@@ -1,0 +1,237 @@
+/**
+ * `xupgrade devnet init|start`: flag parsing only. The chain host lives in bindings/devnet/ and is loaded
+ * with a dynamic import, so the CLI works (and says clearly what is missing) in a build without it.
+ * `start` exits with the devnet's own exit code (e.g. 20 when it halts for an upgrade).
+ */
+import type { Command } from "commander";
+import { parseGoDuration } from "../../go/duration.js";
+import { CliError, messageOf } from "./errors.js";
+import { defaultHome, expectArgs } from "./flags.js";
+
+interface DevnetHandle {
+  rpcUrl?: string;
+  restUrl?: string;
+  grpcAddress?: string;
+  height?: () => bigint | number;
+  stop(): Promise<unknown> | unknown;
+  done: Promise<number>;
+}
+
+interface DevnetModule {
+  initDevnet(options: Record<string, unknown>): Promise<unknown>;
+  startDevnet(options: Record<string, unknown>): Promise<DevnetHandle>;
+  /** The exit code of a start-up failure (optional). */
+  exitCodeFor?(err: unknown): number;
+  /** JSON-lines logger at a level (optional). */
+  jsonLogger?(write: undefined, level: string): unknown;
+}
+
+const DEVNET_MODULE = "../devnet/index.js";
+
+/** Loads bindings/devnet/index.js; a clear error when this build has no devnet. */
+export async function loadDevnet(specifier = DEVNET_MODULE): Promise<DevnetModule> {
+  let mod: Partial<DevnetModule>;
+  try {
+    mod = (await import(specifier)) as Partial<DevnetModule>;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const text = messageOf(e);
+    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && /devnet[\\/]index/.test(text)) {
+      throw new CliError("the devnet host is not available in this build (bindings/devnet/index.js is missing)");
+    }
+    throw new CliError(`cannot load the devnet host: ${text}`);
+  }
+  if (typeof mod.initDevnet !== "function" || typeof mod.startDevnet !== "function") {
+    throw new CliError("the devnet host in this build does not export initDevnet and startDevnet");
+  }
+  return mod as DevnetModule;
+}
+
+function checkDuration(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(value);
+  } catch (e) {
+    throw new CliError(`invalid --${flag} ${JSON.stringify(value)}: ${messageOf(e)}`);
+  }
+  if (ns <= 0n) throw new CliError(`invalid --${flag} ${JSON.stringify(value)}: must be greater than 0`);
+  return value;
+}
+
+function parseValidators(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
+    throw new CliError(`invalid --validators ${JSON.stringify(value)}: must be an integer from 1 to 100`);
+  }
+  return Number(value);
+}
+
+/** `--unsafe-skip-upgrades 10,20` (repeatable). */
+function parseSkipHeights(values: string[]): bigint[] {
+  const heights: bigint[] = [];
+  for (const v of values.flatMap((s) => s.split(","))) {
+    const t = v.trim();
+    if (t === "") continue;
+    if (!/^[0-9]+$/.test(t) || BigInt(t) === 0n || BigInt(t) > (1n << 63n) - 1n) {
+      throw new CliError(`invalid --unsafe-skip-upgrades ${JSON.stringify(t)}: heights must be positive integers`);
+    }
+    heights.push(BigInt(t));
+  }
+  return heights;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface InitOpts {
+  home?: string;
+  validators?: string;
+  votingPeriod?: string;
+  depositPeriod?: string;
+  blockTime?: string;
+  chainId?: string;
+  minDeposit?: string;
+  accounts?: string;
+  keySeed?: string;
+  randomKeys?: boolean;
+  overwrite?: boolean;
+  moniker?: string;
+  rpc?: string;
+  rest?: string;
+  grpc?: string;
+}
+
+interface StartOpts {
+  home?: string;
+  app?: string;
+  rpc?: string;
+  rest?: string;
+  grpc?: string;
+  blockTime?: string;
+  logLevel?: string;
+  core?: string;
+  namespace?: string;
+  unsafeSkipUpgrades: string[];
+}
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"];
+
+export function registerDevnet(program: Command): void {
+  const devnet = program
+    .command("devnet")
+    .summary("Run a single-node rehearsal chain that embeds the upgrade module")
+    .description("Run a single-node rehearsal chain (blocks on a timer, auth, bank, gov, the upgrade keeper first in PreBlock).");
+
+  devnet
+    .command("init")
+    .summary("Create a fresh devnet home (genesis, validator and account keys)")
+    .description(
+      "Create a fresh devnet home: genesis, node config, validator keys and the genesis accounts' keys in <home>/config/genesis-keys.json " +
+        "(import them with `xupgrade keys import-genesis --keyring-backend test --home <home>`).",
+    )
+    .option("--home <dir>", "devnet home directory (default ~/.xupgrade)")
+    .option("--validators <n>", "number of validators, 1–100 (default 4)")
+    .option("--voting-period <duration>", "gov voting period (default 10s)")
+    .option("--deposit-period <duration>", "gov max deposit period (default 10s)")
+    .option("--block-time <duration>", "time between blocks (default 200ms)")
+    .option("--chain-id <id>", "chain id (default xupgrade-devnet-1)")
+    .option("--min-deposit <coins>", "gov min deposit (default 10000000stake)")
+    .option("--accounts <names>", "comma-separated names of extra funded accounts (default alice,bob)")
+    .option("--key-seed <text>", "derive the keys deterministically from this text (default: the chain id)")
+    .option("--random-keys", "draw random keys instead of deterministic ones")
+    .option("--overwrite", "replace an existing devnet home")
+    .option("--moniker <name>", "node moniker")
+    .option("--rpc <addr>", "CometBFT RPC listen address written to the config (default 127.0.0.1:26657)")
+    .option("--rest <addr>", "REST listen address written to the config (default 127.0.0.1:1317)")
+    .option("--grpc <addr>", "gRPC listen address written to the config (default 127.0.0.1:9090)")
+    .action(async (opts: InitOpts, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      if (opts.randomKeys && opts.keySeed !== undefined) throw new CliError("the --random-keys and --key-seed flags are mutually exclusive");
+      const options: Record<string, unknown> = {
+        home: opts.home ?? defaultHome(),
+        validators: parseValidators(opts.validators),
+        votingPeriod: checkDuration("voting-period", opts.votingPeriod),
+        depositPeriod: checkDuration("deposit-period", opts.depositPeriod),
+        blockTime: checkDuration("block-time", opts.blockTime),
+        chainId: opts.chainId,
+        minDeposit: opts.minDeposit,
+        accounts: opts.accounts === undefined ? undefined : opts.accounts.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+        keySeed: opts.randomKeys ? null : opts.keySeed,
+        overwrite: opts.overwrite ? true : undefined,
+        moniker: opts.moniker,
+        rpc: opts.rpc,
+        rest: opts.rest,
+        grpc: opts.grpc,
+      };
+      for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
+      const { initDevnet } = await loadDevnet();
+      let result: unknown;
+      try {
+        result = await initDevnet(options);
+      } catch (e) {
+        throw new CliError(messageOf(e));
+      }
+      const r = (result ?? {}) as { home?: string; chainId?: string; genesisFile?: string; keysFile?: string };
+      process.stderr.write(
+        `initialised devnet ${r.chainId ?? ""} in ${r.home ?? options.home}` + (r.keysFile ? `; genesis account keys: ${r.keysFile}` : "") + "\n",
+      );
+    });
+
+  devnet
+    .command("start")
+    .summary("Run the devnet until it halts or is stopped")
+    .description(
+      "Run the devnet in <home>. It produces blocks until it is stopped (SIGINT/SIGTERM, exit 0) or halts for an upgrade " +
+        "(exit 20 UPGRADE NEEDED, 21 binary too early, 22 downgrade, 23 handler failed, 24 upgrade-info not written, 25 corrupt store).",
+    )
+    .option("--home <dir>", "devnet home directory (default ~/.xupgrade)")
+    .option("--app <module>", "application definition module (upgrade handlers, module versions, migrations, store upgrades)")
+    .option("--rpc <addr>", "CometBFT RPC listen address (default from the config)")
+    .option("--rest <addr>", "REST listen address (default from the config)")
+    .option("--grpc <addr>", "gRPC listen address (default from the config)")
+    .option("--unsafe-skip-upgrades <heights>", "skip the upgrades scheduled at these heights (comma-separated, repeatable)", collect, [])
+    .option("--block-time <duration>", "override the configured time between blocks")
+    .option("--log-level <level>", "debug, info, warn or error (default info); logs are JSON lines on stdout")
+    .option("--core <backend>", "keeper core: wasm (default) or js")
+    .option("--namespace <ns>", "upgrade query namespace (default cosmos)")
+    .action(async (opts: StartOpts, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      if (opts.logLevel !== undefined && !LOG_LEVELS.includes(opts.logLevel)) {
+        throw new CliError(`invalid --log-level ${JSON.stringify(opts.logLevel)}: must be one of ${LOG_LEVELS.join(", ")}`);
+      }
+      if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
+      const options: Record<string, unknown> = {
+        home: opts.home ?? defaultHome(),
+        app: opts.app,
+        rpc: opts.rpc,
+        rest: opts.rest,
+        grpc: opts.grpc,
+        blockTime: checkDuration("block-time", opts.blockTime),
+        backend: opts.core,
+        namespace: opts.namespace,
+        skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),
+      };
+      const devnet = await loadDevnet();
+      if (opts.logLevel !== undefined && devnet.jsonLogger) options.logger = devnet.jsonLogger(undefined, opts.logLevel);
+      for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
+      let handle: DevnetHandle;
+      try {
+        handle = await devnet.startDevnet(options);
+      } catch (e) {
+        throw new CliError(messageOf(e), devnet.exitCodeFor ? devnet.exitCodeFor(e) || 1 : 1);
+      }
+      process.stderr.write(`devnet running: rpc ${handle.rpcUrl ?? "?"}, rest ${handle.restUrl ?? "?"}, grpc ${handle.grpcAddress ?? "?"}\n`);
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        Promise.resolve(handle.stop()).catch((e: unknown) => process.stderr.write(`Error: ${messageOf(e)}\n`));
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+      const code = await handle.done;
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      throw new CliError("", typeof code === "number" ? code : 1);
+    });
+}

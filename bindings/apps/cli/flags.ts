@@ -1,0 +1,118 @@
+/**
+ * The flags shared by many commands (interfaces.md §7): `--output/-o`, `--node`, `--height`, `--home`,
+ * the keyring flags and the transaction flags, and how their values are checked and resolved
+ * (flag > `<home>/config/client.toml` > built-in default).
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { readClientConfig, type ClientConfig } from "./config.js";
+import { CliError } from "./errors.js";
+import { parseKeyringBackend, type KeyringBackend, Keyring } from "./keys/keyring.js";
+import { passphraseSource } from "./keys/passphrase.js";
+import { parseOutput, type OutputFormat } from "./output.js";
+import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
+
+export interface HomeOpts {
+  home?: string;
+}
+export interface OutputOpts extends HomeOpts {
+  output?: string;
+}
+export interface NodeOpts extends OutputOpts {
+  node?: string;
+}
+export interface QueryOpts extends NodeOpts {
+  height?: string;
+}
+export interface KeyringOpts extends OutputOpts {
+  keyringBackend?: string;
+  keyringDir?: string;
+  passphraseFile?: string;
+}
+
+export const defaultHome = (): string => join(homedir(), ".xupgrade");
+
+export function addHome(cmd: Command): Command {
+  return cmd.option("--home <dir>", "directory for the keyring and client config (default ~/.xupgrade)");
+}
+
+export function addOutput(cmd: Command): Command {
+  return cmd.option("-o, --output <format>", "output format: text or json (default text)");
+}
+
+export function addNode(cmd: Command): Command {
+  return cmd.option("--node <url>", `CometBFT RPC endpoint of the node (default ${DEFAULT_NODE})`);
+}
+
+export function addQueryFlags(cmd: Command): Command {
+  addOutput(addNode(addHome(cmd)));
+  return cmd.option("--height <h>", "query the state at this height (0 = latest)");
+}
+
+export function addKeyringFlags(cmd: Command): Command {
+  return cmd
+    .option("--keyring-backend <backend>", "keyring backend: test (unencrypted, devnets) or file (default file)")
+    .option("--keyring-dir <dir>", "directory holding the keyring (default: --home)")
+    .option("--passphrase-file <path>", "read the file keyring's passphrase from the first line of this file (or set XUPGRADE_KEYRING_PASSPHRASE)");
+}
+
+export class Context {
+  readonly home: string;
+  readonly config: ClientConfig;
+
+  constructor(readonly opts: QueryOpts & KeyringOpts) {
+    this.home = opts.home ?? defaultHome();
+    if (this.home === "") throw new CliError("invalid --home: must not be empty");
+    this.config = readClientConfig(this.home);
+    void this.output; // an invalid --output fails before anything else happens
+  }
+
+  get output(): OutputFormat {
+    return parseOutput(this.opts.output ?? this.config.output);
+  }
+
+  rpc(): CometRpc {
+    return new CometRpc(this.opts.node ?? this.config.node ?? DEFAULT_NODE);
+  }
+
+  /** `--height`: an int64 >= 0 (0 = latest). */
+  get height(): bigint {
+    const h = this.opts.height;
+    if (h === undefined) return 0n;
+    if (!/^[0-9]+$/.test(h) || BigInt(h) > (1n << 63n) - 1n) throw new CliError(`invalid --height ${JSON.stringify(h)}: must be a non-negative integer`);
+    return BigInt(h);
+  }
+
+  get keyringBackend(): KeyringBackend {
+    return parseKeyringBackend(this.opts.keyringBackend ?? this.config["keyring-backend"] ?? "file");
+  }
+
+  keyring(): Keyring {
+    return new Keyring(this.opts.keyringDir ?? this.home, this.keyringBackend, passphraseSource(this.opts.passphraseFile));
+  }
+}
+
+/** Cobra-style argument count checks (`accepts 1 arg(s), received 0`). */
+export function expectArgs(cmd: Command, min: number, max: number): string[] {
+  const args = cmd.args;
+  const n = args.length;
+  if (n >= min && n <= max) return args;
+  if (max === 0) throw new CliError(`unknown command ${JSON.stringify(args[0])} for ${JSON.stringify(commandPath(cmd))}`);
+  if (min === max) throw new CliError(`accepts ${min} arg(s), received ${n}`);
+  if (min === 0) throw new CliError(`accepts at most ${max} arg(s), received ${n}`);
+  throw new CliError(`accepts between ${min} and ${max} arg(s), received ${n}`);
+}
+
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+/** Cobra's `required flag(s) "a", "b" not set` for flags that have no value. */
+export function requireFlags(opts: Record<string, unknown>, flags: string[]): void {
+  const camel = (f: string) => f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const missing = flags.filter((f) => opts[camel(f)] === undefined).sort();
+  if (missing.length > 0) throw new CliError(`required flag(s) ${missing.map((f) => `"${f}"`).join(", ")} not set`);
+}

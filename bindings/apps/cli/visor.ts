@@ -1,0 +1,182 @@
+/**
+ * `xupgrade visor init|run|add-upgrade|show-upgrade-info|prepare-upgrade|config|version`: flag parsing only;
+ * the sidecar lives in bindings/visor/ (sidecar.md). `run` hands every argument to the node (only
+ * `--cosmovisor-config <path>` is taken out, as cosmovisor does) and exits with the node's status.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { CliError, messageOf } from "./errors.js";
+import { expectArgs } from "./flags.js";
+import { parseOutput } from "./output.js";
+import { detailString, loadConfig, mergeSources, parseConfig, readConfigFile, type VisorConfig } from "../visor/config.js";
+import { createLogger } from "../visor/log.js";
+import { formatReport, prepareUpgrade, showUpgradeInfo } from "../visor/preflight.js";
+import { Layout } from "../visor/layout.js";
+import { runVisor } from "../visor/run.js";
+import { addUpgrade, initVisor } from "../visor/setup.js";
+
+interface ConfigOpts {
+  cosmovisorConfig?: string;
+}
+
+const CONFIG_FLAG = "-c, --cosmovisor-config <path>";
+const CONFIG_HELP = "TOML file with the variables in lower case (the environment overrides it)";
+
+function configPath(cmd: Command): string | undefined {
+  return (cmd.opts() as ConfigOpts).cosmovisorConfig ?? (cmd.parent?.opts() as ConfigOpts | undefined)?.cosmovisorConfig;
+}
+
+const logger = (cfg: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">) =>
+  createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
+
+/** Runs a visor step, turning its failures into the CLI's one `Error:` line. */
+async function step<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(messageOf(e));
+  }
+}
+
+/** `--cosmovisor-config <p>` / `--cosmovisor-config=<p>` taken out of the node's arguments. */
+export function takeConfigFlag(args: string[]): { path?: string; args: string[] } {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a.toLowerCase() === "--cosmovisor-config" || a.toLowerCase() === "-cosmovisor-config") {
+      if (i + 1 >= args.length) throw new CliError("--cosmovisor-config requires an argument");
+      return { path: args[i + 1], args: [...args.slice(0, i), ...args.slice(i + 2)] };
+    }
+    if (a.toLowerCase().startsWith("--cosmovisor-config=")) return { path: a.slice(a.indexOf("=") + 1), args: [...args.slice(0, i), ...args.slice(i + 1)] };
+  }
+  return { args };
+}
+
+function visorVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+export function registerVisor(program: Command): void {
+  const visor = program
+    .command("visor")
+    .summary("Supervise the node binary and switch it at the upgrade height (cosmovisor equivalent)")
+    .description(
+      "The sidecar: runs the node binary, notices the halt at an upgrade height, downloads and verifies the new binary " +
+        "named in Plan.Info, backs up the data, switches binaries and restarts. Configured by DAEMON_HOME, DAEMON_NAME and " +
+        "the other DAEMON_*/COSMOVISOR_* variables (see `xupgrade visor config`).",
+    )
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .enablePositionalOptions();
+
+  visor
+    .command("init")
+    .summary("Create the layout, copy the genesis binary and point `current` at it")
+    .description("Usage: xupgrade visor init <path-to-genesis-binary>. Needs DAEMON_NAME and an absolute DAEMON_HOME.")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (_opts: ConfigOpts, cmd: Command) => {
+      const [path] = expectArgs(cmd, 0, 1);
+      const file = configPath(cmd);
+      const { cfg, errors } = parseConfig(file ? mergeSources(readConfigFile(file), process.env) : process.env);
+      const problems = [...errors];
+      if (cfg.name === "") problems.push("DAEMON_NAME is not set");
+      if (cfg.home === "") problems.push("DAEMON_HOME is not set");
+      else if (!cfg.home.startsWith("/")) problems.push("DAEMON_HOME must be an absolute path");
+      if (problems.length > 0) throw new CliError(problems.join("\n"));
+      await step(() => initVisor(cfg, path, logger(cfg)));
+    });
+
+  visor
+    .command("run")
+    .summary("Run the node under the visor: everything after `run` goes to the node")
+    .description("Usage: xupgrade visor run <node args…>. Exits with the node's exit status (0 after a switch with DAEMON_RESTART_AFTER_UPGRADE=false).")
+    .helpOption(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .action(async (_opts: unknown, cmd: Command) => {
+      const taken = takeConfigFlag(cmd.args);
+      const cfg = loadConfig({ configFile: taken.path ?? configPath(cmd) });
+      const code = await step(() => runVisor({ cfg, args: taken.args, signals: true }));
+      if (code !== 0) throw new CliError("", code);
+    });
+
+  visor
+    .command("add-upgrade")
+    .summary("Stage a binary for a named upgrade (optionally with a manual plan at a height)")
+    .description("Usage: xupgrade visor add-upgrade <upgrade-name> <path-to-executable> [--force] [--upgrade-height <h>]")
+    .option("--force", "replace an existing binary (and a pending manual plan)")
+    .option("--upgrade-height <height>", "also write data/upgrade-info.json for a manual upgrade at this height")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (opts: { force?: boolean; upgradeHeight?: string }, cmd: Command) => {
+      const [name, path] = expectArgs(cmd, 2, 2);
+      let height: bigint | undefined;
+      if (opts.upgradeHeight !== undefined) {
+        if (!/^[0-9]{1,19}$/.test(opts.upgradeHeight) || BigInt(opts.upgradeHeight) <= 0n || BigInt(opts.upgradeHeight) >= 1n << 63n) {
+          throw new CliError(`invalid --upgrade-height ${JSON.stringify(opts.upgradeHeight)}: must be a positive integer`);
+        }
+        height = BigInt(opts.upgradeHeight);
+      }
+      const cfg = loadConfig({ configFile: configPath(cmd) });
+      await step(() => addUpgrade(cfg, name, path, { force: opts.force, height }, logger(cfg)));
+    });
+
+  visor
+    .command("show-upgrade-info")
+    .summary("Pre-flight: the pending plan, the binary it would run, and whether it is ready")
+    .description(
+      "Reports the plan in data/upgrade-info.json, or the chain's scheduled plan (CurrentPlan over DAEMON_RPC_ADDRESS): the binary path, " +
+        "whether it is staged, the URL for this platform and its checksum, and `ready: yes|no (<reason>)`. An unstaged binary is downloaded, " +
+        "verified and unpacked into a temporary directory (then deleted) unless --no-download is given.",
+    )
+    .option("-o, --output <format>", "text or json (default text)")
+    .option("--no-download", "do not download the binary to check it")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (opts: { output?: string; download: boolean }, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      const format = parseOutput(opts.output);
+      const cfg = loadConfig({ configFile: configPath(cmd) });
+      const result = await step(() => showUpgradeInfo(cfg, { verify: opts.download, log: logger(cfg) }));
+      if (format === "json") process.stdout.write(JSON.stringify(result.found ? result.report : { message: result.message }) + "\n");
+      else process.stdout.write(formatReport(result));
+    });
+
+  visor
+    .command("prepare-upgrade")
+    .summary("Download and stage the binary of the chain's scheduled upgrade now")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (_opts: unknown, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      const cfg = loadConfig({ configFile: configPath(cmd) });
+      await step(() => prepareUpgrade(cfg, { log: logger(cfg) }));
+    });
+
+  visor
+    .command("config")
+    .summary("Print the configuration and the derived paths")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (_opts: unknown, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      process.stdout.write(detailString(loadConfig({ configFile: configPath(cmd) })));
+    });
+
+  visor
+    .command("version")
+    .summary("Print the visor's version, then the node binary's `version`")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (_opts: unknown, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      const cfg = loadConfig({ configFile: configPath(cmd) });
+      process.stdout.write(`xupgrade visor version: ${visorVersion()}\n`);
+      const { bin } = await step(() => new Layout(cfg).resolveCurrent());
+      const result = await new Promise<string>((resolve) => {
+        const child = spawn(bin, ["version"], { stdio: "inherit" });
+        child.on("error", (e) => resolve(`cannot run ${bin} version: ${e.message}`));
+        child.on("close", (c, s) => resolve(c === 0 ? "" : `${bin} version: ${s ? `signal: ${s}` : `exit status ${c}`}`));
+      });
+      if (result !== "") throw new CliError(result);
+    });
+}

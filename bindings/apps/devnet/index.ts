@@ -1,0 +1,40 @@
+/** The devnet chain host (Node only): init a home, start a single-process chain that embeds x/upgrade. */
+export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./init.js";
+export { startDevnet, runDevnet, type DevnetHandle, type StartDevnetOptions } from "./start.js";
+export {
+  loadApp,
+  resolveApp,
+  runMigrations,
+  migrationOrder,
+  appVersionMap,
+  BUILTIN_MODULES,
+  DEFAULT_APP,
+  type AppDefinition,
+  type AppModule,
+  type AppUpgrade,
+  type AppUpgradeContext,
+  type AppUpgradeHandler,
+  type LoadedApp,
+  type Migration,
+  type ModuleContext,
+} from "./app.js";
+export { exitCodeFor, TxError, DevnetHaltError } from "./errors.js";
+export { BlockHaltError } from "./chain.js";
+export {
+  readGenesisKeys,
+  readGenesis,
+  readDevnetConfig,
+  genesisKeysPath,
+  genesisPath,
+  devnetConfigPath,
+  appDbPath,
+  type GenesisKeysFile,
+  type GenesisKey,
+  type DevnetGenesis,
+  type DevnetConfig,
+} from "./genesis.js";
+export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./logger.js";
+export { parseDuration, formatDuration } from "../../go/duration-devnet.js";
+export { accountKeyFromMnemonic, addressOfPubkey, moduleAddress, HD_PATH } from "./keys.js";
+export { COMET_VERSION } from "./rpc.js";
+export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";

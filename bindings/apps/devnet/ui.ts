@@ -1,0 +1,89 @@
+/**
+ * The light-client page (examples/light-client, built by `npm run build:ui`) served by the devnet's REST
+ * gateway under `/ui`: `/ui` redirects to `/ui/index.html` (query kept); `/ui/<file>` and `/ui/assets/<file>` are files of
+ * the built page with their MIME types; `/ui/config.json` tells the page where this node's RPC is (the page
+ * uses the REST address it was loaded from). The page's .wasm core is inlined in its script, so everything
+ * served is static text except what a future build may add.
+ */
+import { readFile } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RestRoute, RestRouteResult } from "../../services/rest-gateway.js";
+
+/** Where `npm run build:ui` writes the page (the same from bindings/devnet/ and from dist/devnet/). */
+export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../examples/light-client/dist/", import.meta.url));
+
+const MIME: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** A plain file name: no separators, no leading dot, nothing a path could climb with. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+export interface UiRoutesOptions {
+  /** The built page, default {@link DEFAULT_UI_DIR} (env `XUPGRADE_UI_DIR` overrides it). */
+  dir?: string;
+  /** This node's facts for the page: the RPC URL is known only once the RPC server listens. */
+  config(): { chain_id: string; rpc: string };
+}
+
+/** The `/ui` routes for `startRestGateway`'s / `serveQueries`' `rest.routes`. */
+export function devnetUiRoutes(options: UiRoutesOptions): RestRoute[] {
+  const dir = options.dir ?? process.env.XUPGRADE_UI_DIR ?? DEFAULT_UI_DIR;
+  const file = (sub: string, name: string) => serveFile(dir, sub, name);
+  return [
+    {
+      path: "/ui",
+      handler: ({ query }) => {
+        const q = query.toString();
+        return { status: 302, body: "", headers: { Location: `/ui/index.html${q ? `?${q}` : ""}`, "Content-Type": "text/plain" } };
+      },
+    },
+    {
+      path: "/ui/{file}",
+      handler: ({ params }) =>
+        params.file === "config.json"
+          ? { body: JSON.stringify(options.config()), headers: { "Cache-Control": "no-store" } }
+          : file("", params.file),
+    },
+    { path: "/ui/assets/{file}", handler: ({ params }) => file("assets", params.file) },
+  ];
+}
+
+async function serveFile(dir: string, sub: string, name: string): Promise<RestRouteResult> {
+  if (!FILE_NAME.test(name)) return notFound(`no such file: ${name}`);
+  let body: Buffer;
+  try {
+    body = await readFile(join(dir, sub, name));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw e;
+    if (sub === "" && name === "index.html") {
+      return notFound(`the light-client page is not built (no ${join(dir, "index.html")}): run \`npm run build:ui\` in the xupgrade repository`);
+    }
+    return notFound(`no such file: ${sub ? `${sub}/` : ""}${name}`);
+  }
+  return {
+    body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+    headers: {
+      "Content-Type": MIME[extname(name).toLowerCase()] ?? "application/octet-stream",
+      // Vite puts a content hash in every asset name; index.html must be re-read.
+      "Cache-Control": sub === "assets" ? "public, max-age=31536000, immutable" : "no-cache",
+      "X-Content-Type-Options": "nosniff",
+    },
+  };
+}
+
+function notFound(text: string): RestRouteResult {
+  return { status: 404, body: `${text}\n`, headers: { "Content-Type": "text/plain; charset=utf-8" } };
+}

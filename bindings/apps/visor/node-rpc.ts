@@ -1,0 +1,33 @@
+/**
+ * What the visor asks the node over CometBFT RPC (`DAEMON_RPC_ADDRESS`, sidecar.md §9): its latest height
+ * (the gate of manual plans only — keeper-written plans are trusted, D6 #10) and the scheduled plan
+ * (`show-upgrade-info`, `prepare-upgrade`). The CLI's JSON-RPC client and CurrentPlan query are reused.
+ */
+import { queryCurrentPlan } from "../cli/query/upgrade.js";
+import { CometRpc, isObject } from "../../client/rpc.js";
+
+/** The node's latest block height; undefined when it cannot be asked (down, slow, garbage): "not yet". */
+export async function nodeHeight(rpcAddress: string, timeoutMs = 2000): Promise<bigint | undefined> {
+  try {
+    const result = await new CometRpc(rpcAddress, timeoutMs).call("status");
+    const sync = result.sync_info;
+    if (!isObject(sync)) return undefined;
+    const h = sync.latest_block_height;
+    return typeof h === "string" && /^[0-9]{1,19}$/.test(h) ? BigInt(h) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ChainPlan {
+  name: string;
+  height: bigint;
+  info: string;
+}
+
+/** The chain's scheduled plan (undefined: none); throws when the node cannot be asked. */
+export async function chainPlan(rpcAddress: string, timeoutMs = 5000): Promise<ChainPlan | undefined> {
+  const plan = await queryCurrentPlan(new CometRpc(rpcAddress, timeoutMs));
+  if (!plan) return undefined;
+  return { name: plan.name, height: plan.height, info: plan.info };
+}

@@ -1,4 +1,0 @@
-import { describe } from "vitest";
-import { defineCoreCases } from "./cases/core-cases.js";
-
-describe.each(["wasm", "js"] as const)("conformance: %s", (backend) => defineCoreCases(backend));

@@ -1,0 +1,170 @@
+/**
+ * Pieces of the light-client suite: building the page (Vite), the system Chromium through Playwright
+ * (never a downloaded browser), screenshots, and small loopback servers that misbehave on purpose — a
+ * proxy corrupting store values, one answering garbage, one without CORS headers.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+// `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
+import { ROOT } from "../../apps/devnet/helpers.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.js";
+
+export const UI_DIST = join(ROOT, "examples/light-client/dist");
+export const SHOTS = join(ROOT, "test-output/light-client");
+export const DOCS_SHOT = join(ROOT, "docs/light-client.png");
+
+/** `vite build` of examples/light-client (well under a second), so a fresh clone tests its current sources. */
+export function buildPage(): void {
+  execFileSync(process.execPath, [join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", join(ROOT, "examples/light-client/vite.config.ts")], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (!existsSync(join(UI_DIST, "index.html"))) throw new Error(`vite build wrote no ${UI_DIST}/index.html`);
+}
+
+export function launchChromium(): Promise<Browser> {
+  const executablePath = CHROMIUM_PATH;
+  if (!existsSync(executablePath)) {
+    throw new Error(`no Chromium at ${executablePath}: run \`node scripts/ensure-chromium.mjs\` (npm test does) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}
+
+export interface OpenPage {
+  page: Page;
+  context: BrowserContext;
+  /** Uncaught exceptions and unhandled rejections in the page. */
+  errors: string[];
+}
+
+/** A fresh context (empty localStorage) and page at `url`. */
+export async function openPage(browser: Browser, url: string): Promise<OpenPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.stack ?? e.message));
+  await page.goto(url);
+  return { page, context, errors };
+}
+
+/** The text of `[data-testid=<id>]` (the first one). */
+export function text(page: Page, testid: string): Promise<string> {
+  return page.locator(`[data-testid="${testid}"]`).first().innerText({ timeout: 20_000 });
+}
+
+/** Waits until `[data-testid=<id>]` contains `expected`. */
+export async function waitText(page: Page, testid: string, expected: string | RegExp, timeoutMs = 20_000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  let last = "";
+  for (;;) {
+    const loc = page.locator(`[data-testid="${testid}"]`).first();
+    last = (await loc.count()) ? await loc.innerText().catch(() => "") : "(absent)";
+    if (typeof expected === "string" ? last.includes(expected) : expected.test(last)) return last;
+    if (Date.now() > end) throw new Error(`timed out waiting for [data-testid=${testid}] to show ${String(expected)}; it shows: ${last}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+/** Waits until the page's body has `data-state=<state>`. */
+export async function waitState(page: Page, state: string, timeoutMs = 20_000): Promise<void> {
+  await page.waitForFunction((s) => document.body.dataset.state === s, state, { timeout: timeoutMs });
+}
+
+/** How many polls the page has made (the footer's counter). */
+export async function polls(page: Page): Promise<number> {
+  return Number(await page.locator("#footer").getAttribute("data-polls"));
+}
+
+/** Writes test-output/light-client/<name>.png (and docs/light-client.png when asked to). */
+export async function shot(page: Page, name: string, docs = false): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  const path = join(SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  // The committed screenshot changes only on purpose: when missing, or with XUPGRADE_UPDATE_SCREENSHOT=1.
+  if (docs && (!existsSync(DOCS_SHOT) || process.env.XUPGRADE_UPDATE_SCREENSHOT === "1")) {
+    mkdirSync(join(ROOT, "docs"), { recursive: true });
+    copyFileSync(path, DOCS_SHOT);
+  }
+}
+
+// ---- misbehaving servers ----
+
+export interface TestServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<TestServer> {
+  const server: Server = createServer((req, res) => {
+    Promise.resolve(handler(req, res)).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
+      res.end(String(e));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<string> {
+  const s = await listen(() => undefined);
+  await s.close();
+  return s.url;
+}
+
+const CORS = { "Access-Control-Allow-Origin": "*" };
+
+/** Answers every request with an HTML page (readable cross-origin): not a node at all. */
+export function garbageServer(): Promise<TestServer> {
+  return listen((_req, res) => {
+    res.writeHead(200, { ...CORS, "Content-Type": "text/html" });
+    res.end("<html><body>It works! (an ordinary web server)</body></html>");
+  });
+}
+
+/** Answers node-like JSON, but without any CORS header: the browser refuses cross-origin reads. */
+export function noCorsServer(): Promise<TestServer> {
+  return listen((_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end('{"jsonrpc":"2.0","id":-1,"result":{}}');
+  });
+}
+
+/**
+ * A proxy in front of a node's RPC that corrupts the upgrade store as `abci_query` shows it: the plan
+ * (key 00) becomes truncated protobuf and the 0x01 range holds a done entry whose height has 2 bytes.
+ */
+export function corruptingRpcProxy(upstream: string): Promise<TestServer> {
+  const CORRUPT_PLAN = Uint8Array.of(0x0a, 0x05, 0x76); // field 1, length 5, only 1 byte follows
+  // Pairs { Pair { key 0x01 "v9", value 0x0001 } }
+  const CORRUPT_DONE = Uint8Array.of(0x0a, 0x09, 0x0a, 0x03, 0x01, 0x76, 0x39, 0x12, 0x02, 0x00, 0x01);
+  return listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://proxy.local");
+    const answer = await fetch(upstream + (req.url ?? "/"), { method: req.method === "OPTIONS" ? "OPTIONS" : "GET" });
+    let body = await answer.text();
+    if (url.pathname === "/abci_query") {
+      const path = url.searchParams.get("path");
+      const data = url.searchParams.get("data");
+      const replace = path === '"/store/upgrade/key"' && data === "0x00" ? CORRUPT_PLAN : path === '"/store/upgrade/subspace"' && data === "0x01" ? CORRUPT_DONE : undefined;
+      if (replace) {
+        const json = JSON.parse(body) as { result: { response: { value: string | null } } };
+        json.result.response.value = Buffer.from(replace).toString("base64");
+        body = JSON.stringify(json);
+      }
+    }
+    res.writeHead(answer.status, { ...CORS, "Content-Type": answer.headers.get("content-type") ?? "application/json" });
+    res.end(body);
+  });
+}

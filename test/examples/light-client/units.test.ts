@@ -1,0 +1,195 @@
+/** The light-client page's pure parts in Node: plan info, ETA, Pairs decoding with both cores, comparison, addresses. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadCore } from "../../../bindings/browser.js";
+import { devnetUiRoutes } from "../../../bindings/apps/devnet/ui.js";
+import { compareAppVersion, compareStates } from "../../../examples/light-client/src/compare.js";
+import { averageBlockMs, eta, formatDuration, parseTime } from "../../../examples/light-client/src/eta.js";
+import { checksumOf, parseInfo } from "../../../examples/light-client/src/info.js";
+import { observeVersions, planNames, rememberPlanName, versionsBefore } from "../../../examples/light-client/src/history.js";
+import { failed, ok, type UpgradeState } from "../../../examples/light-client/src/model.js";
+import { Problem, parseBaseUrl } from "../../../examples/light-client/src/net.js";
+import { decodePairs, hex } from "../../../examples/light-client/src/raw.js";
+
+const fromHex = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
+
+describe("plan info", () => {
+  it("lists cosmovisor binaries (key case-insensitive, platforms sorted) with their checksums", () => {
+    const info = JSON.stringify({
+      Binaries: { "linux/arm64": "https://x/a.tar.gz?checksum=sha256:ab&archive=tar.gz", any: "https://x/b.zip" },
+    });
+    expect(parseInfo(info)).toEqual({
+      kind: "binaries",
+      binaries: [
+        { platform: "any", url: "https://x/b.zip", checksum: undefined },
+        { platform: "linux/arm64", url: "https://x/a.tar.gz?checksum=sha256:ab&archive=tar.gz", checksum: "sha256:ab" },
+      ],
+    });
+  });
+
+  it("an empty info, a URL, free text and JSON without binaries", () => {
+    expect(parseInfo("  ")).toEqual({ kind: "empty" });
+    expect(parseInfo("https://x/info.json?checksum=sha512:cd")).toEqual({ kind: "url", url: "https://x/info.json?checksum=sha512:cd", checksum: "sha512:cd" });
+    expect(parseInfo("upgrade to v2, see the forum")).toEqual({ kind: "text", text: "upgrade to v2, see the forum" });
+    expect(parseInfo('{"other":1}')).toMatchObject({ kind: "text", note: 'JSON without a "binaries" object' });
+    expect(parseInfo('{"binaries":{}}')).toMatchObject({ kind: "text", note: 'no "binaries" entries' });
+    expect(parseInfo("[1]")).toMatchObject({ kind: "text", note: "JSON, but not an object" });
+    expect(checksumOf("https://x/y?a=1&checksum=sha256%3Aab#f")).toBe("sha256:ab");
+    expect(checksumOf("https://x/y?checksum=")).toBeUndefined();
+  });
+});
+
+describe("ETA", () => {
+  it("averages recent block times and counts down from when the height was seen", () => {
+    const times = ["2021-04-10T04:37:57.1Z", "2021-04-10T04:37:57.085493838Z", "2021-04-10T04:37:57.3Z"].map(parseTime);
+    expect(times[1]).toBe(Date.parse("2021-04-10T04:37:57.085Z"));
+    expect(averageBlockMs(times)).toBeCloseTo(107.5, 5);
+    expect(averageBlockMs([1000])).toBeUndefined();
+    expect(eta(110n, 100n, 200, 5000)).toEqual({ blocksLeft: 10n, avgBlockMs: 200, at: 7000 });
+    expect(eta(90n, 100n, 200, 5000)).toEqual({ blocksLeft: -10n, avgBlockMs: 200, at: 5000 });
+    expect(eta(110n, 100n, undefined, 5000)).toBeUndefined();
+  });
+
+  it("says durations as people read them", () => {
+    expect([12_345, 65_000, 3_725_000, 2 * 86_400_000 + 3_600_000 * 3 + 240_000, -5].map(formatDuration)).toEqual([
+      "12.3 s",
+      "1m 05s",
+      "1h 02m 05s",
+      "2d 03h 04m",
+      "0.0 s",
+    ]);
+  });
+});
+
+describe("raw store", () => {
+  it.each(["wasm", "js"] as const)("Pairs from /store/upgrade/subspace (interfaces.md §4 vector) decode to test@11 with the %s core", async (backend) => {
+    const { keys, values } = decodePairs(fromHex("0a110a0501746573741208000000000000000b"));
+    expect(keys.map((k) => hex(k))).toEqual(["0174657374"]);
+    expect(values.map((v) => hex(v))).toEqual(["000000000000000b"]);
+    expect((await loadCore(backend)).decodeDoneEntries(keys, values)).toEqual([{ name: "test", height: 11n }]);
+    expect(decodePairs(new Uint8Array(0))).toEqual({ keys: [], values: [] });
+  });
+
+  it("skips unknown fields; refuses truncated bytes", () => {
+    // An unknown field 2 (varint) around one pair whose own unknown field 3 is skipped too.
+    const { keys, values } = decodePairs(fromHex("1001" + "0a09" + "0a0102" + "1a0178" + "120161"));
+    expect([hex(keys[0]), hex(values[0])]).toEqual(["02", "61"]);
+    expect(() => decodePairs(fromHex("0a05010203"))).toThrow();
+    expect(hex(new Uint8Array(0))).toBe("(empty)");
+    expect(hex(fromHex("00112233"), 2)).toBe("0011… (4 bytes)");
+  });
+});
+
+describe("REST and raw store compared", () => {
+  const state = (source: "rest" | "raw", at: bigint, planHeight: bigint): UpgradeState => ({
+    source,
+    plan: ok({ name: "v2", height: planHeight, info: "" }, at),
+    applied: ok([{ name: "v1", height: 5n }], at),
+    versions: ok([{ name: "bank", version: 2n }], at),
+  });
+
+  it("agree, moving between two heights, differing at one height, unknown when a side failed", () => {
+    expect(compareStates(state("rest", 10n, 20n), state("raw", 10n, 20n)).map((a) => a.verdict)).toEqual(["agree", "agree", "agree"]);
+    const moving = compareStates(state("rest", 10n, 20n), state("raw", 11n, 21n))[0];
+    expect(moving).toMatchObject({ verdict: "moving" });
+    expect(moving.detail).toContain("read at heights 10 and 11; rechecking");
+    expect(compareStates(state("rest", 10n, 20n), state("raw", 10n, 21n))[0]).toEqual({
+      topic: "scheduled plan",
+      verdict: "differ",
+      detail: 'REST: “v2” at height 20, info ""; raw store: “v2” at height 21, info "" (both at height 10)',
+    });
+    const raw = { ...state("raw", 10n, 20n), plan: failed<undefined>(new Problem("corrupt", "bad bytes")) };
+    expect(compareStates(state("rest", 10n, 20n), raw)[0]).toEqual({
+      topic: "scheduled plan",
+      verdict: "unknown",
+      detail: "cannot compare: the raw store could not be read (a corrupt store value)",
+    });
+    expect(compareAppVersion(ok(1n, 10n), "1").verdict).toBe("agree");
+    expect(compareAppVersion(ok(1n, 10n), "0")).toMatchObject({ verdict: "differ", detail: "store key 0x03 says 1, RPC status says 0" });
+  });
+});
+
+describe("node addresses", () => {
+  it("takes http(s) URLs (scheme optional), refuses the rest in words", () => {
+    expect(parseBaseUrl(" http://127.0.0.1:1317/ ", "REST")).toBe("http://127.0.0.1:1317");
+    expect(parseBaseUrl("localhost:26657", "RPC")).toBe("http://localhost:26657");
+    expect(parseBaseUrl("https://rpc.example/base", "RPC")).toBe("https://rpc.example/base");
+    const refusal = (text: string) => {
+      try {
+        parseBaseUrl(text, "REST");
+        return "";
+      } catch (e) {
+        return `${(e as Problem).kind}: ${(e as Problem).message}`;
+      }
+    };
+    expect(refusal("")).toBe("bad-url: The REST address is empty: enter a URL such as http://127.0.0.1:1317.");
+    expect(refusal("ws://x:1")).toBe("bad-url: The REST address “ws://x:1” uses ws: only http:// and https:// work in a browser.");
+    expect(refusal("http://127.0.0.1:99999")).toBe("bad-url: The REST address “http://127.0.0.1:99999” is not a URL: expected something like http://127.0.0.1:1317.");
+    expect(refusal("http://x/?a=1")).toBe("bad-url: The REST address “http://x/?a=1” has a query or fragment: give just the node's base URL.");
+    expect(new Problem("cors", "refused", "REST current_plan").message).toBe("REST current_plan: refused");
+  });
+});
+
+describe("what the page remembers per chain", () => {
+  it("version snapshots (only changes) for 'what changed', plan names; damaged entries are ignored", () => {
+    const items = new Map<string, string>();
+    const g = globalThis as { localStorage?: unknown };
+    g.localStorage = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v) };
+    try {
+      const v = (bank: bigint, extra?: string) => [{ name: "bank", version: bank }, ...(extra ? [{ name: extra, version: 1n }] : [])];
+      observeVersions("c/1", 5n, v(1n));
+      observeVersions("c/1", 9n, v(1n)); // unchanged: not recorded
+      observeVersions("c/1", 30n, v(2n, "tags"));
+      expect(versionsBefore("c/1", 30n)).toEqual({ height: 5n, versions: v(1n) });
+      // The new versions filed just below the upgrade height (read from the block being committed) are passed over.
+      observeVersions("c/4", 5n, v(1n));
+      observeVersions("c/4", 29n, v(2n, "tags"));
+      observeVersions("c/4", 31n, v(2n, "tags"));
+      expect(versionsBefore("c/4", 30n, v(2n, "tags"))).toEqual({ height: 5n, versions: v(1n) });
+      // Only what was seen since the previous upgrade counts.
+      expect(versionsBefore("c/4", 30n, v(2n, "tags"), 5n)).toEqual({ height: 5n, versions: v(1n) });
+      expect(versionsBefore("c/4", 30n, v(2n, "tags"), 30n)).toBeUndefined();
+      expect(versionsBefore("c/1", 5n)).toBeUndefined();
+      expect(versionsBefore("other/chain", 30n)).toBeUndefined();
+      rememberPlanName("c/1", "v2");
+      rememberPlanName("c/1", "v2");
+      expect(planNames("c/1")).toEqual(["v2"]);
+
+      items.set("xupgrade-light-client:c/2", JSON.stringify({ snapshots: [{ height: "x", versions: {} }, { height: "3", versions: { bank: "1" } }], planNames: [1, "v3"] }));
+      expect(versionsBefore("c/2", 10n)).toEqual({ height: 3n, versions: [{ name: "bank", version: 1n }] });
+      expect(planNames("c/2")).toEqual(["v3"]);
+      items.set("xupgrade-light-client:c/3", "{not json");
+      expect(planNames("c/3")).toEqual([]);
+    } finally {
+      delete g.localStorage;
+    }
+  });
+});
+
+describe("the devnet's /ui routes", () => {
+  it("serve a build directory's files by name with MIME types; say how to build the page when it is missing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "xupgrade-ui-"));
+    try {
+      const routes = devnetUiRoutes({ dir, config: () => ({ chain_id: "c", rpc: "http://127.0.0.1:26657" }) });
+      const file = routes.find((r) => r.path === "/ui/{file}")!;
+      const asset = routes.find((r) => r.path === "/ui/assets/{file}")!;
+      const call = (route: typeof file, name: string) => route.handler({ params: { file: name }, query: new URLSearchParams(), headers: {}, path: "" });
+      expect(await call(file, "index.html")).toMatchObject({
+        status: 404,
+        body: `the light-client page is not built (no ${join(dir, "index.html")}): run \`npm run build:ui\` in the xupgrade repository\n`,
+      });
+      mkdirSync(join(dir, "assets"));
+      writeFileSync(join(dir, "index.html"), "<!doctype html>");
+      writeFileSync(join(dir, "assets", "core-1.wasm"), Uint8Array.of(0, 0x61, 0x73, 0x6d));
+      expect(await call(file, "index.html")).toMatchObject({ headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache" } });
+      const wasm = await call(asset, "core-1.wasm");
+      expect([wasm.headers?.["Content-Type"], wasm.body]).toEqual(["application/wasm", Uint8Array.of(0, 0x61, 0x73, 0x6d)]);
+      expect(await call(file, "config.json")).toMatchObject({ body: '{"chain_id":"c","rpc":"http://127.0.0.1:26657"}' });
+      for (const name of ["..", ".env", "a/b", "..%2Findex.html", "assets"]) expect(await call(file, name)).toMatchObject({ status: 404 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
