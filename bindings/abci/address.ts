@@ -1,0 +1,73 @@
+/**
+ * Listen addresses in the forms CometBFT's `proxy_app` takes: `tcp://host:port`, `unix:///abs/path.sock`,
+ * and, without a scheme, `host:port` (CometBFT reads a bare address as TCP) or a filesystem path.
+ */
+import { lstat, unlink } from "node:fs/promises";
+import { connect } from "node:net";
+import { resolve } from "node:path";
+
+export type ListenAddress = { kind: "tcp"; host: string; port: number } | { kind: "unix"; path: string };
+
+export function parseAddress(address: string): ListenAddress {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(address);
+  if (scheme) {
+    const [, protocol, rest] = scheme;
+    switch (protocol.toLowerCase()) {
+      case "tcp":
+        return parseHostPort(rest, address);
+      case "unix":
+        if (rest === "") throw new Error(`no socket path in ${JSON.stringify(address)}`);
+        return { kind: "unix", path: resolve(rest) };
+      default:
+        throw new Error(`unsupported ABCI address scheme "${protocol}" in ${JSON.stringify(address)} (use tcp:// or unix://)`);
+    }
+  }
+  if (/^(\[[^\]]*\]|[^/:]*):\d+$/.test(address)) return parseHostPort(address, address);
+  if (address === "") throw new Error("empty ABCI address");
+  return { kind: "unix", path: resolve(address) };
+}
+
+function parseHostPort(hostPort: string, original: string): ListenAddress {
+  const m = /^(\[([^\]]*)\]|[^/:]*):(\d+)$/.exec(hostPort);
+  if (!m) throw new Error(`expected host:port in ${JSON.stringify(original)}`);
+  const host = m[2] ?? m[1];
+  const port = Number(m[3]);
+  if (port > 65535) throw new Error(`port out of range in ${JSON.stringify(original)}`);
+  // Go listens on every interface for an empty host, as does Node for "::"/unspecified.
+  return { kind: "tcp", host: host === "" ? "0.0.0.0" : host, port };
+}
+
+/** The address in CometBFT's notation, e.g. for its `--proxy_app` flag. */
+export function formatAddress(a: ListenAddress): string {
+  if (a.kind === "unix") return `unix://${a.path}`;
+  return `tcp://${a.host.includes(":") ? `[${a.host}]` : a.host}:${a.port}`;
+}
+
+/**
+ * Removes a socket file left by a process that died without closing it (Node's listen would fail with
+ * EADDRINUSE). A socket something still answers on is left alone, and so is anything that is not a socket.
+ */
+export async function removeStaleSocket(path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await lstat(path)).isSocket();
+  } catch {
+    return; // nothing there
+  }
+  if (!isSocket) throw new Error(`${path} exists and is not a socket; refusing to replace it`);
+  if (await answers(path)) throw new Error(`another process is listening on ${path}`);
+  await unlink(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== "ENOENT") throw e;
+  });
+}
+
+function answers(path: string): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = connect({ path });
+    probe.once("connect", () => {
+      probe.destroy();
+      done(true);
+    });
+    probe.once("error", () => done(false));
+  });
+}
