@@ -1,3 +1,7 @@
+// Wrapper module for building cosmovisor with `npm run peers` (scripts/peers.mjs):
+// `go install cosmossdk.io/tools/cosmovisor/cmd/cosmovisor` run in a copy of this folder.
+// No sources: do not run `go mod tidy` here (it would drop every requirement); change it with `go get`.
+// Why a wrapper and why v1.5.0: see ../README.md.
 module xupgrade.test/peers/cosmovisor
 
 go 1.22

@@ -1,0 +1,37 @@
+// Types for paths.mjs, so TypeScript tests and benchmarks can import it.
+export declare const REPO_ROOT: string;
+export declare const MIN_GO: string;
+export declare const COMETBFT_VERSION: string;
+export declare const COSMOVISOR_VERSION: string;
+export declare const SDK_V050_VERSION: string;
+export declare const SDK_V053_VERSION: string;
+export declare const SIMD_UPGRADE_NAME: string;
+export declare const SIMD_UNAVAILABLE: string;
+
+export type PeerKey = 'cometbft' | 'simd-v050' | 'simd-v053' | 'cosmovisor';
+
+export interface PeerSpec {
+  key: PeerKey;
+  name: string;
+  version: string;
+  folder: string;
+  pkg: string;
+  how: 'at-version' | 'module';
+  moduleDir?: string;
+  unavailableReason?: string;
+}
+
+export interface PeerBinaries {
+  cometbft?: string;
+  simd050?: string;
+  simd053?: string;
+  cosmovisor?: string;
+}
+
+export declare const PEERS: PeerSpec[];
+export declare function peersDir(): string;
+export declare function recipeHash(peer: PeerSpec): string | undefined;
+export declare function peerPaths(peer: PeerSpec, dir?: string): { folder: string; bin: string; stamp: string };
+export declare function builtBinary(peer: PeerSpec, dir?: string): string | undefined;
+export declare function peerBinaries(): PeerBinaries;
+export declare function missingPeerReason(key: PeerKey): string | undefined;

@@ -1,0 +1,177 @@
+// Where `npm run peers` puts the real peer programs (CometBFT, simd, cosmovisor), and what each one is
+// built from. Plain Node ESM with no dependencies, so test suites and benchmarks can import it to find the
+// binaries, and skip with a reason (or fail clearly) when they are not built. scripts/peers.mjs builds them.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (this file is scripts/peers/paths.mjs). */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The oldest Go that builds every peer without switching toolchains (CometBFT v0.38.26 says `go 1.22.11`). */
+export const MIN_GO = '1.22.11';
+
+/** CometBFT: the newest v0.38.x patch the module proxy lists (v0.38 is what SDK v0.50/v0.53 embed). */
+export const COMETBFT_VERSION = 'v0.38.26';
+
+/** cosmovisor: the newest release whose module the proxy serves (v1.6.x and v1.7.x are refused, see test/peers/README.md). */
+export const COSMOVISOR_VERSION = 'v1.5.0';
+
+/** Cosmos SDK tags simd would be built at (cosmossdk.io/simapp itself is not served by the proxy here). */
+export const SDK_V050_VERSION = 'v0.50.15';
+export const SDK_V053_VERSION = 'v0.53.8';
+
+/** The upgrade a simd v0.50 → v0.53 rehearsal would run (simapp's UpgradeName on release/v0.53.x). */
+export const SIMD_UPGRADE_NAME = 'v050-to-v053';
+
+/**
+ * Why simd has no recipe in this checkout: printed by `npm run peers` and usable as a skip reason.
+ * A peer whose wrapper module (test/peers/<dir>/go.mod) is absent is "unavailable" with this reason.
+ */
+export const SIMD_UNAVAILABLE =
+  'the Go module proxy reachable here refuses cosmossdk.io/simapp (403 "This module version is not available." ' +
+  'for every version and commit asked), so simd cannot be built from it; see test/peers/README.md';
+
+/**
+ * @typedef {object} PeerSpec
+ * @property {string} key        what `--only` and peerBinaries() call it
+ * @property {string} name       the program's name (and the binary's file name)
+ * @property {string} version    the pinned version
+ * @property {string} folder     folder name under the peers directory
+ * @property {string} pkg        the Go package that is the program's main
+ * @property {'at-version'|'module'} how  `go install pkg@version` outside any module, or `go install pkg` inside our wrapper module
+ * @property {string} [moduleDir] for 'module': the wrapper module, relative to the repository root
+ * @property {string} [unavailableReason] printed when the wrapper module is absent
+ */
+
+/** @type {PeerSpec[]} */
+export const PEERS = [
+  {
+    key: 'cometbft',
+    name: 'cometbft',
+    version: COMETBFT_VERSION,
+    folder: `cometbft-${COMETBFT_VERSION}`,
+    pkg: 'github.com/cometbft/cometbft/cmd/cometbft',
+    how: 'at-version',
+  },
+  {
+    key: 'simd-v050',
+    name: 'simd',
+    version: SDK_V050_VERSION,
+    folder: `simd-${SDK_V050_VERSION}`,
+    pkg: 'cosmossdk.io/simapp/simd',
+    how: 'module',
+    moduleDir: 'test/peers/simd-v050',
+    unavailableReason: SIMD_UNAVAILABLE,
+  },
+  {
+    key: 'simd-v053',
+    name: 'simd',
+    version: SDK_V053_VERSION,
+    folder: `simd-${SDK_V053_VERSION}`,
+    pkg: 'cosmossdk.io/simapp/simd',
+    how: 'module',
+    moduleDir: 'test/peers/simd-v053',
+    unavailableReason: SIMD_UNAVAILABLE,
+  },
+  {
+    key: 'cosmovisor',
+    name: 'cosmovisor',
+    version: COSMOVISOR_VERSION,
+    folder: `cosmovisor-${COSMOVISOR_VERSION}`,
+    pkg: 'cosmossdk.io/tools/cosmovisor/cmd/cosmovisor',
+    how: 'module',
+    moduleDir: 'test/peers/cosmovisor',
+  },
+];
+
+/** The cache folder, outside the clone: $XUPGRADE_PEERS_DIR or ~/.cache/xupgrade/peers. */
+export function peersDir() {
+  const env = process.env.XUPGRADE_PEERS_DIR;
+  return env ? resolve(env) : join(homedir(), '.cache', 'xupgrade', 'peers');
+}
+
+/**
+ * The exact inputs of a peer's build, without the Go version: the command, and for a wrapper module the
+ * bytes of its go.mod and go.sum. Undefined when the peer has no recipe in this checkout.
+ * @param {PeerSpec} peer
+ * @returns {string | undefined}
+ */
+export function recipeHash(peer) {
+  const h = createHash('sha256');
+  h.update(`${peer.key}\n${peer.version}\n${peer.pkg}\n${peer.how}\n`);
+  if (peer.how === 'module') {
+    const dir = join(REPO_ROOT, /** @type {string} */ (peer.moduleDir));
+    const mod = join(dir, 'go.mod');
+    const sum = join(dir, 'go.sum');
+    if (!existsSync(mod) || !existsSync(sum)) return undefined;
+    h.update(readFileSync(mod));
+    h.update('\0');
+    h.update(readFileSync(sum));
+  }
+  return h.digest('hex');
+}
+
+/**
+ * Where a peer's binary and its stamp go.
+ * @param {PeerSpec} peer
+ */
+export function peerPaths(peer, dir = peersDir()) {
+  const folder = join(dir, peer.folder);
+  return { folder, bin: join(folder, 'bin', peer.name), stamp: join(folder, 'bin', `${peer.name}.stamp.json`) };
+}
+
+/**
+ * The built binary of one peer when it is there and was built from this checkout's recipe, else undefined.
+ * @param {PeerSpec} peer
+ * @returns {string | undefined}
+ */
+export function builtBinary(peer, dir = peersDir()) {
+  const { bin, stamp } = peerPaths(peer, dir);
+  try {
+    if (!statSync(bin).isFile()) return undefined;
+    const s = JSON.parse(readFileSync(stamp, 'utf8'));
+    const want = recipeHash(peer);
+    if (!want || s.recipe !== want || s.peer !== peer.key || s.version !== peer.version) return undefined;
+    return bin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * @typedef {object} PeerBinaries
+ * @property {string} [cometbft]   CometBFT COMETBFT_VERSION
+ * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (old binary of a v050-to-v053 rehearsal)
+ * @property {string} [simd053]    simd at SDK SDK_V053_VERSION (new binary; registers SIMD_UPGRADE_NAME)
+ * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
+ */
+
+/**
+ * Absolute paths of the peer programs that `npm run peers` has built; a key is undefined when that peer is not
+ * built (or was built from another recipe). Use missingPeerReason() for a skip message.
+ * @returns {PeerBinaries}
+ */
+export function peerBinaries() {
+  const dir = peersDir();
+  const by = (/** @type {string} */ key) => {
+    const peer = PEERS.find((p) => p.key === key);
+    return peer ? builtBinary(peer, dir) : undefined;
+  };
+  return { cometbft: by('cometbft'), simd050: by('simd-v050'), simd053: by('simd-v053'), cosmovisor: by('cosmovisor') };
+}
+
+/**
+ * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
+ * @param {'cometbft'|'simd-v050'|'simd-v053'|'cosmovisor'} key
+ * @returns {string | undefined}
+ */
+export function missingPeerReason(key) {
+  const peer = PEERS.find((p) => p.key === key);
+  if (!peer) return `no peer named ${key}`;
+  if (builtBinary(peer)) return undefined;
+  if (peer.how === 'module' && !recipeHash(peer)) return `${key} is unavailable: ${peer.unavailableReason ?? `${peer.moduleDir}/go.mod is missing`}`;
+  return `${key} ${peer.version} is not built in ${peersDir()}: run \`npm run peers -- --only ${key}\``;
+}
