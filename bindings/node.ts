@@ -1,6 +1,6 @@
 /** The Node entry point: the shared API plus upgrade-info.json on disk and the classic-level durable store. */
 import { createKeeperWith, type KeeperOptions, type UpgradeInfoFile, type UpgradeKeeper } from "./module/keeper.js";
-import { readUpgradeInfo, writeUpgradeInfo } from "./module/upgrade-info/file.js";
+import { readUpgradeInfo, writeUpgradeInfo } from "./module/upgrade-info/index.js";
 
 export * from "./index.js";
 export * from "./services/index.js";
@@ -13,7 +13,7 @@ export {
   upgradeInfoPath,
   writeUpgradeInfo,
   type ParsedUpgradeInfo,
-} from "./module/upgrade-info/file.js";
+} from "./module/upgrade-info/index.js";
 
 const infoFile: UpgradeInfoFile = { write: writeUpgradeInfo, read: readUpgradeInfo };
 

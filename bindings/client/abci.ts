@@ -3,7 +3,7 @@
  * code becomes the gRPC-style error the SDK's client shows (`rpc error: code = Unknown desc = <log>`).
  */
 import { toHex } from "../core/errors.js";
-import { CliError } from "../apps/cli/errors.js";
+import { ClientError } from "./errors.js";
 import { type CometRpc, int, isObject } from "./rpc.js";
 
 export interface AbciResult {
@@ -12,7 +12,8 @@ export interface AbciResult {
 }
 
 /** ABCI error answered by the node: `code`/`codespace`/`log` as sent. */
-export class AbciError extends CliError {
+export class AbciError extends ClientError {
+  override name = "AbciError";
   constructor(
     readonly code: number,
     readonly codespace: string,

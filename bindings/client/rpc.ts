@@ -1,14 +1,15 @@
 /**
  * A small CometBFT JSON-RPC client (interfaces.md §5): POST `{"jsonrpc":"2.0","id":n,"method":…,"params":…}`
  * to the node's root. Every way a node can fail — down, slow, not HTTP, not JSON-RPC, an RPC error — ends
- * as one clear CliError naming the node.
+ * as one clear ClientError naming the node.
  */
-import { CliError, messageOf } from "../apps/cli/errors.js";
+import { ClientError, NodeAddressError, messageOf } from "./errors.js";
 
 export const DEFAULT_NODE = "tcp://localhost:26657";
 
 /** An error the node itself reported (`{"error":{code,message,data}}`). */
-export class RpcError extends CliError {
+export class RpcError extends ClientError {
+  override name = "RpcError";
   constructor(
     readonly method: string,
     readonly code: number,
@@ -26,10 +27,10 @@ export function nodeUrl(node: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new CliError(`invalid --node ${JSON.stringify(node)}: not a URL`);
+    throw new NodeAddressError(node, "not a URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new CliError(`invalid --node ${JSON.stringify(node)}: scheme must be tcp, http or https`);
+    throw new NodeAddressError(node, "scheme must be tcp, http or https");
   }
   return url;
 }
@@ -60,23 +61,23 @@ export class CometRpc {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (e) {
-      throw new CliError(`cannot reach node ${this.label}: ${networkReason(e, this.timeoutMs)}`);
+      throw new ClientError(`cannot reach node ${this.label}: ${networkReason(e, this.timeoutMs)}`);
     }
     let text: string;
     try {
       text = await res.text();
     } catch (e) {
-      throw new CliError(`cannot read the answer of node ${this.label}: ${networkReason(e, this.timeoutMs)}`);
+      throw new ClientError(`cannot read the answer of node ${this.label}: ${networkReason(e, this.timeoutMs)}`);
     }
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       const status = res.ok ? "" : `HTTP ${res.status}, `;
-      throw new CliError(`invalid response from node ${this.label} to ${method}: ${status}not JSON (${preview(text)})`);
+      throw new ClientError(`invalid response from node ${this.label} to ${method}: ${status}not JSON (${preview(text)})`);
     }
     if (!isObject(body) || body.jsonrpc !== "2.0") {
-      throw new CliError(`invalid response from node ${this.label} to ${method}: not a JSON-RPC 2.0 answer (${preview(text)})`);
+      throw new ClientError(`invalid response from node ${this.label} to ${method}: not a JSON-RPC 2.0 answer (${preview(text)})`);
     }
     if (isObject(body.error)) {
       const err = body.error;
@@ -88,14 +89,14 @@ export class CometRpc {
       );
     }
     if (!isObject(body.result)) {
-      throw new CliError(`invalid response from node ${this.label} to ${method}: no result object (${preview(text)})`);
+      throw new ClientError(`invalid response from node ${this.label} to ${method}: no result object (${preview(text)})`);
     }
     return body.result;
   }
 
   /** Reports a malformed field of a result. */
-  garbage(method: string, what: string): CliError {
-    return new CliError(`invalid response from node ${this.label} to ${method}: ${what}`);
+  garbage(method: string, what: string): ClientError {
+    return new ClientError(`invalid response from node ${this.label} to ${method}: ${what}`);
   }
 }
 

@@ -3,6 +3,7 @@
  * AssemblyScript core (assembly/deposit.ts, keep the numbers in step) and the pure-TS core
  * (js/coin.ts), and their translation into one typed error, so both backends word failures identically.
  */
+import type { Core } from "./contract.js";
 import { UpgradeError } from "./errors.js";
 
 export interface ParsedCoin {
@@ -65,4 +66,28 @@ export function amountFromBE32(bytes: Uint8Array): string {
   let v = 0n;
   for (let i = 0; i < bytes.length; i++) v = (v << 8n) | BigInt(bytes[i]);
   return v.toString();
+}
+
+/** A coin list naming one denomination twice. */
+export class DuplicateDenomError extends UpgradeError {
+  constructor(
+    readonly text: string,
+    readonly denom: string,
+  ) {
+    super("xupgrade", 4, `invalid coins ${JSON.stringify(text)}: duplicate denomination ${denom}`, "invalid-request");
+  }
+}
+
+/**
+ * `<coin>[,<coin>…]` as the SDK's ParseCoinsNormalized reads it: each coin parsed by the core, the list
+ * sorted by denom, a repeated denom refused, zero amounts dropped. Blank text is the empty list.
+ */
+export function parseCoinList(core: Pick<Core, "parseCoin">, text: string): ParsedCoin[] {
+  if (text.trim() === "") return [];
+  const coins = text.split(",").map((part) => core.parseCoin(part));
+  coins.sort((a, b) => (a.denom < b.denom ? -1 : a.denom > b.denom ? 1 : 0));
+  for (let i = 1; i < coins.length; i++) {
+    if (coins[i].denom === coins[i - 1].denom) throw new DuplicateDenomError(text, coins[i].denom);
+  }
+  return coins.filter((c) => c.amount !== "0");
 }

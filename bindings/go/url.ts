@@ -1,8 +1,9 @@
 /**
- * The parts of Go's net/url that plan-info validation depends on (interfaces.md §9): url.Parse's errors
- * (the detail after `parse "<url>": `), the scheme, and Query().Get(key).
+ * The parts of Go's net/url the project depends on: url.Parse's errors (the detail after
+ * `parse "<url>": `, for plan-info validation, interfaces.md §9), the scheme, Query().Get(key), and
+ * url.PathEscape (the sidecar's upgrade directory names).
  */
-import { goQuote } from "./quote-cli.js";
+import { goQuote } from "./quote.js";
 
 export interface GoUrl {
   /** lower-cased scheme, "" when none */
@@ -147,4 +148,19 @@ export function queryGet(rawQuery: string, key: string): string {
     if (k === key) return v;
   }
   return "";
+}
+
+const UNRESERVED = /^[A-Za-z0-9\-_.~$&+:=@]$/;
+
+/** Go's url.PathEscape: every UTF-8 byte outside `A–Z a–z 0–9 - _ . ~ $ & + : = @` as `%XX`. */
+export function pathEscape(s: string): string {
+  let out = "";
+  for (const ch of s) {
+    if (UNRESERVED.test(ch)) {
+      out += ch;
+      continue;
+    }
+    for (const b of new TextEncoder().encode(ch)) out += "%" + b.toString(16).toUpperCase().padStart(2, "0");
+  }
+  return out;
 }

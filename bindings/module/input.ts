@@ -3,10 +3,8 @@
  * int64/uint64, malformed strings) is a TypeError; everything the chain decides is left to the core.
  */
 import type { Plan, PlanInput, VersionMap } from "../core/types.js";
+import { INT64_MAX, isInt64, isUint64 } from "../go/int.js";
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
 
 function toBigInt(value: unknown, what: string): bigint {
   if (typeof value === "bigint") return value;
@@ -19,13 +17,13 @@ function toBigInt(value: unknown, what: string): bigint {
 
 export function toInt64(value: unknown, what: string): bigint {
   const v = toBigInt(value, what);
-  if (v < INT64_MIN || v > INT64_MAX) throw new TypeError(`${what} ${v} is outside int64`);
+  if (!isInt64(v)) throw new TypeError(`${what} ${v} is outside int64`);
   return v;
 }
 
 export function toUint64(value: unknown, what: string): bigint {
   const v = toBigInt(value, what);
-  if (v < 0n || v > UINT64_MAX) throw new TypeError(`${what} ${v} is outside uint64`);
+  if (!isUint64(v)) throw new TypeError(`${what} ${v} is outside uint64`);
   return v;
 }
 

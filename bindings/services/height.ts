@@ -3,8 +3,9 @@
  * (interfaces.md §2–§4). Height 0 or absent means the latest committed height, which every answer reports.
  */
 import type { UpgradeKeeper } from "../module/keeper.js";
-import { goParseInt64 } from "../go/text.js";
+import { goParseInt } from "../go/int.js";
 import { GrpcCode, QueryError, sdkError } from "./status.js";
+import { INT64_MAX } from "../go/int.js";
 
 export const HEIGHT_HEADER = "x-cosmos-block-height";
 
@@ -39,7 +40,7 @@ export class HeightResolver {
       throw internal(`height provider failed: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (typeof h === "number" && Number.isSafeInteger(h)) h = BigInt(h);
-    if (typeof h !== "bigint" || h < 1n || h >= 1n << 63n) {
+    if (typeof h !== "bigint" || h < 1n || h > INT64_MAX) {
       throw internal(`height provider returned ${String(h)}; expected a committed height of at least 1`);
     }
     return h;
@@ -71,7 +72,7 @@ export class HeightResolver {
    */
   static fromHeader(values: readonly string[]): bigint | undefined {
     if (values.length !== 1) return undefined;
-    const parsed = goParseInt64(values[0], 10);
+    const parsed = goParseInt(values[0], 10);
     if (!parsed.ok) {
       throw sdkError("sdk", 18, "invalid request", `Baseapp.RegisterGRPCServer: invalid height header "${HEIGHT_HEADER}": ${parsed.error}`);
     }

@@ -4,7 +4,7 @@
  * the zero time as "0001-01-01T00:00:00Z", Go's string escaping, compact.
  */
 import type { Plan } from "../core/types.js";
-import { goJsonString } from "../go/text.js";
+import { goJsonString } from "../go/json.js";
 import type { QueryMethod } from "./names.js";
 import type { QueryResponses } from "./codec.js";
 

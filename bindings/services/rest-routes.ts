@@ -4,7 +4,8 @@
  * are parsed as Go's url.ParseQuery and bound as grpc-gateway v1 does.
  */
 import type { QueryRequests } from "./codec.js";
-import { goParseInt64, goQuote } from "../go/text.js";
+import { goParseInt } from "../go/int.js";
+import { goQuote } from "../go/quote.js";
 import type { QueryMethod, ServiceNames } from "./names.js";
 import { GrpcCode } from "./status.js";
 
@@ -74,7 +75,7 @@ export function matchRoute(names: ServiceNames, target: string): RouteMatch {
     return invalid("not valid UTF-8 after percent-decoding");
   }
   if (param === "name") return { kind: "route", method, request: { name: value } };
-  const parsed = goParseInt64(value, 0);
+  const parsed = goParseInt(value, 0);
   if (!parsed.ok) {
     return {
       kind: "invalid",

@@ -12,6 +12,7 @@ import { CacheStore } from "./cache.js";
 import { toHex as hex } from "../core/errors.js";
 import { compareBytes, type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
+import { INT64_MAX } from "../go/int.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,7 +30,6 @@ type Op = { type: "put"; key: Uint8Array; value: Uint8Array } | { type: "del"; k
 
 const VIEW = { keyEncoding: "view", valueEncoding: "view" } as const;
 const EMPTY = new Uint8Array(0);
-const MAX_HEIGHT = (1n << 63n) - 1n;
 
 /**
  * One store's committed contents plus its uncommitted writes. Writes are refused while a commit is in
@@ -385,7 +385,7 @@ export function toHeight(h: bigint | number): bigint {
     if (!Number.isSafeInteger(h)) throw new TypeError(`height must be a safe integer, got ${h}`);
     h = BigInt(h);
   } else if (typeof h !== "bigint") throw new TypeError("height must be a bigint or a number");
-  if (h < 1n || h > MAX_HEIGHT) throw new TypeError(`height must be in [1, 2^63-1], got ${h}`);
+  if (h < 1n || h > INT64_MAX) throw new TypeError(`height must be in [1, 2^63-1], got ${h}`);
   return h;
 }
 

@@ -12,13 +12,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { UpgradeError } from "../../bindings/core/errors.js";
 import {
   encodeUpgradeInfo,
-  goJsonString,
   parseUpgradeInfo,
   readUpgradeInfo,
   upgradeInfoPath,
   writeUpgradeInfo,
   type ParsedUpgradeInfo,
-} from "../../bindings/module/upgrade-info/file.js";
+} from "../../bindings/module/upgrade-info/index.js";
+import { goJsonString } from "../../bindings/go/json.js";
 
 import wire from "../vectors/wire.json";
 

@@ -4,29 +4,19 @@
  * sorted by denom, duplicates refused and zero amounts dropped, as the SDK's ParseCoinsNormalized.
  */
 import type { Core } from "../../core/contract.js";
-import { InvalidCoinError } from "../../core/coin.js";
+import { DuplicateDenomError, InvalidCoinError, parseCoinList as parseCoins } from "../../core/coin.js";
 import { CliError } from "./errors.js";
 import type { Coin } from "./tx/proto.js";
 
 /** `label` words the error: `invalid deposit "1.5stake": amount must be a whole number`. */
 export function parseCoinList(core: Core, text: string, label: string): Coin[] {
-  if (text.trim() === "") return [];
-  const coins: Coin[] = [];
-  for (const part of text.split(",")) {
-    let coin;
-    try {
-      coin = core.parseCoin(part);
-    } catch (e) {
-      if (e instanceof InvalidCoinError) throw new CliError(`${label} ${JSON.stringify(part.trim())}: ${e.reason}`);
-      throw e;
-    }
-    coins.push(coin);
+  try {
+    return parseCoins(core, text);
+  } catch (e) {
+    if (e instanceof InvalidCoinError) throw new CliError(`${label} ${JSON.stringify(e.text.trim())}: ${e.reason}`);
+    if (e instanceof DuplicateDenomError) throw new CliError(`${label} ${JSON.stringify(text)}: duplicate denomination ${e.denom}`);
+    throw e;
   }
-  coins.sort((a, b) => (a.denom < b.denom ? -1 : a.denom > b.denom ? 1 : 0));
-  for (let i = 1; i < coins.length; i++) {
-    if (coins[i].denom === coins[i - 1].denom) throw new CliError(`${label} ${JSON.stringify(text)}: duplicate denomination ${coins[i].denom}`);
-  }
-  return coins.filter((c) => c.amount !== "0");
 }
 
 /** True when `have` covers every denom of `need` (the SDK's IsAllGTE). */

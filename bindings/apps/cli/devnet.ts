@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { parseGoDuration } from "../../go/duration.js";
 import { CliError, messageOf } from "./errors.js";
 import { defaultHome, expectArgs } from "./flags.js";
+import { INT64_MAX } from "../../go/int.js";
 
 interface DevnetHandle {
   rpcUrl?: string;
@@ -73,7 +74,7 @@ function parseSkipHeights(values: string[]): bigint[] {
   for (const v of values.flatMap((s) => s.split(","))) {
     const t = v.trim();
     if (t === "") continue;
-    if (!/^[0-9]+$/.test(t) || BigInt(t) === 0n || BigInt(t) > (1n << 63n) - 1n) {
+    if (!/^[0-9]+$/.test(t) || BigInt(t) === 0n || BigInt(t) > INT64_MAX) {
       throw new CliError(`invalid --unsafe-skip-upgrades ${JSON.stringify(t)}: heights must be positive integers`);
     }
     heights.push(BigInt(t));

@@ -7,11 +7,14 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { readClientConfig, type ClientConfig } from "./config.js";
+import { parseGoDuration } from "../../go/duration.js";
 import { CliError } from "./errors.js";
 import { parseKeyringBackend, type KeyringBackend, Keyring } from "./keys/keyring.js";
 import { passphraseSource } from "./keys/passphrase.js";
 import { parseOutput, type OutputFormat } from "./output.js";
+import { NodeAddressError } from "../../client/errors.js";
 import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
+import { INT64_MAX } from "../../go/int.js";
 
 export interface HomeOpts {
   home?: string;
@@ -73,14 +76,20 @@ export class Context {
   }
 
   rpc(): CometRpc {
-    return new CometRpc(this.opts.node ?? this.config.node ?? DEFAULT_NODE);
+    const node = this.opts.node ?? this.config.node ?? DEFAULT_NODE;
+    try {
+      return new CometRpc(node);
+    } catch (e) {
+      if (e instanceof NodeAddressError) throw new CliError(`invalid --node ${JSON.stringify(node)}: ${e.reason}`);
+      throw e;
+    }
   }
 
   /** `--height`: an int64 >= 0 (0 = latest). */
   get height(): bigint {
     const h = this.opts.height;
     if (h === undefined) return 0n;
-    if (!/^[0-9]+$/.test(h) || BigInt(h) > (1n << 63n) - 1n) throw new CliError(`invalid --height ${JSON.stringify(h)}: must be a non-negative integer`);
+    if (!/^[0-9]+$/.test(h) || BigInt(h) > INT64_MAX) throw new CliError(`invalid --height ${JSON.stringify(h)}: must be a non-negative integer`);
     return BigInt(h);
   }
 
@@ -115,4 +124,16 @@ export function requireFlags(opts: Record<string, unknown>, flags: string[]): vo
   const camel = (f: string) => f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   const missing = flags.filter((f) => opts[camel(f)] === undefined).sort();
   if (missing.length > 0) throw new CliError(`required flag(s) ${missing.map((f) => `"${f}"`).join(", ")} not set`);
+}
+
+/** A duration flag: Go syntax, at least 0. */
+export function durationFlag(name: string, value: string): bigint {
+  let d: bigint;
+  try {
+    d = parseGoDuration(value);
+  } catch (e) {
+    throw new CliError(`invalid --${name} ${JSON.stringify(value)}: ${(e as Error).message}`);
+  }
+  if (d < 0n) throw new CliError(`invalid --${name} ${JSON.stringify(value)}: must not be negative`);
+  return d;
 }

@@ -1,5 +1,5 @@
 /** `--output json|text`: compact Go-style JSON (keys in the order given) or the YAML text form. */
-import { goJsonString } from "../../module/upgrade-info/file.js";
+import { goJsonString } from "../../go/json.js";
 import { CliError } from "./errors.js";
 import { toYaml, type JsonValue } from "./yaml.js";
 

@@ -15,6 +15,7 @@ import { formatReport, prepareUpgrade, showUpgradeInfo } from "../visor/prefligh
 import { Layout } from "../visor/layout.js";
 import { runVisor } from "../visor/run.js";
 import { addUpgrade, initVisor } from "../visor/setup.js";
+import { INT64_MAX } from "../../go/int.js";
 
 interface ConfigOpts {
   cosmovisorConfig?: string;
@@ -115,7 +116,7 @@ export function registerVisor(program: Command): void {
       const [name, path] = expectArgs(cmd, 2, 2);
       let height: bigint | undefined;
       if (opts.upgradeHeight !== undefined) {
-        if (!/^[0-9]{1,19}$/.test(opts.upgradeHeight) || BigInt(opts.upgradeHeight) <= 0n || BigInt(opts.upgradeHeight) >= 1n << 63n) {
+        if (!/^[0-9]{1,19}$/.test(opts.upgradeHeight) || BigInt(opts.upgradeHeight) <= 0n || BigInt(opts.upgradeHeight) > INT64_MAX) {
           throw new CliError(`invalid --upgrade-height ${JSON.stringify(opts.upgradeHeight)}: must be a positive integer`);
         }
         height = BigInt(opts.upgradeHeight);

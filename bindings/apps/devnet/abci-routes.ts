@@ -34,7 +34,7 @@ import { isDenom, toProtoCoins } from "./coins.js";
 import type { GovModule } from "./gov.js";
 import type { Chain } from "./chain.js";
 import { toTxError } from "./errors.js";
-import { isAddress } from "./keys.js";
+import { isAddress } from "../../client/address.js";
 import { errorMessage } from "./util.js";
 
 const notFound = (msg: string) =>

@@ -31,6 +31,7 @@ import type { KVStore } from "../../core/kv.js";
 import { upgradeStoreLoader } from "../../module/store-loader.js";
 import type { Plan, StoreUpgrades, VersionMap } from "../../core/types.js";
 import type { DevnetLogger } from "./logger.js";
+import { isUint64 } from "../../go/int.js";
 
 /** What a module's hooks and migrations get. */
 export interface ModuleContext {
@@ -127,7 +128,6 @@ export interface ResolvedModule {
   def?: AppModule;
 }
 
-const MAX_U64 = (1n << 64n) - 1n;
 
 /** Loads an app: a definition object, or a path to an ES module (a directory means its index.mjs / index.js). */
 export async function loadApp(app: string | AppDefinition | undefined): Promise<LoadedApp> {
@@ -201,7 +201,7 @@ export function resolveApp(def: AppDefinition): LoadedApp {
     if (seen.has(m.name)) throw fail(`module ${m.name} is defined twice`);
     seen.add(m.name);
     const v = typeof m.consensusVersion === "number" && Number.isSafeInteger(m.consensusVersion) ? BigInt(m.consensusVersion) : m.consensusVersion;
-    if (typeof v !== "bigint" || v < 0n || v > MAX_U64) throw fail(`module ${m.name}: consensusVersion must be a uint64`);
+    if (typeof v !== "bigint" || !isUint64(v)) throw fail(`module ${m.name}: consensusVersion must be a uint64`);
     for (const hook of ["initGenesis", "beginBlock", "endBlock"] as const) {
       if (m[hook] !== undefined && typeof m[hook] !== "function") throw fail(`module ${m.name}: ${hook} must be a function`);
     }

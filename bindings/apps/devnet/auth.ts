@@ -7,7 +7,7 @@ import { Any } from "cosmjs-types/google/protobuf/any";
 import { BaseAccount, ModuleAccount } from "cosmjs-types/cosmos/auth/v1beta1/auth";
 import { PubKey } from "cosmjs-types/cosmos/crypto/secp256k1/keys";
 import type { KVStore } from "../../core/kv.js";
-import { addressBytes } from "./keys.js";
+import { addressBytes } from "../../client/address.js";
 import { be64, concat, readBe64 } from "./util.js";
 
 export const AUTH_STORE = "auth";

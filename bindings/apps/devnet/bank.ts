@@ -8,7 +8,7 @@ import type { StoreView } from "./branch.js";
 import { coinsToString, normalize, type Coin } from "./coins.js";
 import { txErrors } from "./errors.js";
 import type { ChainEvent } from "./events.js";
-import { addressBytes } from "./keys.js";
+import { addressBytes } from "../../client/address.js";
 import { concat, fromUtf8, utf8 } from "./util.js";
 
 export const BANK_STORE = "bank";

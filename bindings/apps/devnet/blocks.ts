@@ -5,7 +5,8 @@
  * signatures of the simulated validators.
  */
 import { signEd25519, type ConsensusKey } from "./keys.js";
-import { base64, concat, hexUpper, rfc3339Nano, sha256, utf8, EMPTY } from "./util.js";
+import { base64, concat, hexUpper, sha256, utf8, EMPTY } from "./util.js";
+import { formatRfc3339NanoNs } from "../../go/time.js";
 
 export interface BlockIdJson {
   hash: string;
@@ -133,7 +134,7 @@ export function buildBlock(input: BuildBlockInput): BuiltBlock {
     version: input.appVersion === 0n ? { block: "11" } : { block: "11", app: input.appVersion.toString() },
     chain_id: input.chainId,
     height: input.height.toString(),
-    time: rfc3339Nano(input.timeNs),
+    time: formatRfc3339NanoNs(input.timeNs),
     last_block_id: input.lastBlockId,
     last_commit_hash: input.height === 1n ? EMPTY_HASH : listHash(input.lastCommit.signatures.map((s) => utf8(JSON.stringify(s)))),
     data_hash: listHash(input.txs),
@@ -159,7 +160,7 @@ export function buildBlock(input: BuildBlockInput): BuiltBlock {
 /** Every validator precommits the block: ed25519 over the canonical vote (JSON; a simplification). */
 export function signCommit(chainId: string, height: bigint, blockId: BlockIdJson, timeNs: bigint, validators: readonly ValidatorInfo[]): CommitJson {
   const signatures = validators.map((v, i) => {
-    const timestamp = rfc3339Nano(timeNs + BigInt(i + 1) * 1_000_000n);
+    const timestamp = formatRfc3339NanoNs(timeNs + BigInt(i + 1) * 1_000_000n);
     const vote = JSON.stringify({ "@chain_id": chainId, "@type": "/tendermint.types.CanonicalVote", block_id: blockId, height: height.toString(), round: 0, timestamp, type: 2 });
     return { block_id_flag: 2, validator_address: v.addressHex, timestamp, signature: base64(signEd25519(v.key, utf8(vote))) };
   });

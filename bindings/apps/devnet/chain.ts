@@ -33,13 +33,13 @@ import {
   type ValidatorInfo,
 } from "./blocks.js";
 import { Branch, type MountedStores, type SwitchableStore } from "./branch.js";
-import { fromProtoCoins, InvalidCoinsError, parseCoins } from "./coins.js";
-import { parseDuration } from "../../go/duration-devnet.js";
+import { fromProtoCoins, InvalidCoinsError } from "./coins.js";
+import { parseGoDuration } from "../../go/duration.js";
 import { TxError, toTxError, txErrors } from "./errors.js";
 import { eventJson, type ChainEvent } from "./events.js";
 import type { DevnetGenesis } from "./genesis.js";
 import { GovModule, GOV_MODULE_ADDRESS, makeGovParams, type BlockInfo, type MsgResult, type ProposalRouter } from "./gov.js";
-import { isAddress, moduleAddress } from "./keys.js";
+import { isAddress, moduleAddress } from "../../client/address.js";
 import type { DevnetLogger } from "./logger.js";
 import {
   FEE_COLLECTOR,
@@ -413,9 +413,9 @@ export class Chain {
     this.gov.setParams(
       block,
       makeGovParams({
-        minDeposit: g.min_deposit.length ? fromProtoCoins(g.min_deposit) : parseCoins("10000000stake"),
-        maxDepositPeriodNs: parseDuration(g.max_deposit_period),
-        votingPeriodNs: parseDuration(g.voting_period),
+        minDeposit: g.min_deposit.length ? fromProtoCoins(g.min_deposit) : [{ denom: "stake", amount: 10_000_000n }],
+        maxDepositPeriodNs: parseGoDuration(g.max_deposit_period),
+        votingPeriodNs: parseGoDuration(g.voting_period),
         quorum: g.quorum,
         threshold: g.threshold,
         vetoThreshold: g.veto_threshold,

@@ -1,33 +1,22 @@
 /** Coins (`10000000stake`), amounts as bigint, and the 18-decimal `sdk.Dec` strings of gov params. */
+import { MAX_UINT256, parseCoinList } from "../../core/coin.js";
+import type { Core } from "../../core/contract.js";
 
 export interface Coin {
   denom: string;
   amount: bigint;
 }
 
-export const MAX_AMOUNT = (1n << 256n) - 1n;
 const DENOM = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
 
 export function isDenom(denom: string): boolean {
   return DENOM.test(denom);
 }
 
-/** `<amount><denom>[,…]` → coins sorted by denom; errors read like the CLI's. */
-export function parseCoins(text: string): Coin[] {
+/** `<amount><denom>[,…]` → coins sorted by denom (the core parses each coin; see parseCoinList). */
+export function parseCoins(core: Pick<Core, "parseCoin">, text: string): Coin[] {
   if (typeof text !== "string") throw new TypeError("coins must be a string");
-  const trimmed = text.trim();
-  if (trimmed === "") return [];
-  const out: Coin[] = [];
-  for (const part of trimmed.split(",")) {
-    const m = /^\s*([0-9.eE+-]*)\s*([a-zA-Z][a-zA-Z0-9/:._-]*)\s*$/.exec(part);
-    if (!m || m[1] === "") throw new Error(`invalid coin expression: ${part.trim()}`);
-    if (!/^[0-9]+$/.test(m[1])) throw new Error(`invalid coin amount "${m[1]}" in ${part.trim()}: amount must be a whole number`);
-    const amount = BigInt(m[1]);
-    if (amount > MAX_AMOUNT) throw new Error(`invalid coin amount in ${part.trim()}: amount exceeds 2^256-1`);
-    if (!isDenom(m[2])) throw new Error(`invalid denom: ${m[2]}`);
-    out.push({ denom: m[2], amount });
-  }
-  return normalize(out);
+  return parseCoinList(core, text).map((c) => ({ denom: c.denom, amount: BigInt(c.amount) }));
 }
 
 /** Merges duplicates, drops zero amounts, sorts by denom. */
@@ -58,7 +47,7 @@ export function fromProtoCoins(coins: readonly { denom: string; amount: string }
   const out: Coin[] = [];
   const seen = new Set<string>();
   for (const c of coins) {
-    if (!isDenom(c.denom) || !/^[0-9]+$/.test(c.amount) || BigInt(c.amount) > MAX_AMOUNT || seen.has(c.denom)) {
+    if (!isDenom(c.denom) || !/^[0-9]+$/.test(c.amount) || BigInt(c.amount) > MAX_UINT256 || seen.has(c.denom)) {
       throw new InvalidCoinsError(coins.map((x) => `${x.amount}${x.denom}`).join(","));
     }
     seen.add(c.denom);

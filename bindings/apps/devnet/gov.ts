@@ -24,7 +24,7 @@ import type { Branch, StoreView } from "./branch.js";
 import { DEC_ONE, coinsGte, coinsToString, fromProtoCoins, InvalidCoinsError, normalize, parseDec, toProtoCoins, type Coin } from "./coins.js";
 import { txErrors, toTxError } from "./errors.js";
 import type { ChainEvent } from "./events.js";
-import { addressBytes, isAddress } from "./keys.js";
+import { addressBytes, isAddress } from "../../client/address.js";
 import type { DevnetLogger } from "./logger.js";
 import { be64, concat, fromTimestamp, readBe64, toTimestamp } from "./util.js";
 

@@ -34,7 +34,7 @@ export {
   type DevnetConfig,
 } from "./genesis.js";
 export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./logger.js";
-export { parseDuration, formatDuration } from "../../go/duration-devnet.js";
-export { accountKeyFromMnemonic, addressOfPubkey, moduleAddress, HD_PATH } from "./keys.js";
+export { accountKeyFromMnemonic } from "./keys.js";
+export { addressOfPubkey, moduleAddress, HD_PATH } from "../../client/address.js";
 export { COMET_VERSION } from "./rpc.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";

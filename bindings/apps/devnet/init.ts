@@ -1,8 +1,10 @@
 /** `initDevnet`: writes a fresh devnet home (genesis, node config, validator keys, genesis account keys). */
 import { access, mkdir } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
+import { loadCore } from "../../core/index.js";
+import type { Core } from "../../core/contract.js";
 import { coinsToString, formatDec, normalize, parseCoins, parseDec, toProtoCoins, type Coin } from "./coins.js";
-import { formatDuration, parseDuration } from "../../go/duration-devnet.js";
+import { formatGoDuration, parseGoDuration } from "../../go/duration.js";
 import {
   dataDir,
   genesisKeysPath,
@@ -17,8 +19,10 @@ import {
   type GenesisValidator,
   type PrivValidatorKey,
 } from "./genesis.js";
-import { BECH32_PREFIX, HD_PATH, accountKeyFromMnemonic, consensusKeyFromSeed, consensusSeed, mnemonicFor } from "./keys.js";
-import { base64, hexLower, hexUpper, rfc3339Nano, nowNs, sha256, utf8 } from "./util.js";
+import { BECH32_PREFIX, HD_PATH } from "../../client/address.js";
+import { accountKeyFromMnemonic, consensusKeyFromSeed, consensusSeed, mnemonicFor } from "./keys.js";
+import { base64, hexLower, hexUpper, nowNs, sha256, utf8 } from "./util.js";
+import { formatRfc3339NanoNs } from "../../go/time.js";
 
 export interface InitDevnetOptions {
   home: string;
@@ -77,7 +81,7 @@ const CHAIN_ID = /^[a-zA-Z0-9_.-]{1,50}$/;
 const KEY_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnetResult> {
-  const o = validateInit(options);
+  const o = validateInit(options, await loadCore());
   if (!o.overwrite) {
     for (const p of [genesisPath(o.home), devnetConfigPath(o.home)]) {
       if (await exists(p)) throw new Error(`${p} already exists: the devnet home is already initialised (pass overwrite to replace it)`);
@@ -139,8 +143,8 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
       gov: {
         params: {
           min_deposit: toProtoCoins(o.minDeposit),
-          max_deposit_period: formatDuration(o.depositPeriod),
-          voting_period: formatDuration(o.votingPeriod),
+          max_deposit_period: formatGoDuration(o.depositPeriod),
+          voting_period: formatGoDuration(o.votingPeriod),
           quorum: formatDec(parseDec("0.334")),
           threshold: formatDec(parseDec("0.5")),
           veto_threshold: formatDec(parseDec("0.334")),
@@ -152,7 +156,7 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
   const config: DevnetConfig = {
     moniker: o.moniker,
     node_id: hexLower(nodeId),
-    block_time: formatDuration(o.blockTime),
+    block_time: formatGoDuration(o.blockTime),
     rpc_laddr: o.rpc,
     rest_laddr: o.rest,
     grpc_laddr: o.grpc,
@@ -168,7 +172,7 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
   return { home: o.home, chainId: o.chainId, genesisFile: genesisPath(o.home), keysFile: genesisKeysPath(o.home), keys };
 }
 
-function validateInit(options: InitDevnetOptions) {
+function validateInit(options: InitDevnetOptions, core: Core) {
   if (!options || typeof options.home !== "string" || options.home === "") throw new TypeError("home must be a non-empty path");
   const validators = options.validators ?? DEFAULTS.validators;
   if (!Number.isInteger(validators) || validators < 1 || validators > 100) {
@@ -180,7 +184,7 @@ function validateInit(options: InitDevnetOptions) {
     const text = v ?? def;
     let ns: bigint;
     try {
-      ns = parseDuration(text);
+      ns = parseGoDuration(text);
     } catch (e) {
       throw new Error(`invalid ${what} "${text}": ${(e as Error).message}`);
     }
@@ -190,7 +194,7 @@ function validateInit(options: InitDevnetOptions) {
   const minDepositText = options.minDeposit ?? DEFAULTS.minDeposit;
   let minDeposit: Coin[];
   try {
-    minDeposit = parseCoins(minDepositText);
+    minDeposit = parseCoins(core, minDepositText);
   } catch (e) {
     throw new Error(`invalid min deposit "${minDepositText}": ${(e as Error).message}`);
   }
@@ -201,7 +205,7 @@ function validateInit(options: InitDevnetOptions) {
     if (!KEY_NAME.test(a) || /^validator[0-9]+$/.test(a) || seen.has(a)) throw new Error(`invalid or duplicate account name "${a}"`);
     seen.add(a);
   }
-  let genesisTime = options.genesisTime ?? rfc3339Nano(nowNs());
+  let genesisTime = options.genesisTime ?? formatRfc3339NanoNs(nowNs());
   if (Number.isNaN(Date.parse(genesisTime))) throw new Error(`invalid genesis time "${genesisTime}"`);
   genesisTime = String(genesisTime);
   return {

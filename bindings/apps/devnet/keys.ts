@@ -4,13 +4,9 @@
  * Keys are derived from a seed text, so the same `initDevnet` options always give the same keys.
  */
 import { createPrivateKey, createPublicKey, pbkdf2Sync, sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
-import { makeCosmoshubPath, rawSecp256k1PubkeyToRawAddress } from "@cosmjs/amino";
-import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, pathToString, ripemd160 } from "@cosmjs/crypto";
-import { fromBech32, toBech32 } from "@cosmjs/encoding";
+import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, stringToPath } from "@cosmjs/crypto";
+import { HD_PATH, addressOfPubkey } from "../../client/address.js";
 import { sha256, utf8 } from "./util.js";
-
-export const BECH32_PREFIX = "cosmos";
-export const HD_PATH = pathToString(makeCosmoshubPath(0)); // m/44'/118'/0'/0/0
 
 export interface AccountKey {
   mnemonic: string;
@@ -31,7 +27,7 @@ export async function accountKeyFromMnemonic(mnemonic: string): Promise<AccountK
   // BIP-39 seed with Node's native PBKDF2 (cosmjs' pure-JS one takes about a second per key).
   const normalized = new EnglishMnemonic(mnemonic).toString().normalize("NFKD");
   const seed = new Uint8Array(pbkdf2Sync(normalized, "mnemonic", 2048, 64, "sha512"));
-  const { privkey } = Slip10.derivePath(Slip10Curve.Secp256k1, seed, makeCosmoshubPath(0));
+  const { privkey } = Slip10.derivePath(Slip10Curve.Secp256k1, seed, stringToPath(HD_PATH));
   return accountKeyFromPrivateKey(privkey, mnemonic);
 }
 
@@ -40,37 +36,6 @@ export async function accountKeyFromPrivateKey(privateKey: Uint8Array, mnemonic 
   const publicKey = Secp256k1.compressPubkey(pubkey);
   return { mnemonic, privateKey, publicKey, address: addressOfPubkey(publicKey) };
 }
-
-/** bech32(`cosmos`, ripemd160(sha256(compressed pubkey))). */
-export function addressOfPubkey(compressed: Uint8Array): string {
-  return toBech32(BECH32_PREFIX, rawSecp256k1PubkeyToRawAddress(compressed));
-}
-
-/** bech32 of the first 20 bytes of sha256(name): module account addresses (`gov`, `fee_collector`). */
-export function moduleAddress(name: string): string {
-  return toBech32(BECH32_PREFIX, sha256(utf8(name)).subarray(0, 20));
-}
-
-/** 20 raw address bytes of a `cosmos1…` address; throws the bech32 decoder's error otherwise. */
-export function addressBytes(address: string): Uint8Array {
-  if (typeof address !== "string" || address.length > 1023) throw new Error("invalid address");
-  // An explicit limit: cosmjs 0.39's default (Infinity) is refused by @scure/base 2.x.
-  const { prefix, data } = fromBech32(address, 1023);
-  if (prefix !== BECH32_PREFIX) throw new Error(`invalid Bech32 prefix; expected ${BECH32_PREFIX}, got ${prefix}`);
-  if (data.length !== 20 && data.length !== 32) throw new Error(`address length must be 20 or 32 bytes, got ${data.length}`);
-  return data;
-}
-
-export function isAddress(address: string): boolean {
-  try {
-    addressBytes(address);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export { ripemd160 };
 
 // ---- ed25519 consensus keys ----
 

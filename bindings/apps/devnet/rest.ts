@@ -8,6 +8,7 @@ import { restStatus, type RestRoute, type RestRouteResult } from "../../services
 import { GrpcCode } from "../../services/status.js";
 import { gatewayBlockJson } from "./blocks.js";
 import type { Chain } from "./chain.js";
+import { goParseInt } from "../../go/int.js";
 
 const PREFIX = "/cosmos/base/tendermint/v1beta1";
 
@@ -23,9 +24,10 @@ function answerBlock(chain: Chain, param: string): RestRouteResult {
   const latest = chain.height;
   let height: bigint;
   if (param === "latest") height = latest;
-  else if (/^[+-]?[0-9]+$/.test(param) && BigInt(param) < 1n << 63n && BigInt(param) >= -(1n << 63n)) height = BigInt(param);
   else {
-    return restStatus(GrpcCode.INVALID_ARGUMENT, `type mismatch, parameter: height, error: strconv.ParseInt: parsing ${JSON.stringify(param)}: invalid syntax`);
+    const parsed = goParseInt(param, 10);
+    if (!parsed.ok) return restStatus(GrpcCode.INVALID_ARGUMENT, `type mismatch, parameter: height, error: ${parsed.error}`);
+    height = parsed.value;
   }
   if (height > latest) return restStatus(GrpcCode.INVALID_ARGUMENT, "requested block height is bigger then the chain length");
   if (height < 1n) return restStatus(GrpcCode.UNKNOWN, `height must be greater than 0, but got ${height}`);

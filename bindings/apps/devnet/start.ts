@@ -20,7 +20,7 @@ import { loadApp, type AppDefinition, type AppUpgradeContext, type LoadedApp } f
 import type { ValidatorInfo } from "./blocks.js";
 import { MountedStores, SwitchableStore } from "./branch.js";
 import { BlockHaltError, Chain } from "./chain.js";
-import { formatDuration, parseDuration } from "../../go/duration-devnet.js";
+import { formatGoDuration, parseGoDuration } from "../../go/duration.js";
 import { exitCodeFor } from "./errors.js";
 import {
   appDbPath,
@@ -93,8 +93,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   const [genesis, config, genesisBytes] = await Promise.all([readGenesis(home), readDevnetConfig(home), readFile(genesisPath(home))]);
   const validators = await loadValidators(home, genesis);
   const app = await loadApp(options.app);
-  const blockTimeNs = parseDuration(options.blockTime ?? config.block_time);
-  if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatDuration(blockTimeNs)}`);
+  const blockTimeNs = parseGoDuration(options.blockTime ?? config.block_time);
+  if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatGoDuration(blockTimeNs)}`);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
 
   // §8.2: the plan the old binary wrote before halting decides whether this binary's store loader fires.
@@ -173,7 +173,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
       app: app.name,
       app_version: chain.appVersion,
       height: chain.height,
-      block_time: formatDuration(blockTimeNs),
+      block_time: formatGoDuration(blockTimeNs),
       upgrade_handlers: [...app.upgrades.keys()],
       skip_upgrade_heights: skip,
     });
@@ -310,14 +310,14 @@ function run(
     const avgMs = commitTimes.length >= 2 ? (commitTimes[commitTimes.length - 1] - commitTimes[0]) / (commitTimes.length - 1) : blockMs;
     const left = plan.height - chain.height;
     const etaNs = BigInt(Math.round(Number(left) * avgMs)) * 1_000_000n;
-    logger.info(`waiting for upgrade "${plan.name}": height ${chain.height}, target ${plan.height}, ${left} blocks left, ETA ${formatDuration(etaNs)}`, {
+    logger.info(`waiting for upgrade "${plan.name}": height ${chain.height}, target ${plan.height}, ${left} blocks left, ETA ${formatGoDuration(etaNs)}`, {
       module: "x/upgrade",
       progress: true,
       name: plan.name,
       height: chain.height,
       target: plan.height,
       blocks_left: left,
-      eta: formatDuration(etaNs),
+      eta: formatGoDuration(etaNs),
       eta_ms: Math.round(Number(left) * avgMs),
     });
   };

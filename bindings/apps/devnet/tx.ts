@@ -15,7 +15,7 @@ import type { StoreView } from "./branch.js";
 import { coinsToString, fromProtoCoins, InvalidCoinsError, type Coin } from "./coins.js";
 import { TxError, txErrors } from "./errors.js";
 import type { ChainEvent } from "./events.js";
-import { addressOfPubkey, isAddress, moduleAddress } from "./keys.js";
+import { addressOfPubkey, isAddress, moduleAddress } from "../../client/address.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL } from "../../module/msgs.js";
 import { base64, errorMessage, hexUpper, sha256 } from "./util.js";
 

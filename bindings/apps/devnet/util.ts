@@ -1,5 +1,6 @@
 /** Small byte, hash and time helpers shared by the devnet files. */
 import { createHash } from "node:crypto";
+import { splitNanos } from "../../go/time.js";
 
 export const EMPTY = new Uint8Array(0);
 
@@ -69,24 +70,10 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Nanoseconds since the Unix epoch → Go `time.RFC3339Nano` in UTC (trailing zeros of the fraction trimmed). */
-export function rfc3339Nano(ns: bigint): string {
-  const ms = ns / 1_000_000n;
-  const frac = ns % 1_000_000_000n;
-  const base = new Date(Number(ms)).toISOString().slice(0, 19); // YYYY-MM-DDTHH:MM:SS
-  if (frac === 0n) return `${base}Z`;
-  return `${base}.${frac.toString().padStart(9, "0").replace(/0+$/, "")}Z`;
-}
-
 /** Nanoseconds since the Unix epoch → protobuf Timestamp. */
 export function toTimestamp(ns: bigint): { seconds: bigint; nanos: number } {
-  let seconds = ns / 1_000_000_000n;
-  let nanos = ns % 1_000_000_000n;
-  if (nanos < 0n) {
-    seconds -= 1n;
-    nanos += 1_000_000_000n;
-  }
-  return { seconds, nanos: Number(nanos) };
+  const [seconds, nanos] = splitNanos(ns);
+  return { seconds, nanos };
 }
 
 export function fromTimestamp(t: { seconds: bigint; nanos: number } | undefined): bigint {

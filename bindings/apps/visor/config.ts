@@ -7,9 +7,10 @@ import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { formatGoDuration, parseGoDuration, MS } from "../../go/duration.js";
-import { CliError, messageOf } from "../cli/errors.js";
+import { VisorError, messageOf } from "./errors.js";
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, limitsFromEnv } from "../../module/plan-info/download.js";
 import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../go/time-layout.js";
+import { goAtoi } from "../../go/int.js";
 
 export const ENV = {
   home: "DAEMON_HOME",
@@ -101,21 +102,16 @@ function durationOption(src: Source, name: string, def: bigint, errs: string[]):
   return d;
 }
 
-const INT_MAX = 2 ** 63;
-
 function retriesOption(src: Source, errs: string[]): number {
   const name = ENV.preupgradeMaxRetries;
   const raw = src[name];
   if (raw === undefined || raw === "") return 0;
-  if (!/^[+-]?[0-9]+$/.test(raw)) {
-    errs.push(`${name} could not be parsed to int: strconv.Atoi: parsing ${JSON.stringify(raw)}: invalid syntax`);
+  const parsed = goAtoi(raw);
+  if (!parsed.ok) {
+    errs.push(`${name} could not be parsed to int: ${parsed.error}`);
     return 0;
   }
-  const n = Number(raw);
-  if (Math.abs(n) >= INT_MAX) {
-    errs.push(`${name} could not be parsed to int: strconv.Atoi: parsing ${JSON.stringify(raw)}: value out of range`);
-    return 0;
-  }
+  const n = Number(parsed.value);
   if (n < 0) {
     errs.push(`${name} must not be negative`);
     return 0;
@@ -259,20 +255,20 @@ export function readConfigFile(path: string): Source {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new CliError(`failed to read config file ${JSON.stringify(path)}: ${statError(e, path).replace(/^stat /, "open ")}`);
+    throw new VisorError(`failed to read config file ${JSON.stringify(path)}: ${statError(e, path).replace(/^stat /, "open ")}`);
   }
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    throw new CliError(`failed to parse config file ${JSON.stringify(path)}: ${messageOf(e).split("\n")[0]}`);
+    throw new VisorError(`failed to parse config file ${JSON.stringify(path)}: ${messageOf(e).split("\n")[0]}`);
   }
   const out: Source = {};
   for (const name of ENV_NAMES) {
     const v = doc[name.toLowerCase()];
     if (v === undefined || v === null) continue;
     if (typeof v === "string" || typeof v === "boolean" || typeof v === "number" || typeof v === "bigint") out[name] = String(v);
-    else throw new CliError(`invalid config file ${JSON.stringify(path)}: ${name.toLowerCase()} must be a string, a boolean or a number`);
+    else throw new VisorError(`invalid config file ${JSON.stringify(path)}: ${name.toLowerCase()} must be a string, a boolean or a number`);
   }
   return out;
 }
@@ -298,13 +294,13 @@ export interface LoadOptions {
   validate?: boolean;
 }
 
-/** The configuration, or one CliError listing every problem (one per line). */
+/** The configuration, or one VisorError listing every problem (one per line). */
 export function loadConfig(o: LoadOptions = {}): VisorConfig {
   const env = (o.env ?? process.env) as Source;
   const src = o.configFile ? mergeSources(readConfigFile(o.configFile), env) : env;
   const { cfg, errors } = parseConfig(src);
   if (o.validate !== false) errors.push(...validateConfig(cfg));
-  if (errors.length > 0) throw new CliError(errors.join("\n"));
+  if (errors.length > 0) throw new VisorError(errors.join("\n"));
   return cfg;
 }
 

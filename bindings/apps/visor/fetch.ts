@@ -9,7 +9,7 @@
  */
 import { chmod, mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { goQuote } from "../../go/quote-cli.js";
+import { goQuote } from "../../go/quote.js";
 import { archiveKind, installBinary } from "../../module/plan-info/archive.js";
 import { parseChecksum, type CheckedUrl, type Checksum } from "../../module/plan-info/check.js";
 import { download, fileNameOf, type DownloadLimits } from "../../module/plan-info/download.js";

@@ -2,7 +2,7 @@
 export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config.js";
 export { Layout, ensureBinary } from "./layout.js";
 export { createLogger, type Logger } from "./log.js";
-export { osArch, pathEscape, recase, upgradeDirName } from "./names.js";
+export { osArch, recase, upgradeDirName } from "./names.js";
 export { planFromText, readPlanFile, skipHeights, type VisorPlan } from "./info-file.js";
 export { InfoWatcher } from "./watch.js";
 export { Supervisor } from "./child.js";

@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { errors } from "../../core/errors.js";
-import { parseUpgradeInfo } from "../../module/upgrade-info/file.js";
+import { parseUpgradeInfo } from "../../module/upgrade-info/decode.js";
 import { recase } from "./names.js";
 
 export interface VisorPlan {

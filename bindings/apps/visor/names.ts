@@ -3,6 +3,7 @@
  * COSMOVISOR_DISABLE_RECASE, then Go's url.PathEscape; empty, `.` and `..` are refused. And the Go
  * `<os>/<arch>` key of this platform (§7.1).
  */
+import { pathEscape } from "../../go/url.js";
 
 /** Go's strings.ToLower: the simple per-character mapping (no context, one character in, one out). */
 export function recase(name: string): string {
@@ -10,21 +11,6 @@ export function recase(name: string): string {
   for (const ch of name) {
     const lower = ch.toLowerCase();
     out += [...lower].length === 1 ? lower : ([...lower][0] ?? ch); // İ → i, as unicode.ToLower
-  }
-  return out;
-}
-
-const UNRESERVED = /^[A-Za-z0-9\-_.~$&+:=@]$/;
-
-/** Go's url.PathEscape: every UTF-8 byte outside `A–Z a–z 0–9 - _ . ~ $ & + : = @` as `%XX`. */
-export function pathEscape(s: string): string {
-  let out = "";
-  for (const ch of s) {
-    if (UNRESERVED.test(ch)) {
-      out += ch;
-      continue;
-    }
-    for (const b of Buffer.from(ch, "utf8")) out += "%" + b.toString(16).toUpperCase().padStart(2, "0");
   }
   return out;
 }

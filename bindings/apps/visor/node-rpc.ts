@@ -3,7 +3,7 @@
  * (the gate of manual plans only — keeper-written plans are trusted, D6 #10) and the scheduled plan
  * (`show-upgrade-info`, `prepare-upgrade`). The CLI's JSON-RPC client and CurrentPlan query are reused.
  */
-import { queryCurrentPlan } from "../cli/query/upgrade.js";
+import { queryCurrentPlan } from "../../client/upgrade.js";
 import { CometRpc, isObject } from "../../client/rpc.js";
 
 /** The node's latest block height; undefined when it cannot be asked (down, slow, garbage): "not yet". */

@@ -6,7 +6,7 @@
  */
 import { lstat, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { encodeUpgradeInfo } from "../../module/upgrade-info/file.js";
+import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config.js";

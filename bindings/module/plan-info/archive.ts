@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import * as tar from "tar";
 import yauzl from "yauzl";
-import { goQuote } from "../../go/quote-cli.js";
+import { goQuote } from "../../go/quote.js";
 import type { DownloadLimits } from "./download.js";
 import { parseGoUrl, queryGet } from "../../go/url.js";
 

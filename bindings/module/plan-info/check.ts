@@ -1,5 +1,5 @@
 /** Static checks of plan-info URLs and platform keys (interfaces.md §9 step 5), all problems reported. */
-import { goQuote } from "../../go/quote-cli.js";
+import { goQuote } from "../../go/quote.js";
 import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
 
 export type ChecksumAlgo = "sha256" | "sha512" | "sha1" | "md5";

@@ -14,8 +14,8 @@ import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { formatGoDuration, parseGoDuration } from "../../go/duration.js";
-import { CliError } from "../../apps/cli/errors.js";
 import type { CheckedUrl, Checksum } from "./check.js";
+import { PlanInfoError } from "./errors.js";
 
 export interface DownloadLimits {
   maxBytes: number;
@@ -32,7 +32,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): DownloadLim
   const max = env.DAEMON_DOWNLOAD_MAX_BYTES;
   if (max !== undefined && max !== "") {
     if (!/^[0-9]+$/.test(max) || Number(max) <= 0 || !Number.isSafeInteger(Number(max))) {
-      throw new CliError(`invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got ${JSON.stringify(max)}`);
+      throw new PlanInfoError(`invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got ${JSON.stringify(max)}`);
     }
     maxBytes = Number(max);
   }
@@ -42,9 +42,9 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): DownloadLim
     try {
       ns = parseGoDuration(idle);
     } catch (e) {
-      throw new CliError(`invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: could not parse '${idle}' into a duration: ${(e as Error).message}`);
+      throw new PlanInfoError(`invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: could not parse '${idle}' into a duration: ${(e as Error).message}`);
     }
-    if (ns <= 0n) throw new CliError("invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: must be greater than 0");
+    if (ns <= 0n) throw new PlanInfoError("invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: must be greater than 0");
     idleMs = Math.max(1, Number(ns / 1_000_000n));
   }
   return { maxBytes, idleMs };

@@ -1,51 +1,37 @@
 /**
  * Plan info as JSON (interfaces.md §9 steps 1, 3, 4): `{"binaries": {"<os>/<arch>"|"any": "<url>"}}`,
- * parsed with Go's encoding/json semantics where they show: the `binaries` key matches case-insensitively
- * (last match wins), other keys are ignored, null counts as absent/"", and type errors use Go's words.
+ * decoded as Go's `json.Unmarshal` into the SDK's `plan.Info` would: the `binaries` key matches
+ * case-insensitively (the last match wins), other keys are ignored, null counts as absent or "", syntax
+ * and type errors use Go's words. Shared by the CLI, the sidecar and the light client (no Node APIs).
  */
+import { goFoldName, goJsonSyntaxError, jsonObjectEntries, jsonUnquote, readJsonToken } from "../../go/json.js";
+import { PlanInfoError } from "./errors.js";
 
-export class PlanInfoError extends Error {}
-
-const goType = (v: unknown): string => {
-  if (Array.isArray(v)) return "array";
-  if (v === null) return "null";
-  switch (typeof v) {
-    case "string":
-      return "string";
-    case "number":
-      return "number";
-    case "boolean":
-      return "bool";
-    default:
-      return "object";
-  }
-};
+export { PlanInfoError };
 
 const parseError = (detail: string) => new PlanInfoError(`could not parse plan info: ${detail}`);
+const BINARIES = goFoldName("binaries");
 
-/** The binaries map of a JSON plan info (may be empty). */
+/** The binaries map of a JSON plan info (may be empty), keys in document order. */
 export function parseInfoJson(text: string): Map<string, string> {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw parseError((e as Error).message);
-  }
+  const syntax = goJsonSyntaxError(text);
+  if (syntax !== undefined) throw parseError(syntax);
   const binaries = new Map<string, string>();
-  if (doc === null) return binaries;
-  if (goType(doc) !== "object") throw parseError(`json: cannot unmarshal ${goType(doc)} into Go value of type plan.Info`);
-  let found: unknown = undefined;
-  for (const key of Object.keys(doc as object)) {
-    if (key.toLowerCase() === "binaries") found = (doc as Record<string, unknown>)[key];
+  const top = readJsonToken(text, 0);
+  if (top.kind === "null") return binaries;
+  if (top.kind !== "object") throw parseError(`json: cannot unmarshal ${top.kind} into Go value of type plan.Info`);
+  let found: ReturnType<typeof readJsonToken> | undefined;
+  for (const [key, value] of jsonObjectEntries(text, top)) {
+    if (goFoldName(key) === BINARIES) found = value;
   }
-  if (found === undefined || found === null) return binaries;
-  if (goType(found) !== "object") {
-    throw parseError(`json: cannot unmarshal ${goType(found)} into Go struct field Info.binaries of type plan.BinaryDownloadURLMap`);
+  if (found === undefined || found.kind === "null") return binaries;
+  if (found.kind !== "object") {
+    throw parseError(`json: cannot unmarshal ${found.kind} into Go struct field Info.binaries of type plan.BinaryDownloadURLMap`);
   }
-  for (const [key, value] of Object.entries(found as Record<string, unknown>)) {
-    if (value === null) binaries.set(key, "");
-    else if (typeof value === "string") binaries.set(key, value);
-    else throw parseError(`json: cannot unmarshal ${goType(value)} into Go struct field Info.binaries of type string`);
+  for (const [key, value] of jsonObjectEntries(text, found)) {
+    if (value.kind === "null") binaries.set(key, ""); // a map element starts as "" and null leaves it so
+    else if (value.kind === "string") binaries.set(key, jsonUnquote(text, value));
+    else throw parseError(`json: cannot unmarshal ${value.kind} into Go struct field Info.binaries of type string`);
   }
   return binaries;
 }

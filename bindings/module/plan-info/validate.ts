@@ -7,12 +7,12 @@
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CliError } from "../../apps/cli/errors.js";
-import { goQuote } from "../../go/quote-cli.js";
+import { goQuote } from "../../go/quote.js";
 import { archiveKind, installBinary } from "./archive.js";
 import { checkBinaries, checkUrl, compareUtf8, type CheckedUrl } from "./check.js";
 import { download, fileNameOf, type DownloadLimits } from "./download.js";
-import { PlanInfoError, parseInfoJson } from "./parse.js";
+import { PlanInfoError } from "./errors.js";
+import { parseInfoJson } from "./parse.js";
 
 export interface PlanInfoOptions {
   enforceChecksum: boolean;
@@ -29,9 +29,6 @@ export async function validatePlanInfo(info: string, opts: PlanInfoOptions): Pro
   const work = await mkdtemp(join(tmpdir(), "xupgrade-plan-info-"));
   try {
     await validateIn(work, info, opts);
-  } catch (e) {
-    if (e instanceof PlanInfoError) throw new CliError(e.message);
-    throw e;
   } finally {
     await rm(work, { recursive: true, force: true });
   }

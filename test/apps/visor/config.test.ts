@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { detailString, loadConfig, mergeSources, parseConfig, validateConfig, type VisorConfig } from "../../../bindings/apps/visor/config.js";
 import { planFromText, readPlanFile, skipHeights } from "../../../bindings/apps/visor/info-file.js";
 import { ensureBinary, Layout } from "../../../bindings/apps/visor/layout.js";
-import { osArch, pathEscape, recase, upgradeDirName } from "../../../bindings/apps/visor/names.js";
+import { osArch, recase, upgradeDirName } from "../../../bindings/apps/visor/names.js";
+import { pathEscape } from "../../../bindings/go/url.js";
 import { formatGoTime, TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../bindings/go/time-layout.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 

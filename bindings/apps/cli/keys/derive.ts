@@ -2,22 +2,17 @@
  * secp256k1 keys the Cosmos way, with the cosmjs packages: BIP-39 mnemonics, SLIP-10 derivation on
  * m/44'/118'/0'/0/0, compressed public keys and `cosmos` bech32 addresses (ripemd160(sha256(pubkey))).
  */
-import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, ripemd160, sha256, stringToPath } from "@cosmjs/crypto";
-import { fromBech32, toBech32 } from "@cosmjs/encoding";
+import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, stringToPath } from "@cosmjs/crypto";
+import { HD_PATH, addressOfPubkey } from "../../../client/address.js";
 import { CliError } from "../errors.js";
 
-export const BECH32_PREFIX = "cosmos";
-export const DEFAULT_HD_PATH = "m/44'/118'/0'/0/0";
+export { HD_PATH as DEFAULT_HD_PATH, addressProblem } from "../../../client/address.js";
 
 export interface KeyMaterial {
   privkey: Uint8Array;
   /** 33-byte compressed */
   pubkey: Uint8Array;
   address: string;
-}
-
-export function addressOf(pubkey: Uint8Array): string {
-  return toBech32(BECH32_PREFIX, ripemd160(sha256(pubkey)));
 }
 
 export async function fromPrivkey(privkey: Uint8Array): Promise<KeyMaterial> {
@@ -29,7 +24,7 @@ export async function fromPrivkey(privkey: Uint8Array): Promise<KeyMaterial> {
     throw new CliError(`invalid private key: ${(e as Error).message}`);
   }
   const pubkey = Secp256k1.compressPubkey(uncompressed);
-  return { privkey, pubkey, address: addressOf(pubkey) };
+  return { privkey, pubkey, address: addressOfPubkey(pubkey) };
 }
 
 /** A raw private key in hex (64 digits, optional 0x). */
@@ -66,20 +61,8 @@ export function checkHdPath(path: string): string {
   return path;
 }
 
-export async function fromMnemonic(mnemonic: string, hdPath = DEFAULT_HD_PATH, bip39Passphrase = ""): Promise<KeyMaterial> {
+export async function fromMnemonic(mnemonic: string, hdPath = HD_PATH, bip39Passphrase = ""): Promise<KeyMaterial> {
   const seed = await Bip39.mnemonicToSeed(new EnglishMnemonic(checkMnemonic(mnemonic)), bip39Passphrase);
   const { privkey } = Slip10.derivePath(Slip10Curve.Secp256k1, seed, stringToPath(checkHdPath(hdPath)));
   return fromPrivkey(privkey);
-}
-
-/** Checks a `cosmos` bech32 account address; returns the reason it is not one, or undefined. */
-export function addressProblem(address: string): string | undefined {
-  try {
-    const { prefix, data } = fromBech32(address, 90);
-    if (prefix !== BECH32_PREFIX) return `invalid Bech32 prefix; expected ${BECH32_PREFIX}, got ${prefix}`;
-    if (data.length !== 20 && data.length !== 32) return `address length must be 20 or 32 bytes, got ${data.length}`;
-    return undefined;
-  } catch (e) {
-    return (e as Error).message;
-  }
 }

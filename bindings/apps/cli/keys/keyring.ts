@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { toBase64 } from "@cosmjs/encoding";
 import { CliError } from "../errors.js";
 import { checkVerifier, makeVerifier, open, seal, type Sealed, type ScryptParams } from "./crypto.js";
-import { addressOf, type KeyMaterial } from "./derive.js";
+import { addressOfPubkey } from "../../../client/address.js";
+import type { KeyMaterial } from "./derive.js";
 
 export type KeyringBackend = "test" | "file";
 export const KEYRING_BACKENDS: readonly KeyringBackend[] = ["test", "file"];
@@ -108,7 +109,7 @@ export class Keyring {
 
   private info(rec: KeyRecord): KeyInfo {
     const pubkey = new Uint8Array(Buffer.from(rec.pubkey, "base64"));
-    if (addressOf(pubkey) !== rec.address) throw new CliError(`key record ${JSON.stringify(rec.name)} is corrupt: its address does not match its public key`);
+    if (addressOfPubkey(pubkey) !== rec.address) throw new CliError(`key record ${JSON.stringify(rec.name)} is corrupt: its address does not match its public key`);
     return { name: rec.name, type: "local", address: rec.address, pubkey };
   }
 

@@ -5,7 +5,7 @@
  */
 import type { CometRpc } from "../../../client/rpc.js";
 import { isObject } from "../../../client/rpc.js";
-import { normalizeRfc3339 } from "../../../go/rfc3339.js";
+import { normalizeRfc3339 } from "../../../go/time.js";
 import type { JsonValue } from "../yaml.js";
 
 const HEADER_HASHES = [

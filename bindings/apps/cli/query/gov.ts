@@ -11,12 +11,12 @@ import type { CometRpc } from "../../../client/rpc.js";
 import type { JsonValue } from "../yaml.js";
 import { coinsJson, timestampJson } from "./json.js";
 import { anyMessageJson } from "./messages.js";
+import { UINT64_MAX } from "../../../go/int.js";
 
-const MAX_UINT64 = (1n << 64n) - 1n;
 
 /** A proposal id argument: uint64. */
 export function parseProposalId(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) > MAX_UINT64) throw new CliError(`invalid proposal id ${JSON.stringify(text)}: must be a non-negative integer`);
+  if (!/^[0-9]+$/.test(text) || BigInt(text) > UINT64_MAX) throw new CliError(`invalid proposal id ${JSON.stringify(text)}: must be a non-negative integer`);
   return BigInt(text);
 }
 

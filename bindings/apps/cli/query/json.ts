@@ -1,7 +1,7 @@
 /** JSON forms of decoded protobuf values, as the SDK's CLI prints them (snake_case, int64 as strings, zero time as 0001-01-01T00:00:00Z). */
 import type { Any } from "cosmjs-types/google/protobuf/any";
 import type { Timestamp } from "cosmjs-types/google/protobuf/timestamp";
-import { formatRfc3339Nano } from "../../../go/rfc3339.js";
+import { formatRfc3339Nano } from "../../../go/time.js";
 import type { JsonValue } from "../yaml.js";
 
 export function timestampJson(t: Timestamp | undefined): JsonValue {

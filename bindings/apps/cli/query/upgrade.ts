@@ -1,30 +1,12 @@
 /** `xupgrade query upgrade plan|applied|module_versions|authority` over abci_query (interfaces.md §4, §7.1). */
 import type { Command } from "commander";
-import {
-  QueryAppliedPlanRequest,
-  QueryAppliedPlanResponse,
-  QueryAuthorityRequest,
-  QueryAuthorityResponse,
-  QueryCurrentPlanRequest,
-  QueryCurrentPlanResponse,
-  QueryModuleVersionsRequest,
-  QueryModuleVersionsResponse,
-} from "cosmjs-types/cosmos/upgrade/v1beta1/query";
-import { abciQuery, decodeWith } from "../../../client/abci.js";
+import { queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "../../../client/upgrade.js";
 import { CliError } from "../errors.js";
 import { Context, addQueryFlags, expectArgs, type QueryOpts } from "../flags.js";
 import { print, toIndentedJson } from "../output.js";
-import { type CometRpc, isObject } from "../../../client/rpc.js";
+import { isObject } from "../../../client/rpc.js";
 import { blockRecord } from "./block-record.js";
 import { planJson } from "./json.js";
-
-export const UPGRADE_QUERY = "/cosmos.upgrade.v1beta1.Query/";
-
-export async function queryCurrentPlan(rpc: CometRpc, height = 0n) {
-  const path = UPGRADE_QUERY + "CurrentPlan";
-  const { value } = await abciQuery(rpc, path, QueryCurrentPlanRequest.encode({}).finish(), height);
-  return decodeWith(rpc, path, (b) => QueryCurrentPlanResponse.decode(b), value).plan;
-}
 
 export function registerUpgradeQueries(query: Command): void {
   const upgrade = query
@@ -58,9 +40,7 @@ export function registerUpgradeQueries(query: Command): void {
     const [name] = expectArgs(cmd, 1, 1);
     const ctx = new Context(opts);
     const rpc = ctx.rpc();
-    const path = UPGRADE_QUERY + "AppliedPlan";
-    const { value } = await abciQuery(rpc, path, QueryAppliedPlanRequest.encode({ name }).finish(), ctx.height);
-    const height = decodeWith(rpc, path, (b) => QueryAppliedPlanResponse.decode(b), value).height;
+    const height = await queryAppliedPlan(rpc, name, ctx.height);
     if (height === 0n) throw new CliError("no upgrade found");
     const res = await rpc.call("blockchain", { minHeight: height.toString(), maxHeight: height.toString() });
     if (!Array.isArray(res.block_metas)) throw rpc.garbage("blockchain", "block_metas is not a list");
@@ -83,10 +63,7 @@ export function registerUpgradeQueries(query: Command): void {
   versions.action(async (_m: string | undefined, opts: QueryOpts, cmd: Command) => {
     const [moduleName = ""] = expectArgs(cmd, 0, 1);
     const ctx = new Context(opts);
-    const rpc = ctx.rpc();
-    const path = UPGRADE_QUERY + "ModuleVersions";
-    const { value } = await abciQuery(rpc, path, QueryModuleVersionsRequest.encode({ moduleName }).finish(), ctx.height);
-    const list = decodeWith(rpc, path, (b) => QueryModuleVersionsResponse.decode(b), value).moduleVersions;
+    const list = await queryModuleVersions(ctx.rpc(), moduleName, ctx.height);
     if (list.length === 0) throw new CliError("not found");
     print({ module_versions: list.map((m) => ({ name: m.name, version: m.version.toString() })) }, ctx.output);
   });
@@ -95,10 +72,7 @@ export function registerUpgradeQueries(query: Command): void {
     async (opts: QueryOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const ctx = new Context(opts);
-      const rpc = ctx.rpc();
-      const path = UPGRADE_QUERY + "Authority";
-      const { value } = await abciQuery(rpc, path, QueryAuthorityRequest.encode({}).finish(), ctx.height);
-      print({ address: decodeWith(rpc, path, (b) => QueryAuthorityResponse.decode(b), value).address }, ctx.output);
+      print({ address: await queryAuthority(ctx.rpc(), ctx.height) }, ctx.output);
     },
   );
 }

@@ -2,10 +2,11 @@
 import type { Command } from "commander";
 import type { Core } from "../../../core/contract.js";
 import { parseCoinList } from "../coins.js";
-import { durationFlag } from "../../../go/duration.js";
+import { durationFlag } from "../flags.js";
 import { CliError } from "../errors.js";
 import { addHome, addKeyringFlags, addNode, addOutput, type KeyringOpts, type NodeOpts } from "../flags.js";
 import type { Coin } from "./proto.js";
+import { UINT64_MAX } from "../../../go/int.js";
 
 export interface TxOpts extends NodeOpts, KeyringOpts {
   from?: string;
@@ -22,7 +23,6 @@ export interface TxOpts extends NodeOpts, KeyringOpts {
 }
 
 export const DEFAULT_GAS = 200000n;
-const MAX_UINT64 = (1n << 64n) - 1n;
 
 export function addTxFlags(cmd: Command): Command {
   addOutput(addNode(addHome(cmd)));
@@ -50,7 +50,7 @@ export function offlineAccount(opts: TxOpts): { accountNumber: bigint; sequence:
   const missing = [["chain-id", opts.chainId], ["account-number", opts.accountNumber], ["sequence", opts.sequence]].filter(([, v]) => v === undefined).map(([f]) => `"${f}"`).sort();
   if (missing.length > 0) throw new CliError(`required flag(s) ${missing.join(", ")} not set (needed with --offline)`);
   const u64 = (flag: string, v: string) => {
-    if (!/^[0-9]+$/.test(v) || BigInt(v) > MAX_UINT64) throw new CliError(`invalid --${flag} ${JSON.stringify(v)}: must be a non-negative integer`);
+    if (!/^[0-9]+$/.test(v) || BigInt(v) > UINT64_MAX) throw new CliError(`invalid --${flag} ${JSON.stringify(v)}: must be a non-negative integer`);
     return BigInt(v);
   };
   return { accountNumber: u64("account-number", opts.accountNumber!), sequence: u64("sequence", opts.sequence!) };
@@ -67,7 +67,7 @@ export function txSettings(core: Core, opts: TxOpts): TxSettings {
   const fees = opts.fees === undefined ? [] : parseCoinList(core, opts.fees, "invalid --fees");
   let gas = DEFAULT_GAS;
   if (opts.gas !== undefined) {
-    if (!/^[0-9]+$/.test(opts.gas) || BigInt(opts.gas) === 0n || BigInt(opts.gas) > MAX_UINT64) {
+    if (!/^[0-9]+$/.test(opts.gas) || BigInt(opts.gas) === 0n || BigInt(opts.gas) > UINT64_MAX) {
       throw new CliError(`invalid --gas ${JSON.stringify(opts.gas)}: must be a positive integer (gas simulation is not supported)`);
     }
     gas = BigInt(opts.gas);

@@ -5,7 +5,7 @@ import { GOV_AUTHORITY } from "../../../module/keeper.js";
 import type { Plan } from "../../../core/types.js";
 import { parseCoinList } from "../coins.js";
 import { cliCore } from "../core.js";
-import { durationFlag } from "../../../go/duration.js";
+import { durationFlag } from "../flags.js";
 import { CliError } from "../errors.js";
 import { Context, expectArgs, requireFlags } from "../flags.js";
 import { addressProblem } from "../keys/derive.js";
@@ -15,6 +15,7 @@ import { type TxOpts, addTxFlags, offlineAccount, txSettings } from "./flags.js"
 import { resolveSigner, runTx } from "./flow.js";
 import { cancelUpgradeMsg, softwareUpgradeMsg, submitProposalMsg } from "./msgs.js";
 import { checkCancelWindow, checkUpgradeWindow } from "./window.js";
+import { INT64_MAX } from "../../../go/int.js";
 
 interface ProposalOpts extends TxOpts {
   title?: string;
@@ -33,7 +34,6 @@ interface SoftwareUpgradeOpts extends ProposalOpts {
   safetyDelta?: string;
 }
 
-const MAX_INT64 = (1n << 63n) - 1n;
 
 function addProposalFlags(cmd: Command): Command {
   cmd
@@ -59,7 +59,7 @@ function checkDaemonName(name: string): string {
 }
 
 function parseUpgradeHeight(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) === 0n || BigInt(text) > MAX_INT64) {
+  if (!/^[0-9]+$/.test(text) || BigInt(text) === 0n || BigInt(text) > INT64_MAX) {
     throw new CliError(`invalid --upgrade-height ${JSON.stringify(text)}: must be a positive integer`);
   }
   return BigInt(text);

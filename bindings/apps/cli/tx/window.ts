@@ -9,9 +9,9 @@ import { coversAll } from "../coins.js";
 import { formatGoDuration } from "../../../go/duration.js";
 import { messageOf } from "../errors.js";
 import { queryGovParams } from "../query/gov.js";
-import { queryCurrentPlan } from "../query/upgrade.js";
+import { queryCurrentPlan } from "../../../client/upgrade.js";
 import { type CometRpc, isObject } from "../../../client/rpc.js";
-import { parseRfc3339Nanos } from "../../../go/rfc3339.js";
+import { parseRfc3339Nanos } from "../../../go/time.js";
 import type { Coin } from "./proto.js";
 
 export const warn = (text: string): void => {

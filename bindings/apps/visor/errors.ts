@@ -1,0 +1,9 @@
+/** The visor's own failures: the message is the whole, user-facing text (`Error: <message>`, exit 1). */
+export class VisorError extends Error {
+  override name = "VisorError";
+}
+
+/** The message of anything thrown, without a stack. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
