@@ -5,9 +5,9 @@
 import { ripemd160, sha256 } from "@cosmjs/crypto";
 import { fromBech32, toBech32 } from "@cosmjs/encoding";
 
-export const BECH32_PREFIX = "cosmos";
-/** BIP-44 path of the first Cosmos Hub account key, what `keys add` uses by default. */
-export const HD_PATH = "m/44'/118'/0'/0/0";
+import { BECH32_PREFIX } from "./chain.js";
+
+export { BECH32_PREFIX, HD_PATH } from "./chain.js";
 
 /** bech32(`cosmos`, ripemd160(sha256(compressed pubkey))). */
 export function addressOfPubkey(compressed: Uint8Array): string {

@@ -14,7 +14,8 @@ import { MemoryStore } from "../store/memory.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, PlanInput, VersionMap } from "../core/types.js";
 
 /** The gov module account, bech32 of sha256("gov")[:20]. */
-export const GOV_AUTHORITY = "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn";
+export { GOV_AUTHORITY } from "./authority.js";
+import { GOV_AUTHORITY } from "./authority.js";
 
 /** The host's block context as handed to handlers; the keeper adds `blockHeight` when missing. */
 export interface UpgradeContext {

@@ -1,20 +1,15 @@
 /**
- * The flags shared by many commands (interfaces.md §7): `--output/-o`, `--node`, `--height`, `--home`,
- * the keyring flags and the transaction flags, and how their values are checked and resolved
- * (flag > `<home>/config/client.toml` > built-in default).
+ * The flags shared by many commands (interfaces.md §7) — `--output/-o`, `--node`, `--height`, `--home`,
+ * the keyring flags — as commander declarations, and cobra's argument and flag checks. Declarations only:
+ * the command tree loads this for every command, so it imports nothing heavy (values are resolved in
+ * context.ts).
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { readClientConfig, type ClientConfig } from "./config.js";
 import { parseGoDuration } from "../../go/duration.js";
+import { DEFAULT_NODE } from "../../client/rpc.js";
 import { CliError } from "./errors.js";
-import { parseKeyringBackend, type KeyringBackend, Keyring } from "./keys/keyring.js";
-import { passphraseSource } from "./keys/passphrase.js";
-import { parseOutput, type OutputFormat } from "./output.js";
-import { NodeAddressError } from "../../client/errors.js";
-import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
-import { INT64_MAX } from "../../go/int.js";
 
 export interface HomeOpts {
   home?: string;
@@ -58,48 +53,6 @@ export function addKeyringFlags(cmd: Command): Command {
     .option("--keyring-backend <backend>", "keyring backend: test (unencrypted, devnets) or file (default file)")
     .option("--keyring-dir <dir>", "directory holding the keyring (default: --home)")
     .option("--passphrase-file <path>", "read the file keyring's passphrase from the first line of this file (or set XUPGRADE_KEYRING_PASSPHRASE)");
-}
-
-export class Context {
-  readonly home: string;
-  readonly config: ClientConfig;
-
-  constructor(readonly opts: QueryOpts & KeyringOpts) {
-    this.home = opts.home ?? defaultHome();
-    if (this.home === "") throw new CliError("invalid --home: must not be empty");
-    this.config = readClientConfig(this.home);
-    void this.output; // an invalid --output fails before anything else happens
-  }
-
-  get output(): OutputFormat {
-    return parseOutput(this.opts.output ?? this.config.output);
-  }
-
-  rpc(): CometRpc {
-    const node = this.opts.node ?? this.config.node ?? DEFAULT_NODE;
-    try {
-      return new CometRpc(node);
-    } catch (e) {
-      if (e instanceof NodeAddressError) throw new CliError(`invalid --node ${JSON.stringify(node)}: ${e.reason}`);
-      throw e;
-    }
-  }
-
-  /** `--height`: an int64 >= 0 (0 = latest). */
-  get height(): bigint {
-    const h = this.opts.height;
-    if (h === undefined) return 0n;
-    if (!/^[0-9]+$/.test(h) || BigInt(h) > INT64_MAX) throw new CliError(`invalid --height ${JSON.stringify(h)}: must be a non-negative integer`);
-    return BigInt(h);
-  }
-
-  get keyringBackend(): KeyringBackend {
-    return parseKeyringBackend(this.opts.keyringBackend ?? this.config["keyring-backend"] ?? "file");
-  }
-
-  keyring(): Keyring {
-    return new Keyring(this.opts.keyringDir ?? this.home, this.keyringBackend, passphraseSource(this.opts.passphraseFile));
-  }
 }
 
 /** Cobra-style argument count checks (`accepts 1 arg(s), received 0`). */

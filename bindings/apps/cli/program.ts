@@ -1,20 +1,18 @@
 /**
- * The `xupgrade` command tree (commander) and the one place where every failure becomes
+ * The `xupgrade` command tree (commander; each command's module is imported when it runs, so a query
+ * loads neither signing, the devnet, the sidecar nor gRPC) and the one place where every failure becomes
  * `Error: <message>` on stderr with exit code 1 (interfaces.md §7), usage errors included, worded as the
  * SDK's cobra CLI words them (`unknown flag: --x`, `required flag(s) "title" not set`, …).
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerDevnet } from "./devnet.js";
+import { registerDevnet } from "./commands/devnet.js";
+import { registerKeys } from "./commands/keys.js";
+import { registerQueries } from "./commands/query.js";
+import { registerTxs } from "./commands/tx.js";
+import { registerVisor } from "./commands/visor.js";
 import { CliError, messageOf } from "./errors.js";
 import { commandPath } from "./flags.js";
-import { registerKeys } from "./keys/commands.js";
-import { registerGenesisImport } from "./keys/genesis.js";
-import { registerGovQueries } from "./query/gov.js";
-import { registerUpgradeQueries } from "./query/upgrade.js";
-import { registerGovTxs } from "./tx/gov.js";
-import { registerUpgradeTxs } from "./tx/upgrade.js";
-import { registerVisor } from "./visor.js";
 
 /** commander, with cobra's wording for unknown subcommands (it knows the command path). */
 class XCommand extends Command {
@@ -47,15 +45,12 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false, helpWidth: 110 });
 
   const query = program.command("query").alias("q").summary("Querying subcommands").description("Querying subcommands");
-  registerUpgradeQueries(query);
-  registerGovQueries(query);
+  registerQueries(query);
 
   const tx = program.command("tx").summary("Transactions subcommands").description("Transactions subcommands");
-  registerUpgradeTxs(tx);
-  registerGovTxs(tx);
+  registerTxs(tx);
 
-  const keys = registerKeys(program);
-  registerGenesisImport(keys);
+  registerKeys(program);
   registerDevnet(program);
   registerVisor(program);
   return program;

@@ -1,11 +1,12 @@
-/** `xupgrade query gov proposal <id>` (abci_query of /cosmos.gov.v1.Query/Proposal) and the gov params reader. */
+/** `xupgrade query gov proposal <id>` (abci_query of /cosmos.gov.v1.Query/Proposal), and the gov params reader of the tx checks. */
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Command } from "commander";
 import { proposalStatusToJSON, type Params, type Proposal } from "cosmjs-types/cosmos/gov/v1/gov";
 import { QueryParamsResponse, QueryProposalResponse } from "cosmjs-types/cosmos/gov/v1/query";
 import { abciQuery, decodeWith } from "../../../client/abci.js";
 import { CliError } from "../errors.js";
-import { Context, addQueryFlags, expectArgs, type QueryOpts } from "../flags.js";
+import { Context } from "../context.js";
+import { expectArgs, type QueryOpts } from "../flags.js";
 import { print } from "../output.js";
 import type { CometRpc } from "../../../client/rpc.js";
 import type { JsonValue } from "../yaml.js";
@@ -52,21 +53,16 @@ export async function queryGovParams(rpc: CometRpc): Promise<Params> {
   return params;
 }
 
-export function registerGovQueries(query: Command): void {
-  const gov = query.command("gov").summary("Querying commands for the gov module").description("Querying commands for the gov module");
-  addQueryFlags(gov.command("proposal").argument("[proposal-id]").summary("Query details of a single proposal").description("Query details for a proposal by its id")).action(
-    async (_id: string | undefined, opts: QueryOpts, cmd: Command) => {
-      const [idText] = expectArgs(cmd, 1, 1);
-      const id = parseProposalId(idText);
-      const ctx = new Context(opts);
-      const rpc = ctx.rpc();
-      const path = "/cosmos.gov.v1.Query/Proposal";
-      const req = new BinaryWriter();
-      if (id !== 0n) req.tag(1, WireType.Varint).uint64(id);
-      const { value } = await abciQuery(rpc, path, req.finish(), ctx.height);
-      const proposal = decodeWith(rpc, path, (b) => QueryProposalResponse.decode(b), value).proposal;
-      if (!proposal) throw new CliError(`proposal ${id} doesn't exist`);
-      print({ proposal: proposalJson(proposal) }, ctx.output);
-    },
-  );
+export async function proposal(opts: QueryOpts, cmd: Command): Promise<void> {
+  const [idText] = expectArgs(cmd, 1, 1);
+  const id = parseProposalId(idText);
+  const ctx = new Context(opts);
+  const rpc = ctx.rpc();
+  const path = "/cosmos.gov.v1.Query/Proposal";
+  const req = new BinaryWriter();
+  if (id !== 0n) req.tag(1, WireType.Varint).uint64(id);
+  const { value } = await abciQuery(rpc, path, req.finish(), ctx.height);
+  const proposal = decodeWith(rpc, path, (b) => QueryProposalResponse.decode(b), value).proposal;
+  if (!proposal) throw new CliError(`proposal ${id} doesn't exist`);
+  print({ proposal: proposalJson(proposal) }, ctx.output);
 }

@@ -1,21 +1,17 @@
 /**
  * `xupgrade visor init|run|add-upgrade|show-upgrade-info|prepare-upgrade|config|version`: flag parsing only;
- * the sidecar lives in bindings/visor/ (sidecar.md). `run` hands every argument to the node (only
- * `--cosmovisor-config <path>` is taken out, as cosmovisor does) and exits with the node's status.
+ * the sidecar (bindings/apps/visor, sidecar.md) is loaded when a visor command runs. `run` hands every
+ * argument to the node (only `--cosmovisor-config <path>` is taken out, as cosmovisor does) and exits
+ * with the node's status.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { CliError, messageOf } from "./errors.js";
-import { expectArgs } from "./flags.js";
-import { parseOutput } from "./output.js";
-import { detailString, loadConfig, mergeSources, parseConfig, readConfigFile, type VisorConfig } from "../visor/config.js";
-import { createLogger } from "../visor/log.js";
-import { formatReport, prepareUpgrade, showUpgradeInfo } from "../visor/preflight.js";
-import { Layout } from "../visor/layout.js";
-import { runVisor } from "../visor/run.js";
-import { addUpgrade, initVisor } from "../visor/setup.js";
-import { INT64_MAX } from "../../go/int.js";
+import { CliError, messageOf } from "../errors.js";
+import { expectArgs } from "../flags.js";
+import { parseOutput } from "../output.js";
+import type { VisorConfig } from "../../visor/config.js";
+import { INT64_MAX } from "../../../go/int.js";
 
 interface ConfigOpts {
   cosmovisorConfig?: string;
@@ -28,8 +24,11 @@ function configPath(cmd: Command): string | undefined {
   return (cmd.opts() as ConfigOpts).cosmovisorConfig ?? (cmd.parent?.opts() as ConfigOpts | undefined)?.cosmovisorConfig;
 }
 
-const logger = (cfg: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">) =>
-  createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
+const logger = async (cfg: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">) =>
+  (await import("../../visor/log.js")).createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
+
+/** The configuration from the environment (and `-c <file>` under it), every problem at once. */
+const config = async (cmd: Command) => (await import("../../visor/config.js")).loadConfig({ configFile: configPath(cmd) });
 
 /** Runs a visor step, turning its failures into the CLI's one `Error:` line. */
 async function step<T>(fn: () => Promise<T>): Promise<T> {
@@ -56,7 +55,7 @@ export function takeConfigFlag(args: string[]): { path?: string; args: string[] 
 
 function visorVersion(): string {
   try {
-    return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL("../../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
   } catch {
     return "unknown";
   }
@@ -82,13 +81,15 @@ export function registerVisor(program: Command): void {
     .action(async (_opts: ConfigOpts, cmd: Command) => {
       const [path] = expectArgs(cmd, 0, 1);
       const file = configPath(cmd);
+      const { mergeSources, parseConfig, readConfigFile } = await import("../../visor/config.js");
       const { cfg, errors } = parseConfig(file ? mergeSources(readConfigFile(file), process.env) : process.env);
       const problems = [...errors];
       if (cfg.name === "") problems.push("DAEMON_NAME is not set");
       if (cfg.home === "") problems.push("DAEMON_HOME is not set");
       else if (!cfg.home.startsWith("/")) problems.push("DAEMON_HOME must be an absolute path");
       if (problems.length > 0) throw new CliError(problems.join("\n"));
-      await step(() => initVisor(cfg, path, logger(cfg)));
+      const { initVisor } = await import("../../visor/setup.js");
+      await step(async () => initVisor(cfg, path, await logger(cfg)));
     });
 
   visor
@@ -100,7 +101,9 @@ export function registerVisor(program: Command): void {
     .passThroughOptions()
     .action(async (_opts: unknown, cmd: Command) => {
       const taken = takeConfigFlag(cmd.args);
+      const { loadConfig } = await import("../../visor/config.js");
       const cfg = loadConfig({ configFile: taken.path ?? configPath(cmd) });
+      const { runVisor } = await import("../../visor/run.js");
       const code = await step(() => runVisor({ cfg, args: taken.args, signals: true }));
       if (code !== 0) throw new CliError("", code);
     });
@@ -121,8 +124,9 @@ export function registerVisor(program: Command): void {
         }
         height = BigInt(opts.upgradeHeight);
       }
-      const cfg = loadConfig({ configFile: configPath(cmd) });
-      await step(() => addUpgrade(cfg, name, path, { force: opts.force, height }, logger(cfg)));
+      const cfg = await config(cmd);
+      const { addUpgrade } = await import("../../visor/setup.js");
+      await step(async () => addUpgrade(cfg, name, path, { force: opts.force, height }, await logger(cfg)));
     });
 
   visor
@@ -139,8 +143,9 @@ export function registerVisor(program: Command): void {
     .action(async (opts: { output?: string; download: boolean }, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const format = parseOutput(opts.output);
-      const cfg = loadConfig({ configFile: configPath(cmd) });
-      const result = await step(() => showUpgradeInfo(cfg, { verify: opts.download, log: logger(cfg) }));
+      const cfg = await config(cmd);
+      const { formatReport, showUpgradeInfo } = await import("../../visor/preflight.js");
+      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log: await logger(cfg) }));
       if (format === "json") process.stdout.write(JSON.stringify(result.found ? result.report : { message: result.message }) + "\n");
       else process.stdout.write(formatReport(result));
     });
@@ -151,8 +156,9 @@ export function registerVisor(program: Command): void {
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (_opts: unknown, cmd: Command) => {
       expectArgs(cmd, 0, 0);
-      const cfg = loadConfig({ configFile: configPath(cmd) });
-      await step(() => prepareUpgrade(cfg, { log: logger(cfg) }));
+      const cfg = await config(cmd);
+      const { prepareUpgrade } = await import("../../visor/preflight.js");
+      await step(async () => prepareUpgrade(cfg, { log: await logger(cfg) }));
     });
 
   visor
@@ -161,7 +167,8 @@ export function registerVisor(program: Command): void {
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (_opts: unknown, cmd: Command) => {
       expectArgs(cmd, 0, 0);
-      process.stdout.write(detailString(loadConfig({ configFile: configPath(cmd) })));
+      const { detailString } = await import("../../visor/config.js");
+      process.stdout.write(detailString(await config(cmd)));
     });
 
   visor
@@ -170,8 +177,9 @@ export function registerVisor(program: Command): void {
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (_opts: unknown, cmd: Command) => {
       expectArgs(cmd, 0, 0);
-      const cfg = loadConfig({ configFile: configPath(cmd) });
+      const cfg = await config(cmd);
       process.stdout.write(`xupgrade visor version: ${visorVersion()}\n`);
+      const { Layout } = await import("../../visor/layout.js");
       const { bin } = await step(() => new Layout(cfg).resolveCurrent());
       const result = await new Promise<string>((resolve) => {
         const child = spawn(bin, ["version"], { stdio: "inherit" });

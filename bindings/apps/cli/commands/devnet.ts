@@ -1,51 +1,28 @@
 /**
- * `xupgrade devnet init|start`: flag parsing only. The chain host lives in bindings/devnet/ and is loaded
- * with a dynamic import, so the CLI works (and says clearly what is missing) in a build without it.
- * `start` exits with the devnet's own exit code (e.g. 20 when it halts for an upgrade).
+ * `xupgrade devnet init|start`: flag parsing only. The chain host (bindings/apps/devnet) is loaded with a
+ * dynamic import when a devnet command runs, so no other command pays for it, and a build without it
+ * says clearly what is missing. `start` exits with the devnet's own exit code (e.g. 20 when it halts
+ * for an upgrade).
  */
 import type { Command } from "commander";
-import { parseGoDuration } from "../../go/duration.js";
-import { CliError, messageOf } from "./errors.js";
-import { defaultHome, expectArgs } from "./flags.js";
-import { INT64_MAX } from "../../go/int.js";
+import { parseGoDuration } from "../../../go/duration.js";
+import type * as Devnet from "../../devnet/index.js";
+import { CliError, messageOf } from "../errors.js";
+import { defaultHome, expectArgs } from "../flags.js";
+import { INT64_MAX } from "../../../go/int.js";
 
-interface DevnetHandle {
-  rpcUrl?: string;
-  restUrl?: string;
-  grpcAddress?: string;
-  height?: () => bigint | number;
-  stop(): Promise<unknown> | unknown;
-  done: Promise<number>;
-}
-
-interface DevnetModule {
-  initDevnet(options: Record<string, unknown>): Promise<unknown>;
-  startDevnet(options: Record<string, unknown>): Promise<DevnetHandle>;
-  /** The exit code of a start-up failure (optional). */
-  exitCodeFor?(err: unknown): number;
-  /** JSON-lines logger at a level (optional). */
-  jsonLogger?(write: undefined, level: string): unknown;
-}
-
-const DEVNET_MODULE = "../devnet/index.js";
-
-/** Loads bindings/devnet/index.js; a clear error when this build has no devnet. */
-export async function loadDevnet(specifier = DEVNET_MODULE): Promise<DevnetModule> {
-  let mod: Partial<DevnetModule>;
+/** Loads the devnet host; a clear error when this build has none. */
+export async function loadDevnet(): Promise<typeof Devnet> {
   try {
-    mod = (await import(specifier)) as Partial<DevnetModule>;
+    return await import("../../devnet/index.js");
   } catch (e) {
     const code = (e as { code?: string }).code;
     const text = messageOf(e);
     if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && /devnet[\\/]index/.test(text)) {
-      throw new CliError("the devnet host is not available in this build (bindings/devnet/index.js is missing)");
+      throw new CliError("the devnet host is not available in this build (bindings/apps/devnet/index.js is missing)");
     }
     throw new CliError(`cannot load the devnet host: ${text}`);
   }
-  if (typeof mod.initDevnet !== "function" || typeof mod.startDevnet !== "function") {
-    throw new CliError("the devnet host in this build does not export initDevnet and startDevnet");
-  }
-  return mod as DevnetModule;
 }
 
 function checkDuration(flag: string, value: string | undefined): string | undefined {
@@ -83,6 +60,11 @@ function parseSkipHeights(values: string[]): bigint[] {
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The options without the flags that were not given, so the devnet applies its own defaults. */
+function withoutUndefined<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
+}
 
 interface InitOpts {
   home?: string;
@@ -148,7 +130,7 @@ export function registerDevnet(program: Command): void {
     .action(async (opts: InitOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.randomKeys && opts.keySeed !== undefined) throw new CliError("the --random-keys and --key-seed flags are mutually exclusive");
-      const options: Record<string, unknown> = {
+      const options: Devnet.InitDevnetOptions = {
         home: opts.home ?? defaultHome(),
         validators: parseValidators(opts.validators),
         votingPeriod: checkDuration("voting-period", opts.votingPeriod),
@@ -164,18 +146,14 @@ export function registerDevnet(program: Command): void {
         rest: opts.rest,
         grpc: opts.grpc,
       };
-      for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
       const { initDevnet } = await loadDevnet();
-      let result: unknown;
+      let r: Devnet.InitDevnetResult;
       try {
-        result = await initDevnet(options);
+        r = await initDevnet(withoutUndefined(options));
       } catch (e) {
         throw new CliError(messageOf(e));
       }
-      const r = (result ?? {}) as { home?: string; chainId?: string; genesisFile?: string; keysFile?: string };
-      process.stderr.write(
-        `initialised devnet ${r.chainId ?? ""} in ${r.home ?? options.home}` + (r.keysFile ? `; genesis account keys: ${r.keysFile}` : "") + "\n",
-      );
+      process.stderr.write(`initialised devnet ${r.chainId} in ${r.home}; genesis account keys: ${r.keysFile}\n`);
     });
 
   devnet
@@ -201,27 +179,26 @@ export function registerDevnet(program: Command): void {
         throw new CliError(`invalid --log-level ${JSON.stringify(opts.logLevel)}: must be one of ${LOG_LEVELS.join(", ")}`);
       }
       if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
-      const options: Record<string, unknown> = {
+      const options: Devnet.StartDevnetOptions = {
         home: opts.home ?? defaultHome(),
         app: opts.app,
         rpc: opts.rpc,
         rest: opts.rest,
         grpc: opts.grpc,
         blockTime: checkDuration("block-time", opts.blockTime),
-        backend: opts.core,
+        backend: opts.core as Devnet.StartDevnetOptions["backend"],
         namespace: opts.namespace,
         skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),
       };
       const devnet = await loadDevnet();
-      if (opts.logLevel !== undefined && devnet.jsonLogger) options.logger = devnet.jsonLogger(undefined, opts.logLevel);
-      for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
-      let handle: DevnetHandle;
+      if (opts.logLevel !== undefined) options.logger = devnet.jsonLogger(undefined, opts.logLevel as Devnet.LogLevel);
+      let handle: Devnet.DevnetHandle;
       try {
-        handle = await devnet.startDevnet(options);
+        handle = await devnet.startDevnet(withoutUndefined(options));
       } catch (e) {
-        throw new CliError(messageOf(e), devnet.exitCodeFor ? devnet.exitCodeFor(e) || 1 : 1);
+        throw new CliError(messageOf(e), devnet.exitCodeFor(e) || 1);
       }
-      process.stderr.write(`devnet running: rpc ${handle.rpcUrl ?? "?"}, rest ${handle.restUrl ?? "?"}, grpc ${handle.grpcAddress ?? "?"}\n`);
+      process.stderr.write(`devnet running: rpc ${handle.rpcUrl}, rest ${handle.restUrl}, grpc ${handle.grpcAddress}\n`);
       let stopping = false;
       const stop = () => {
         if (stopping) return;

@@ -1,0 +1,43 @@
+/** What the two upgrade proposal commands share: their options and the checks of their own flags. */
+import { addressProblem } from "../../../client/address.js";
+import { INT64_MAX } from "../../../go/int.js";
+import { CliError } from "../errors.js";
+import type { TxOpts } from "./flags.js";
+
+export interface ProposalOpts extends TxOpts {
+  title?: string;
+  summary?: string;
+  deposit?: string;
+  metadata?: string;
+  authority?: string;
+}
+
+export interface SoftwareUpgradeOpts extends ProposalOpts {
+  upgradeHeight?: string;
+  upgradeInfo?: string;
+  validate: boolean;
+  checksumRequired: boolean;
+  daemonName?: string;
+  safetyDelta?: string;
+}
+
+
+export function checkAuthority(authority: string): string {
+  const problem = addressProblem(authority);
+  if (problem) throw new CliError(`invalid authority address: ${problem}`);
+  return authority;
+}
+
+export function checkDaemonName(name: string): string {
+  if (name === "" || name === "." || name === ".." || /[/\\\0]/.test(name)) {
+    throw new CliError(`invalid --daemon-name ${JSON.stringify(name)}: must be a file name`);
+  }
+  return name;
+}
+
+export function parseUpgradeHeight(text: string): bigint {
+  if (!/^[0-9]+$/.test(text) || BigInt(text) === 0n || BigInt(text) > INT64_MAX) {
+    throw new CliError(`invalid --upgrade-height ${JSON.stringify(text)}: must be a positive integer`);
+  }
+  return BigInt(text);
+}

@@ -1,0 +1,56 @@
+/** `xupgrade tx upgrade software-upgrade <name>` (interfaces.md §7.2, §9, §10): a gov proposal carrying MsgSoftwareUpgrade. */
+import type { Command } from "commander";
+import { UpgradeError } from "../../../core/errors.js";
+import type { Plan } from "../../../core/types.js";
+import { GOV_AUTHORITY } from "../../../module/authority.js";
+import { limitsFromEnv } from "../../../module/plan-info/download.js";
+import { validatePlanInfo } from "../../../module/plan-info/validate.js";
+import { parseCoinList } from "../coins.js";
+import { cliCore } from "../core.js";
+import { CliError } from "../errors.js";
+import { durationFlag, expectArgs, requireFlags } from "../flags.js";
+import { KeyringContext } from "../keys/context.js";
+import { resolveSigner, runTx } from "./flow.js";
+import { softwareUpgradeMsg, submitProposalMsg } from "./msgs.js";
+import { checkAuthority, checkDaemonName, parseUpgradeHeight, type SoftwareUpgradeOpts } from "./proposal.js";
+import { offlineAccount, txSettings } from "./settings.js";
+import { checkUpgradeWindow } from "./window.js";
+
+export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): Promise<void> {
+  const [name] = expectArgs(cmd, 1, 1);
+  requireFlags(opts as unknown as Record<string, unknown>, ["title", "summary", "upgrade-height", "from"]);
+  const height = parseUpgradeHeight(opts.upgradeHeight!);
+  const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s");
+  const daemonName = checkDaemonName(opts.daemonName ?? (process.env.DAEMON_NAME || "xupgrade"));
+  const authority = checkAuthority(opts.authority ?? GOV_AUTHORITY);
+  const ctx = new KeyringContext(opts);
+  const core = await cliCore();
+  const deposit = opts.deposit === undefined ? [] : parseCoinList(core, opts.deposit, "invalid deposit");
+  const settings = txSettings(core, opts);
+  offlineAccount(opts);
+  const plan: Plan = { name, height, info: opts.upgradeInfo ?? "" };
+  try {
+    core.validateBasic(plan);
+  } catch (e) {
+    if (e instanceof UpgradeError) throw new CliError(e.message);
+    throw e;
+  }
+  const signer = await resolveSigner(ctx, opts.from!, Boolean(opts.generateOnly));
+  if (opts.validate) {
+    await validatePlanInfo(plan.info, { enforceChecksum: opts.checksumRequired, daemonName, limits: limitsFromEnv() });
+  }
+  const msg = submitProposalMsg([softwareUpgradeMsg(core, authority, plan)], {
+    initialDeposit: deposit,
+    proposer: signer.address,
+    metadata: opts.metadata ?? "",
+    title: opts.title!,
+    summary: opts.summary!,
+  });
+  await runTx(ctx, opts, signer, [msg], settings, {
+    proposal: true,
+    checks: async (rpc, current) => {
+      if (height <= current) throw new CliError(`upgrade height ${height} must be greater than the current height ${current}`);
+      await checkUpgradeWindow(rpc, current, height, safetyDelta);
+    },
+  });
+}
