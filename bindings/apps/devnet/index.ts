@@ -36,5 +36,5 @@ export {
 export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./logger.js";
 export { accountKeyFromMnemonic } from "./keys.js";
 export { addressOfPubkey, moduleAddress, HD_PATH } from "../../client/address.js";
-export { COMET_VERSION } from "./rpc.js";
+export { COMET_VERSION } from "./rpc/methods.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";

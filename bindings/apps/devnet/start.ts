@@ -34,7 +34,7 @@ import {
 import { consensusKeyFromSeed } from "./keys.js";
 import { fullLogger, type DevnetLogger } from "./logger.js";
 import { devnetRestRoutes } from "./rest.js";
-import { startRpcServer, type RpcServerHandle } from "./rpc.js";
+import { startRpcServer, type RpcServerHandle } from "./rpc/server.js";
 import { devnetUiRoutes } from "./ui.js";
 import { errorMessage, fromHexStrict, hexUpper, sha256 } from "./util.js";
 

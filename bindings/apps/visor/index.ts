@@ -1,5 +1,5 @@
 /** The sidecar (`xupgrade visor`, sidecar.md): configuration, layout, watcher, pipeline and run loop. */
-export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config.js";
+export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config/index.js";
 export { Layout, ensureBinary } from "./layout.js";
 export { createLogger, type Logger } from "./log.js";
 export { osArch, recase, upgradeDirName } from "./names.js";

@@ -8,7 +8,7 @@ import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink, unli
 import { basename, join, resolve } from "node:path";
 import { readCurrentName } from "./info-file.js";
 import { upgradeDirName } from "./names.js";
-import { ROOT_NAME } from "./config.js";
+import { ROOT_NAME } from "./config/index.js";
 
 export interface LayoutConfig {
   home: string;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
-import { ms, type VisorConfig } from "./config.js";
+import { ms, type VisorConfig } from "./config/index.js";
 import { exists, fetchUpgrade } from "./fetch.js";
 import { isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
 import { ensureBinary, random, type Layout } from "./layout.js";

@@ -13,7 +13,7 @@
  */
 import type { ChildProcess, StdioOptions } from "node:child_process";
 import { signalNumber, Supervisor, type Exit, type Running } from "./child.js";
-import { ms, type VisorConfig } from "./config.js";
+import { ms, type VisorConfig } from "./config/index.js";
 import { skipHeights, stampOf, type VisorPlan } from "./info-file.js";
 import { ensureBinary, Layout } from "./layout.js";
 import { createLogger, type Logger } from "./log.js";

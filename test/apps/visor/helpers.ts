@@ -16,7 +16,7 @@ import { QueryCurrentPlanResponse } from "cosmjs-types/cosmos/upgrade/v1beta1/qu
 import yazl from "yazl";
 import { expect } from "vitest";
 import { Supervisor } from "../../../bindings/apps/visor/child.js";
-import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config.js";
+import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
 import { createLogger, type Logger } from "../../../bindings/apps/visor/log.js";
 import { runVisor, type RunOptions } from "../../../bindings/apps/visor/run.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";

@@ -10,7 +10,7 @@ import type { Command } from "commander";
 import { CliError, messageOf } from "../errors.js";
 import { expectArgs } from "../flags.js";
 import { parseOutput } from "../output.js";
-import type { VisorConfig } from "../../visor/config.js";
+import type { VisorConfig } from "../../visor/config/index.js";
 import { INT64_MAX } from "../../../go/int.js";
 
 interface ConfigOpts {
@@ -28,7 +28,7 @@ const logger = async (cfg: Pick<VisorConfig, "disableLogs" | "colorLogs" | "time
   (await import("../../visor/log.js")).createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
 
 /** The configuration from the environment (and `-c <file>` under it), every problem at once. */
-const config = async (cmd: Command) => (await import("../../visor/config.js")).loadConfig({ configFile: configPath(cmd) });
+const config = async (cmd: Command) => (await import("../../visor/config/index.js")).loadConfig({ configFile: configPath(cmd) });
 
 /** Runs a visor step, turning its failures into the CLI's one `Error:` line. */
 async function step<T>(fn: () => Promise<T>): Promise<T> {
@@ -81,7 +81,7 @@ export function registerVisor(program: Command): void {
     .action(async (_opts: ConfigOpts, cmd: Command) => {
       const [path] = expectArgs(cmd, 0, 1);
       const file = configPath(cmd);
-      const { mergeSources, parseConfig, readConfigFile } = await import("../../visor/config.js");
+      const { mergeSources, parseConfig, readConfigFile } = await import("../../visor/config/index.js");
       const { cfg, errors } = parseConfig(file ? mergeSources(readConfigFile(file), process.env) : process.env);
       const problems = [...errors];
       if (cfg.name === "") problems.push("DAEMON_NAME is not set");
@@ -101,7 +101,7 @@ export function registerVisor(program: Command): void {
     .passThroughOptions()
     .action(async (_opts: unknown, cmd: Command) => {
       const taken = takeConfigFlag(cmd.args);
-      const { loadConfig } = await import("../../visor/config.js");
+      const { loadConfig } = await import("../../visor/config/index.js");
       const cfg = loadConfig({ configFile: taken.path ?? configPath(cmd) });
       const { runVisor } = await import("../../visor/run.js");
       const code = await step(() => runVisor({ cfg, args: taken.args, signals: true }));
@@ -167,7 +167,7 @@ export function registerVisor(program: Command): void {
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (_opts: unknown, cmd: Command) => {
       expectArgs(cmd, 0, 0);
-      const { detailString } = await import("../../visor/config.js");
+      const { detailString } = await import("../../visor/config/index.js");
       process.stdout.write(detailString(await config(cmd)));
     });
 

@@ -1,0 +1,149 @@
+/** The settings read from variables (the environment, or the TOML file under it), every problem collected. */
+import { isAbsolute, normalize } from "node:path";
+import { parseGoDuration, MS } from "../../../go/duration.js";
+import { goAtoi } from "../../../go/int.js";
+import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../go/time-layout.js";
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, limitsFromEnv } from "../../../module/plan-info/download.js";
+import { messageOf } from "../errors.js";
+import { DEFAULT_GRPC_ADDRESS, DEFAULT_POLL_INTERVAL, DEFAULT_RPC_ADDRESS, ENV, type Source, type VisorConfig } from "./types.js";
+
+function boolOption(src: Source, name: string, def: boolean, errs: string[]): boolean {
+  const raw = src[name];
+  if (raw === undefined || raw === "") return def;
+  const v = raw.toLowerCase();
+  if (v === "true") return true;
+  if (v === "false") return false;
+  errs.push(`env variable ${JSON.stringify(name)} must have a boolean value ("true" or "false"), got ${JSON.stringify(v)}`);
+  return def;
+}
+
+function durationOption(src: Source, name: string, def: bigint, errs: string[]): bigint {
+  const raw = src[name];
+  if (raw === undefined || raw === "") return def;
+  let d: bigint;
+  try {
+    d = parseGoDuration(raw);
+  } catch (e) {
+    errs.push(`invalid: ${name}: could not parse '${raw}' into a duration: ${messageOf(e)}`);
+    return def;
+  }
+  if (d <= 0n) {
+    errs.push(`invalid: ${name}: must be greater than 0`);
+    return def;
+  }
+  return d;
+}
+
+function retriesOption(src: Source, errs: string[]): number {
+  const name = ENV.preupgradeMaxRetries;
+  const raw = src[name];
+  if (raw === undefined || raw === "") return 0;
+  const parsed = goAtoi(raw);
+  if (!parsed.ok) {
+    errs.push(`${name} could not be parsed to int: ${parsed.error}`);
+    return 0;
+  }
+  const n = Number(parsed.value);
+  if (n < 0) {
+    errs.push(`${name} must not be negative`);
+    return 0;
+  }
+  return n;
+}
+
+function timeFormatOption(src: Source, errs: string[]): string {
+  const raw = src[ENV.timeFormatLogs];
+  if (raw === undefined) return "kitchen";
+  if (raw === "" || TIME_LAYOUTS[raw] !== undefined) return raw;
+  errs.push(
+    `env variable ${JSON.stringify(ENV.timeFormatLogs)} must have a timeformat value ("${TIME_FORMAT_NAMES.join("|")}"), got ${JSON.stringify(raw)}`,
+  );
+  return "kitchen";
+}
+
+function rpcOption(src: Source, errs: string[]): string {
+  const raw = src[ENV.rpcAddress];
+  if (raw === undefined || raw === "") return DEFAULT_RPC_ADDRESS;
+  const text = raw.startsWith("tcp://") ? "http://" + raw.slice(6) : raw;
+  let ok = false;
+  try {
+    const u = new URL(text);
+    ok = u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    /* below */
+  }
+  if (!ok) errs.push(`invalid: ${ENV.rpcAddress}: ${JSON.stringify(raw)} is not a tcp://, http:// or https:// URL`);
+  return raw;
+}
+
+function limitsOptions(src: Source, errs: string[]): { maxBytes: number; idle: bigint } {
+  let maxBytes = DEFAULT_MAX_BYTES;
+  let idle = BigInt(DEFAULT_IDLE_MS) * MS;
+  try {
+    maxBytes = limitsFromEnv({ [ENV.downloadMaxBytes]: src[ENV.downloadMaxBytes] }).maxBytes;
+  } catch (e) {
+    errs.push(messageOf(e));
+  }
+  const raw = src[ENV.downloadIdleTimeout];
+  if (raw !== undefined && raw !== "") {
+    try {
+      limitsFromEnv({ [ENV.downloadIdleTimeout]: raw });
+      idle = parseGoDuration(raw);
+    } catch (e) {
+      errs.push(messageOf(e));
+    }
+  }
+  return { maxBytes, idle };
+}
+
+/** An absolute path without a trailing slash (`/a/b/` → `/a/b`). */
+function cleanPath(p: string): string {
+  const n = normalize(p);
+  return n.length > 1 && n.endsWith("/") ? n.slice(0, -1) : n;
+}
+
+/** Parses every variable; returns the configuration and the parse errors (validation is separate). */
+export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] } {
+  const errs: string[] = [];
+  const rawHome = src[ENV.home] ?? "";
+  const home = rawHome !== "" && isAbsolute(rawHome) ? cleanPath(rawHome) : rawHome;
+  const allowDownloadBinaries = boolOption(src, ENV.allowDownloadBinaries, false, errs);
+  const downloadMustHaveChecksum = boolOption(src, ENV.downloadMustHaveChecksum, false, errs);
+  const restartAfterUpgrade = boolOption(src, ENV.restartAfterUpgrade, true, errs);
+  const unsafeSkipBackup = boolOption(src, ENV.unsafeSkipBackup, false, errs);
+  const disableLogs = boolOption(src, ENV.disableLogs, false, errs);
+  const colorLogs = boolOption(src, ENV.colorLogs, true, errs);
+  const timeFormatLogs = timeFormatOption(src, errs);
+  const disableRecase = boolOption(src, ENV.disableRecase, false, errs);
+  const pollInterval = durationOption(src, ENV.pollInterval, DEFAULT_POLL_INTERVAL, errs);
+  const shutdownGrace = durationOption(src, ENV.shutdownGrace, 0n, errs);
+  const restartDelay = durationOption(src, ENV.restartDelay, 0n, errs);
+  const preupgradeMaxRetries = retriesOption(src, errs);
+  const rpcAddress = rpcOption(src, errs);
+  const limits = limitsOptions(src, errs);
+  const rawBackup = src[ENV.dataBackupDir];
+  const dataBackupDir = rawBackup === undefined || rawBackup === "" ? home : isAbsolute(rawBackup) ? cleanPath(rawBackup) : rawBackup;
+  const cfg: VisorConfig = {
+    home,
+    name: src[ENV.name] ?? "",
+    allowDownloadBinaries,
+    downloadMustHaveChecksum,
+    restartAfterUpgrade,
+    restartDelay,
+    shutdownGrace,
+    pollInterval,
+    unsafeSkipBackup,
+    dataBackupDir,
+    preupgradeMaxRetries,
+    grpcAddress: src[ENV.grpcAddress] || DEFAULT_GRPC_ADDRESS,
+    disableLogs,
+    colorLogs,
+    timeFormatLogs,
+    customPreupgrade: src[ENV.customPreupgrade] ?? "",
+    disableRecase,
+    rpcAddress,
+    downloadMaxBytes: limits.maxBytes,
+    downloadIdleTimeout: limits.idle,
+  };
+  return { cfg, errors: errs };
+}
