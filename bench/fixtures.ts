@@ -63,6 +63,6 @@ export const PLANS: { id: string; plan: Plan }[] = [
 
 /**
  * Not timed: a height in [2^31, 2^32), the range where cosmjs-types 0.11 encodes int64 wrongly
- * (shared/reference/interfaces.md §11). Checked for byte-equality with the Go encoder in case 6.
+ * (docs/spec/interfaces.md §11). Checked for byte-equality with the Go encoder in case 6.
  */
 export const UINT32_RANGE_PLAN: Plan = { name: "v3", height: 2_147_483_648n, info: "" };

@@ -44,7 +44,7 @@ export function nowNs(): number {
 /**
  * The timing loops are compiled anew for every task (new Function): closures made from one function
  * literal share V8's type feedback, so a shared loop would see every task's `fn` at its call site, turn
- * megamorphic and slow all tasks down unevenly (assemblyscript-notes.md §3 saw the same). A fresh
+ * megamorphic and slow all tasks down unevenly (docs/spec/core.md §3 saw the same). A fresh
  * function per task keeps each loop's call site monomorphic.
  */
 function compileLoop(async: boolean): (ops: number, fn: (i: number) => unknown, now: () => number) => () => unknown {

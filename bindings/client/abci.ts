@@ -1,5 +1,5 @@
 /**
- * Queries through `abci_query` (interfaces.md §4): request bytes in, response bytes out. A non-zero ABCI
+ * Queries through `abci_query` (docs/spec/interfaces.md §4): request bytes in, response bytes out. A non-zero ABCI
  * code becomes the gRPC-style error the SDK's client shows (`rpc error: code = Unknown desc = <log>`).
  */
 import { toHex } from "../core/errors.js";

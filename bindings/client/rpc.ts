@@ -1,5 +1,5 @@
 /**
- * A small CometBFT JSON-RPC client (interfaces.md §5): POST `{"jsonrpc":"2.0","id":n,"method":…,"params":…}`
+ * A small CometBFT JSON-RPC client (docs/spec/interfaces.md §5): POST `{"jsonrpc":"2.0","id":n,"method":…,"params":…}`
  * to the node's root. Every way a node can fail — down, slow, not HTTP, not JSON-RPC, an RPC error — ends
  * as one clear ClientError naming the node.
  */
@@ -20,7 +20,7 @@ export class RpcError extends ClientError {
   }
 }
 
-/** `tcp://host:port` is read as `http://host:port` (interfaces.md §7). */
+/** `tcp://host:port` is read as `http://host:port` (docs/spec/interfaces.md §7). */
 export function nodeUrl(node: string): URL {
   const text = node.startsWith("tcp://") ? "http://" + node.slice(6) : node;
   let url: URL;

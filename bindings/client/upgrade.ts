@@ -1,6 +1,6 @@
 /**
  * The x/upgrade queries over a node's CometBFT RPC (`abci_query` on `/cosmos.upgrade.v1beta1.Query/<M>`,
- * interfaces.md §4), answered with the cosmjs-types messages. `height` 0 asks for the latest state.
+ * docs/spec/interfaces.md §4), answered with the cosmjs-types messages. `height` 0 asks for the latest state.
  */
 import {
   QueryAppliedPlanRequest,

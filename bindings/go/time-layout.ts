@@ -1,5 +1,5 @@
 /**
- * The twelve Go time layouts `COSMOVISOR_TIMEFORMAT_LOGS` may name (sidecar.md §3), and a formatter for
+ * The twelve Go time layouts `COSMOVISOR_TIMEFORMAT_LOGS` may name (docs/spec/sidecar.md §3), and a formatter for
  * them in local time: only the layout elements these twelve use are implemented.
  */
 

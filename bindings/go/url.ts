@@ -1,6 +1,6 @@
 /**
  * The parts of Go's net/url the project depends on: url.Parse's errors (the detail after
- * `parse "<url>": `, for plan-info validation, interfaces.md §9), the scheme, Query().Get(key), and
+ * `parse "<url>": `, for plan-info validation, docs/spec/interfaces.md §9), the scheme, Query().Get(key), and
  * url.PathEscape (the sidecar's upgrade directory names).
  */
 import { goQuote } from "./quote.js";

@@ -1,4 +1,4 @@
-/** The upgrade module's Msg service: governance schedules and cancels plans through it (keeper-behaviour §9). */
+/** The upgrade module's Msg service: governance schedules and cancels plans through it (docs/spec/keeper.md §9). */
 import { errors } from "../core/errors.js";
 import type { UpgradeKeeper } from "./keeper.js";
 import type { MsgCancelUpgrade, MsgSoftwareUpgrade } from "./msgs.js";

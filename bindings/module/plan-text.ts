@@ -1,5 +1,5 @@
 /**
- * `Plan.String()`: the gogoproto CompactTextString form (keeper-behaviour §3.3), e.g.
+ * `Plan.String()`: the gogoproto CompactTextString form (docs/spec/keeper.md §3.3), e.g.
  * `name:"test" time:<seconds:-62135596800 > height:100 `. Used in logs and error texts, so it must match
  * the Go node byte for byte.
  */

@@ -1,5 +1,5 @@
 /**
- * Store loaders (keeper-behaviour §8.1): how the host's multistore is loaded at start-up, and how a new
+ * Store loaders (docs/spec/keeper.md §8.1): how the host's multistore is loaded at start-up, and how a new
  * binary adds, renames and deletes stores exactly once, at its upgrade height.
  */
 import { errors } from "../core/errors.js";

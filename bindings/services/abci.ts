@@ -1,5 +1,5 @@
 /**
- * The ABCI query router (interfaces.md §4) behind a host's CometBFT-compatible `abci_query`:
+ * The ABCI query router (docs/spec/interfaces.md §4) behind a host's CometBFT-compatible `abci_query`:
  * `/<ns>.upgrade.v1beta1.Query/<Method>` with protobuf request/response bytes, the raw upgrade store
  * (`/store/upgrade/key`, `/store/upgrade/subspace`) and any extra routes the host adds (gov, auth…).
  * Errors carry baseapp's (code, codespace, log); the reported height is never 0.

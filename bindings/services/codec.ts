@@ -1,5 +1,5 @@
 /**
- * Protobuf bytes of the cosmos.upgrade.v1beta1 query requests and responses (interfaces.md §1), written as
+ * Protobuf bytes of the cosmos.upgrade.v1beta1 query requests and responses (docs/spec/interfaces.md §1), written as
  * the Go (gogoproto) encoder does: fields in number order, proto3 defaults omitted. Envelopes use the
  * @bufbuild/protobuf wire runtime; the Plan inside CurrentPlan is the core's Go-identical encoding.
  */

@@ -1,6 +1,6 @@
 /**
  * The gRPC server (@grpc/grpc-js, plaintext HTTP/2): `<ns>.upgrade.v1beta1.Query` with binary protobuf as a
- * real node (interfaces.md §2) plus server reflection. Requests are decoded before the height header is
+ * real node (docs/spec/interfaces.md §2) plus server reflection. Requests are decoded before the height header is
  * checked, as grpc-go does; every answer that reaches the handler carries `x-cosmos-block-height`.
  */
 import {

@@ -1,6 +1,6 @@
 /**
  * Which state a query reads: the `x-cosmos-block-height` header / ABCI `height`, checked as baseapp does
- * (interfaces.md §2–§4). Height 0 or absent means the latest committed height, which every answer reports.
+ * (docs/spec/interfaces.md §2–§4). Height 0 or absent means the latest committed height, which every answer reports.
  */
 import type { UpgradeKeeper } from "../module/keeper.js";
 import { goParseInt } from "../go/int.js";

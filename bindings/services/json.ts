@@ -1,6 +1,6 @@
 /**
  * grpc-gateway JSON as the SDK's gateway marshals it (`JSONPb{EmitDefaults: true, OrigName: true}`,
- * interfaces.md §3): snake_case in field order, int64/uint64 as strings, unset messages and bytes as null,
+ * docs/spec/interfaces.md §3): snake_case in field order, int64/uint64 as strings, unset messages and bytes as null,
  * the zero time as "0001-01-01T00:00:00Z", Go's string escaping, compact.
  */
 import type { Plan } from "../core/types.js";

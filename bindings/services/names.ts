@@ -1,5 +1,5 @@
 /**
- * The namespace (interfaces.md §0): renames the upgrade query service, its REST prefix and its ABCI paths
+ * The namespace (docs/spec/interfaces.md §0): renames the upgrade query service, its REST prefix and its ABCI paths
  * together. Message packages and type URLs of Plan, Msg*, gov/auth/tx keep `cosmos`.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The upgrade Query service, transport-neutral: each method reads the keeper of the resolved height in one
- * synchronous step, so an answer is always a whole state before or after a change (interfaces.md §2).
+ * synchronous step, so an answer is always a whole state before or after a change (docs/spec/interfaces.md §2).
  */
 import { UpgradeError } from "../core/errors.js";
 import type { UpgradeKeeper } from "../module/keeper.js";

@@ -1,5 +1,5 @@
 /**
- * The REST gateway (node:http) with grpc-gateway semantics (interfaces.md §3): exact JSON bodies, statuses,
+ * The REST gateway (node:http) with grpc-gateway semantics (docs/spec/interfaces.md §3): exact JSON bodies, statuses,
  * `{"code","message","details":[]}` errors, 501 for unknown routes, 405 for other methods, CORS, the
  * `x-cosmos-block-height` headers. Request heads are limited by `maxHeaderBytes` (431 from Node), bodies
  * (never read) by `maxBodyBytes` (413, connection closed); slow clients are timed out.

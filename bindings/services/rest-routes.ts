@@ -1,5 +1,5 @@
 /**
- * REST request targets → query method and request (interfaces.md §3). The raw request target is matched
+ * REST request targets → query method and request (docs/spec/interfaces.md §3). The raw request target is matched
  * without normalisation (`.`/`..` are names); `{name}` is one raw segment, percent-decoded; query strings
  * are parsed as Go's url.ParseQuery and bound as grpc-gateway v1 does.
  */

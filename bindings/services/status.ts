@@ -1,5 +1,5 @@
 /**
- * How a failed query looks on each surface (interfaces.md §2–§4): the gRPC status (code + message), the
+ * How a failed query looks on each surface (docs/spec/interfaces.md §2–§4): the gRPC status (code + message), the
  * REST `google.rpc.Status` body and HTTP status derived from it, and the ABCI (code, codespace, log).
  */
 import { UpgradeError } from "../core/errors.js";
@@ -17,7 +17,7 @@ export const GrpcCode = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** grpc-gateway's HTTP status for a gRPC code (interfaces.md §3). */
+/** grpc-gateway's HTTP status for a gRPC code (docs/spec/interfaces.md §3). */
 const HTTP_OF_CODE = [200, 408, 500, 400, 504, 404, 409, 403, 429, 400, 409, 400, 501, 500, 503, 500, 401];
 
 export function httpStatusOf(grpcCode: number): number {
@@ -64,7 +64,7 @@ export function sdkError(codespace: string, code: number, base: string, wrap?: s
   });
 }
 
-/** Base messages of the registered errors the keeper raises (keeper-behaviour §10). */
+/** Base messages of the registered errors the keeper raises (docs/spec/keeper.md §10). */
 const BASES: Record<string, string> = {
   "upgrade/2": "module version not found",
   "upgrade/3": "upgrade plan not found",

@@ -1,4 +1,4 @@
-/** Keeper cases that touch upgrade-info.json (keeper-behaviour K15, B2, B12, B13, B18, B19), on both cores. */
+/** Keeper cases that touch upgrade-info.json (docs/spec/keeper.md K15, B2, B12, B13, B18, B19), on both cores. */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

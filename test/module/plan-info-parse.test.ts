@@ -1,9 +1,9 @@
-/** Plan info as JSON and its checks (interfaces.md §9 steps 3–5), in process. */
+/** Plan info as JSON and its checks (docs/spec/interfaces.md §9 steps 3–5), in process. */
 import { describe, expect, it } from "vitest";
 import { checkBinaries, checkUrl, parseChecksum } from "../../bindings/module/plan-info/check.js";
 import { parseInfoJson } from "../../bindings/module/plan-info/parse.js";
 
-describe("plan info URLs (interfaces.md §9 step 5)", () => {
+describe("plan info URLs (docs/spec/interfaces.md §9 step 5)", () => {
   it("checks schemes and checksums", () => {
     const h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     expect(checkUrl(`https://x/a?checksum=sha256:${h}`, true)).toMatchObject({ scheme: "https", checksum: { algo: "sha256", hex: h } });
@@ -33,7 +33,7 @@ describe("plan info URLs (interfaces.md §9 step 5)", () => {
 
 });
 
-describe("plan info JSON (interfaces.md §9 steps 3-4)", () => {
+describe("plan info JSON (docs/spec/interfaces.md §9 steps 3-4)", () => {
   const parseErr = (text: string) => {
     try {
       parseInfoJson(text);

@@ -1,5 +1,5 @@
 /**
- * Plan-info validation with downloads (interfaces.md §9 steps 2 and 6, sidecar.md §7.2–§7.4), in process,
+ * Plan-info validation with downloads (docs/spec/interfaces.md §9 steps 2 and 6, docs/spec/sidecar.md §7.2–§7.4), in process,
  * against a local HTTP server and local files: checksums, redirects, limits, archives (tar.gz, zip, gz)
  * and hostile archives.
  */

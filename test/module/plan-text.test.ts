@@ -1,4 +1,4 @@
-/** Plan.String(): gogoproto CompactTextString (keeper-behaviour §3.3, acceptance P1–P3). */
+/** Plan.String(): gogoproto CompactTextString (docs/spec/keeper.md §3.3, acceptance P1–P3). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planToText, quoteProtoText } from "../../bindings/module/plan-text.js";

@@ -1,4 +1,4 @@
-/** keeper-behaviour §8.1 and acceptance cases L1–L8 (§11.6), on real LevelDB multistores. */
+/** docs/spec/keeper.md §8.1 and acceptance cases L1–L8 (docs/spec/keeper.md §11.6), on real LevelDB multistores. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,7 +36,7 @@ async function close(ms: DurableMultiStore): Promise<void> {
   await ms.close();
 }
 
-/** §11.6 history: store foo gets key=value at height 1, then heights up to `last` are committed. */
+/** docs/spec/keeper.md §11.6 history: store foo gets key=value at height 1, then heights up to `last` are committed. */
 async function history(last = 4n): Promise<string> {
   const dir = tempDir();
   const ms = await reopen(dir);
@@ -72,7 +72,7 @@ function loaderError(fn: () => unknown): UpgradeError {
 const mismatch = (name: string, last: bigint) =>
   `version of store ${name} mismatch root store's version; expected ${last} got 0; new stores should be added using StoreUpgrades`;
 
-describe("store loader (§11.6, upgrade height 5)", () => {
+describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
   it("L1: a plain load keeps foo's data through block 5", async () => {
     const dir = await history();
     const { ms, upgraded, stores } = await start(dir, defaultStoreLoader, ["foo"]);

@@ -1,5 +1,5 @@
 /**
- * upgrade-info.json (keeper-behaviour §7, §7.1; acceptance K15, B13, B18, B21): Go-exact bytes on write,
+ * upgrade-info.json (docs/spec/keeper.md §7, §7.1; acceptance K15, B13, B18, B21): Go-exact bytes on write,
  * Go json.Unmarshal semantics and wording on read, atomic replacement under SIGKILL.
  */
 import { spawn } from "node:child_process";
@@ -302,7 +302,7 @@ describe("B21: SIGKILL during writes", () => {
   });
 });
 
-describe("readUpgradeInfo / parseUpgradeInfo: §7.1 steps 1–3", () => {
+describe("readUpgradeInfo / parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 1–3", () => {
   it("step 1: a missing file (or no home) is no upgrade", async () => {
     expect(await readUpgradeInfo(tempHome())).toBeUndefined();
     expect(await readUpgradeInfo(undefined)).toBeUndefined();
@@ -399,7 +399,7 @@ describe("readUpgradeInfo / parseUpgradeInfo: §7.1 steps 1–3", () => {
   });
 });
 
-describe("parseUpgradeInfo: §7.1 steps 4–5 (Go json.Unmarshal into Plan)", () => {
+describe("parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 4–5 (Go json.Unmarshal into Plan)", () => {
   it("null at the top level counts as {}", () => {
     expect(parseUpgradeInfo("null", P)).toEqual(plan({}));
     expect(parseUpgradeInfo(" {} ", P)).toEqual(plan({}));

@@ -1,5 +1,5 @@
 /**
- * The ABCI query router (interfaces.md §4) through cosmjs-types' QueryClientImpl with an Rpc adapter that
+ * The ABCI query router (docs/spec/interfaces.md §4) through cosmjs-types' QueryClientImpl with an Rpc adapter that
  * calls `query(path, data)` as cosmjs' QueryClient.queryAbci does (non-zero code → error, height required).
  */
 import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
@@ -60,7 +60,7 @@ describe.each(BACKENDS)("ABCI query router, %s backend", (backend) => {
     expect([none.code, none.value.length, none.height]).toEqual([0, 0, 40n]);
   });
 
-  it("error codes of interfaces.md §4", () => {
+  it("error codes of docs/spec/interfaces.md §4", () => {
     const nf = router.query("/cosmos.upgrade.v1beta1.Query/ModuleVersions", encodeRequest("ModuleVersions", { moduleName: "foo" }));
     expect([nf.code, nf.codespace, nf.log, nf.height]).toEqual([
       6,

@@ -1,5 +1,5 @@
 /**
- * gRPC with real, unmodified clients (interfaces.md §2, §11): cosmjs-types' QueryClientImpl over
+ * gRPC with real, unmodified clients (docs/spec/interfaces.md §2, §11): cosmjs-types' QueryClientImpl over
  * @grpc/grpc-js and @grpc/proto-loader over the .proto files of @protobufs/cosmos, on both backends.
  */
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,7 @@ const SVC = "/cosmos.upgrade.v1beta1.Query";
 const notFound = (m: string) => `codespace upgrade code 2: module version not found: x/upgrade: QueryModuleVersions module ${m} not found`;
 
 describe.each(BACKENDS)("gRPC, %s backend", (backend) => {
-  describe("keeper-behaviour §11.5 (height 1, version map {bank: 0}) through cosmjs-types QueryClientImpl", () => {
+  describe("docs/spec/keeper.md §11.5 (height 1, version map {bank: 0}) through cosmjs-types QueryClientImpl", () => {
     let keeper: UpgradeKeeper;
     let chain: Chain;
     let servers: QueryServers;

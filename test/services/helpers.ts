@@ -49,7 +49,7 @@ export async function serve(
 
 const identity = (b: Buffer) => b;
 
-/** The cosmjs-types Rpc over @grpc/grpc-js (interfaces.md §11): makeUnaryRequest with identity serializers. */
+/** The cosmjs-types Rpc over @grpc/grpc-js (docs/spec/interfaces.md §11): makeUnaryRequest with identity serializers. */
 export function grpcRpc(
   client: grpc.Client,
   opts: { metadata?: grpc.Metadata; rename?: (service: string) => string } = {},

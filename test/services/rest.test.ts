@@ -1,5 +1,5 @@
 /**
- * The REST gateway with plain fetch and Node's HTTP client (interfaces.md §3): every row, byte-exact bodies
+ * The REST gateway with plain fetch and Node's HTTP client (docs/spec/interfaces.md §3): every row, byte-exact bodies
  * (wire.json rest_json), statuses, headers, CORS, path-parameter decoding, limits; and a telescope-style
  * LCD client (@cosmology/lcd) — on both backends.
  */

@@ -1,5 +1,5 @@
 /**
- * The flags shared by many commands (interfaces.md §7) — `--output/-o`, `--node`, `--height`, `--home`,
+ * The flags shared by many commands (docs/spec/interfaces.md §7) — `--output/-o`, `--node`, `--height`, `--home`,
  * the keyring flags — as commander declarations, and cobra's argument and flag checks. Declarations only:
  * the command tree loads this for every command, so it imports nothing heavy (values are resolved in
  * context.ts).

@@ -1,7 +1,7 @@
 /**
  * The `xupgrade` command tree (commander; each command's module is imported when it runs, so a query
  * loads neither signing, the devnet, the sidecar nor gRPC) and the one place where every failure becomes
- * `Error: <message>` on stderr with exit code 1 (interfaces.md §7), usage errors included, worded as the
+ * `Error: <message>` on stderr with exit code 1 (docs/spec/interfaces.md §7), usage errors included, worded as the
  * SDK's cobra CLI words them (`unknown flag: --x`, `required flag(s) "title" not set`, …).
  */
 import { readFileSync } from "node:fs";

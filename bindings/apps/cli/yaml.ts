@@ -1,5 +1,5 @@
 /**
- * Text output (interfaces.md §7): the JSON value rendered as YAML with keys sorted, as the SDK's CLI
+ * Text output (docs/spec/interfaces.md §7): the JSON value rendered as YAML with keys sorted, as the SDK's CLI
  * (go-yaml over the JSON). A string is double-quoted when a plain scalar would read back as something
  * else — a number, a YAML 1.1 boolean (true/false/yes/no/on/off/y/n), null/~, a timestamp, empty — or
  * could not be written plain at all; otherwise it is plain. Sequences inside mappings are not indented.

@@ -1,5 +1,5 @@
 /**
- * The devnet's extra ABCI query routes (interfaces.md §4), served through the query services' router:
+ * The devnet's extra ABCI query routes (docs/spec/interfaces.md §4), served through the query services' router:
  * gov v1 (Params, Proposal, Proposals, Vote, TallyResult), auth (Account) and bank (Balance, AllBalances).
  * Errors follow baseapp's gRPC→ABCI conversion: NotFound → sdk/22, InvalidArgument → sdk/18.
  */

@@ -1,7 +1,7 @@
 /**
  * Application definitions: what `startDevnet({app})` loads — the binary's name, its modules (consensus
  * versions, stores, migrations, genesis and block hooks), its upgrade handlers and StoreUpgrades — and
- * RunMigrations (keeper-behaviour §8.3) over them.
+ * RunMigrations (docs/spec/keeper.md §8.3) over them.
  *
  * An app module is a plain ES module whose default export (or export named `app`) is an
  * {@link AppDefinition}. It needs no import from this package: everything it uses comes in through the
@@ -66,7 +66,7 @@ export interface AppModule {
 
 /** The context of an upgrade handler: the keeper's block context plus the app's RunMigrations. */
 export interface AppUpgradeContext extends UpgradeContext, ModuleContext {
-  /** RunMigrations (keeper-behaviour §8.3): returns the version map to hand back to the keeper. */
+  /** RunMigrations (docs/spec/keeper.md §8.3): returns the version map to hand back to the keeper. */
   runMigrations(fromVM: VersionMap): Promise<VersionMap>;
   /** The app's consensus versions of every module. */
   moduleVersions(): VersionMap;
@@ -79,7 +79,7 @@ export interface AppUpgrade {
   name: string;
   /** Default: `(ctx, plan, fromVM) => ctx.runMigrations(fromVM)`. */
   handler?: AppUpgradeHandler;
-  /** Store changes applied by the store loader when this upgrade is the one being started (§8.2). */
+  /** Store changes applied by the store loader when this upgrade is the one being started (docs/spec/keeper.md §8.2). */
   storeUpgrades?: StoreUpgrades;
 }
 
@@ -269,7 +269,7 @@ export function migrationOrder(app: LoadedApp): string[] {
 const notFound = (text: string) => new UpgradeError("sdk", 38, `${text}: not found`, "handler-failed");
 
 /**
- * RunMigrations (keeper-behaviour §8.3): for each module in order, run its migrations from `fromVM`'s
+ * RunMigrations (docs/spec/keeper.md §8.3): for each module in order, run its migrations from `fromVM`'s
  * version up to its ConsensusVersion (none when to ≤ 1 or from == to); a module absent from `fromVM` is
  * new and gets its default genesis. Returns every app module's ConsensusVersion.
  */

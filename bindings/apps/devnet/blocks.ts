@@ -1,5 +1,5 @@
 /**
- * Block records in CometBFT 0.38 JSON shapes (interfaces.md §5, §6): header, block id, commit
+ * Block records in CometBFT 0.38 JSON shapes (docs/spec/interfaces.md §5, §6): header, block id, commit
  * signatures. Hashes are SHA-256 over deterministic serialisations (a documented simplification of
  * CometBFT's Merkle hashing: clients check shapes, not proofs); commit signatures are real ed25519
  * signatures of the simulated validators.
@@ -30,7 +30,7 @@ export interface HeaderJson {
   proposer_address: string;
 }
 
-/** The §6 block record / CometBFT BlockMeta, keys in CometBFT order. */
+/** The docs/spec/interfaces.md §6 block record / CometBFT BlockMeta, keys in CometBFT order. */
 export interface BlockMetaJson {
   block_id: BlockIdJson;
   block_size: string;

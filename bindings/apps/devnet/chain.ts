@@ -421,7 +421,7 @@ export class Chain {
         vetoThreshold: g.veto_threshold,
       }),
     );
-    // §8.4: the app's module consensus versions, merged into the version map.
+    // docs/spec/keeper.md §8.4: the app's module consensus versions, merged into the version map.
     await this.o.upgradeStore.with(block.store("upgrade"), () => this.o.keeper.setModuleVersionMap(appVersionMap(app)));
     for (const m of [...app.modules.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (m.def?.initGenesis) await m.def.initGenesis(this.moduleContext(block, info, m.name));

@@ -1,6 +1,6 @@
 /**
  * Tx-level and module errors as a Cosmos node reports them in CheckTx/DeliverTx results: a codespace, a
- * code and a log `<wrap text>: <base message>` (interfaces.md §7), plus the process exit codes.
+ * code and a log `<wrap text>: <base message>` (docs/spec/interfaces.md §7), plus the process exit codes.
  */
 import { UpgradeError } from "../../core/errors.js";
 
@@ -68,7 +68,7 @@ export function toTxError(e: unknown): TxError {
 }
 
 /**
- * The process exit code for an error that stopped the devnet (keeper-behaviour §6.1): an UpgradeError's
+ * The process exit code for an error that stopped the devnet (docs/spec/keeper.md §6.1): an UpgradeError's
  * own code (20 upgrade needed, 21 binary too early, 22 downgrade, 24 info write, 25 corrupt store), 23 for
  * an upgrade handler's own error (pass `{handler: true}`), 1 for anything else. A clean stop is 0.
  */

@@ -1,6 +1,6 @@
 /**
- * `startDevnet`: opens a devnet home, applies the store loader (keeper-behaviour §8.2), starts the block
- * timer and the RPC / REST / gRPC servers, and halts as keeper-behaviour §6.1 says: on a PreBlock error it
+ * `startDevnet`: opens a devnet home, applies the store loader (docs/spec/keeper.md §8.2), starts the block
+ * timer and the RPC / REST / gRPC servers, and halts as docs/spec/keeper.md §6.1 says: on a PreBlock error it
  * stops producing blocks, closes the servers and the store (nothing of the failed block is committed) and
  * resolves `done` with the exit code (20 upgrade needed, 21 binary too early, 22 downgrade, 23 handler
  * failed, 24 info write failed, 25 corrupt store; 0 after `stop()`; 1 for anything else).
@@ -97,7 +97,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatGoDuration(blockTimeNs)}`);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
 
-  // §8.2: the plan the old binary wrote before halting decides whether this binary's store loader fires.
+  // docs/spec/keeper.md §8.2: the plan the old binary wrote before halting decides whether this binary's store loader fires.
   const infoKeeper = await createKeeper({ homePath: home, backend, skipUpgradeHeights: skip });
   const info = await infoKeeper.readUpgradeInfoFromDisk();
   const ms = await openNodeMultiStore(appDbPath(home));

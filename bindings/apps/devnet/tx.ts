@@ -1,7 +1,7 @@
 /**
- * Cosmos transactions: decoding TxRaw (interfaces.md §8) and the ante handler — signer accounts,
+ * Cosmos transactions: decoding TxRaw (docs/spec/interfaces.md §8) and the ante handler — signer accounts,
  * public keys, sequences, secp256k1 SIGN_MODE_DIRECT signature verification, fees — with the SDK's
- * error codes and logs (interfaces.md §7).
+ * error codes and logs (docs/spec/interfaces.md §7).
  */
 import { Secp256k1, Secp256k1Signature } from "@cosmjs/crypto";
 import { AuthInfo, SignDoc, TxBody, TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";

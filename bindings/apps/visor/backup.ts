@@ -1,5 +1,5 @@
 /**
- * The data backup before a switch (sidecar.md §6 step 2, D6 #11): `$DAEMON_HOME/data` copied into a
+ * The data backup before a switch (docs/spec/sidecar.md §6 step 2, D6 #11): `$DAEMON_HOME/data` copied into a
  * temporary directory on the backup volume, then renamed to `data-backup-<Y>-<M>-<D>` (local date, month and
  * day not zero-padded), or `.1`, `.2`, … when that exists — never merged into an earlier backup. Progress
  * bar on a terminal, progress lines otherwise.

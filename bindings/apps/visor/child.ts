@@ -1,5 +1,5 @@
 /**
- * The visor's child processes (sidecar.md §5.3–§5.4): the node (stdout and stderr passed through
+ * The visor's child processes (docs/spec/sidecar.md §5.3–§5.4): the node (stdout and stderr passed through
  * unchanged), and the pre-upgrade commands (output captured for the log). One signal handler, installed
  * once, forwards SIGINT, SIGTERM and SIGQUIT to whichever child is current (D6 #4) and remembers the signal
  * so the run loop stops after the step in progress. Stopping the node for an upgrade: SIGINT and the grace
@@ -132,7 +132,7 @@ export class Supervisor {
   }
 
   /**
-   * Stops the node for an upgrade (§5.3): nothing to do if it already exited; with a grace period SIGINT,
+   * Stops the node for an upgrade (docs/spec/sidecar.md §5.3): nothing to do if it already exited; with a grace period SIGINT,
    * then SIGKILL if it outlives the grace; without one SIGKILL at once.
    */
   async stop(r: Running, graceMs: number): Promise<Exit> {

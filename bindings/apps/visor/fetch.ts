@@ -1,7 +1,7 @@
 /**
- * Getting an upgrade's binary from Plan.Info (sidecar.md §7): the info parsed as the CLI parses it (inline
+ * Getting an upgrade's binary from Plan.Info (docs/spec/sidecar.md §7): the info parsed as the CLI parses it (inline
  * JSON, or one level of URL), **this platform's entry only** (D6 #7), its URL checked (http, https, file;
- * checksum rules of §7.3), downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any
+ * checksum rules of docs/spec/sidecar.md §7.3), downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any
  * extraction, unpacked safely, made executable, and only then renamed to `upgrades/<dir>` (D6 #2).
  *
  * Transfer, limits, redirects and hostile-archive rules are the ones the CLI's plan-info validation uses
@@ -25,7 +25,7 @@ const MAX_INFO_BYTES = 16 * 1024 * 1024;
 const URL_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const BY_LENGTH: Record<number, Checksum["algo"]> = { 32: "md5", 40: "sha1", 64: "sha256", 128: "sha512" };
 
-/** §7.3: `<algo>:<hex>`, bare hex guessed by its length, `file:` refused, anything else invalid. */
+/** docs/spec/sidecar.md §7.3: `<algo>:<hex>`, bare hex guessed by its length, `file:` refused, anything else invalid. */
 export function parseSidecarChecksum(value: string): Checksum {
   if (value.toLowerCase().startsWith("file:")) throw new Error(`unsupported checksum form ${goQuote(value)}`);
   const prefixed = parseChecksum(value);

@@ -1,4 +1,4 @@
-/** The sidecar (`xupgrade visor`, sidecar.md): configuration, layout, watcher, pipeline and run loop. */
+/** The sidecar (`xupgrade visor`, docs/spec/sidecar.md): configuration, layout, watcher, pipeline and run loop. */
 export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config/index.js";
 export { Layout, ensureBinary } from "./layout.js";
 export { createLogger, type Logger } from "./log.js";

@@ -1,5 +1,5 @@
 /**
- * Reading `upgrade-info.json` for the visor (sidecar.md §4): the keeper's own parser
+ * Reading `upgrade-info.json` for the visor (docs/spec/sidecar.md §4): the keeper's own parser
  * (bindings/upgrade-info.ts parseUpgradeInfo: Go's json.Unmarshal into Plan, its error texts), then
  * ValidateBasic wrapped as `invalid upgrade-info.json content: <err>`, then the name recased. Also the file's
  * change stamp, the current upgrade's record, the manual-plan record and the node's skip heights.
@@ -25,7 +25,7 @@ function validateBasic(name: string, height: bigint, timeIsZero: boolean): void 
   if (height <= 0n) throw errors.heightNotPositive();
 }
 
-/** Parses and validates the file's text; throws with the messages of §4. */
+/** Parses and validates the file's text; throws with the messages of docs/spec/sidecar.md §4. */
 export function planFromText(text: string, path: string, disableRecase: boolean): VisorPlan {
   const parsed = parseUpgradeInfo(text, path);
   try {
@@ -90,7 +90,7 @@ export async function readCurrentName(path: string): Promise<string> {
 }
 
 /**
- * The heights of the node's `--unsafe-skip-upgrades` (§5.2): numeric tokens after the flag, as separate
+ * The heights of the node's `--unsafe-skip-upgrades` (docs/spec/sidecar.md §5.2): numeric tokens after the flag, as separate
  * words or comma-separated, up to the next `-…` word; other tokens are skipped. `--unsafe-skip-upgrades=1,2`
  * counts too.
  */

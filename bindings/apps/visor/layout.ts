@@ -1,5 +1,5 @@
 /**
- * The directory layout under `$DAEMON_HOME/cosmovisor` (sidecar.md §2) and the `current` link: resolving it
+ * The directory layout under `$DAEMON_HOME/cosmovisor` (docs/spec/sidecar.md §2) and the `current` link: resolving it
  * (created → genesis when missing, an error when it is not a link or dangles — never a silent fallback), and
  * switching it atomically (a temporary link in `.tmp/`, then rename over `current`; D6 #1).
  */
@@ -79,7 +79,7 @@ export class Layout {
   get infoFile(): string {
     return join(this.dataDir, "upgrade-info.json");
   }
-  /** The manual plan written by `add-upgrade --upgrade-height` (§9). */
+  /** The manual plan written by `add-upgrade --upgrade-height` (docs/spec/sidecar.md §9). */
   get manualRecord(): string {
     return join(this.root, "manual-upgrade.json");
   }

@@ -1,5 +1,5 @@
 /**
- * The visor's own log lines (sidecar.md §9): on stderr (never mixed into the node's stdout), one line per
+ * The visor's own log lines (docs/spec/sidecar.md §9): on stderr (never mixed into the node's stdout), one line per
  * event in the console form cosmovisor's logger uses — `<time> INF <message> key=value … module=visor` —
  * with the time in the configured Go layout (none when the layout is ""), colours only on a terminal.
  */

@@ -1,7 +1,7 @@
 /**
- * Where a plan name meets a path (sidecar.md §2): recase (Go's strings.ToLower, per character) unless
+ * Where a plan name meets a path (docs/spec/sidecar.md §2): recase (Go's strings.ToLower, per character) unless
  * COSMOVISOR_DISABLE_RECASE, then Go's url.PathEscape; empty, `.` and `..` are refused. And the Go
- * `<os>/<arch>` key of this platform (§7.1).
+ * `<os>/<arch>` key of this platform (docs/spec/sidecar.md §7.1).
  */
 import { pathEscape } from "../../go/url.js";
 
@@ -23,7 +23,7 @@ export function upgradeDirName(name: string, disableRecase: boolean): string {
   return pathEscape(disableRecase ? name : recase(name));
 }
 
-/** Case-insensitive name comparison (the trigger rule of §5.2). */
+/** Case-insensitive name comparison (the trigger rule of docs/spec/sidecar.md §5.2). */
 export const sameName = (a: string, b: string): boolean => recase(a) === recase(b);
 
 const GOOS: Record<string, string> = { linux: "linux", darwin: "darwin", win32: "windows", freebsd: "freebsd", openbsd: "openbsd" };

@@ -1,5 +1,5 @@
 /**
- * What the visor asks the node over CometBFT RPC (`DAEMON_RPC_ADDRESS`, sidecar.md §9): its latest height
+ * What the visor asks the node over CometBFT RPC (`DAEMON_RPC_ADDRESS`, docs/spec/sidecar.md §9): its latest height
  * (the gate of manual plans only — keeper-written plans are trusted, D6 #10) and the scheduled plan
  * (`show-upgrade-info`, `prepare-upgrade`). The CLI's JSON-RPC client and CurrentPlan query are reused.
  */

@@ -1,5 +1,5 @@
 /**
- * The upgrade pipeline (sidecar.md §6): delay → backup → custom pre-upgrade → resolve or download the
+ * The upgrade pipeline (docs/spec/sidecar.md §6): delay → backup → custom pre-upgrade → resolve or download the
  * binary → the new binary's pre-upgrade → record → atomic switch. Any failure leaves `current` and the data
  * directory as they were and deletes the temporary files; the next start retries through the pending check.
  * A SIGINT/SIGTERM/SIGQUIT stops it after the step in progress (never inside the switch).

@@ -1,5 +1,5 @@
 /**
- * The pre-flight commands (sidecar.md §9).
+ * The pre-flight commands (docs/spec/sidecar.md §9).
  *
  * `show-upgrade-info`: the pending plan (from `data/upgrade-info.json`, or the chain's scheduled plan over
  * RPC), the binary the visor would run, whether it is staged, the URL it would download for this platform and

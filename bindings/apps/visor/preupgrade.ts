@@ -1,5 +1,5 @@
 /**
- * The two pre-upgrade hooks (sidecar.md §6 steps 3 and 5).
+ * The two pre-upgrade hooks (docs/spec/sidecar.md §6 steps 3 and 5).
  *
  * Custom: `$DAEMON_HOME/cosmovisor/<COSMOVISOR_CUSTOM_PREUPGRADE> <plan name> <plan height>`, cwd
  * `$DAEMON_HOME`, the name as written (not recased); any non-zero exit aborts.

@@ -1,5 +1,5 @@
 /**
- * `visor run` (sidecar.md §5): the supervision loop.
+ * `visor run` (docs/spec/sidecar.md §5): the supervision loop.
  *
  *   start → clean `.tmp/` → resolve current → PENDING CHECK → spawn the node
  *   tick: the file calls for an upgrade → stop the node → PIPELINE
@@ -36,7 +36,7 @@ export interface RunOptions {
   hooks?: PipelineHooks;
 }
 
-/** How long a half-written file is waited for after the node died (§5). */
+/** How long a half-written file is waited for after the node died (docs/spec/sidecar.md §5). */
 const RECHECK_MS = 2000;
 const RECHECK_STEP_MS = 100;
 

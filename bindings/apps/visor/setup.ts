@@ -1,5 +1,5 @@
 /**
- * `visor init` and `visor add-upgrade` (sidecar.md §9): putting binaries in place, with cosmovisor's log
+ * `visor init` and `visor add-upgrade` (docs/spec/sidecar.md §9): putting binaries in place, with cosmovisor's log
  * lines and errors. `add-upgrade --upgrade-height` also writes a manual plan: first the record
  * (`cosmovisor/manual-upgrade.json`, so the watcher can never see the plan without knowing it is manual),
  * then `data/upgrade-info.json`, atomically.
@@ -51,7 +51,7 @@ export async function initVisor(cfg: { home: string; name: string }, path: strin
 
 export interface AddUpgradeOptions {
   force?: boolean;
-  /** Also write a manual plan at this height (§9). */
+  /** Also write a manual plan at this height (docs/spec/sidecar.md §9). */
   height?: bigint;
 }
 

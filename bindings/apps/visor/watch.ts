@@ -1,5 +1,5 @@
 /**
- * Deciding when `data/upgrade-info.json` calls for an upgrade (sidecar.md §5.1–§5.2).
+ * Deciding when `data/upgrade-info.json` calls for an upgrade (docs/spec/sidecar.md §5.1–§5.2).
  *
  * - Change detection: the file's (mtime, ctime, size, inode) differs from the last parsed version.
  * - An empty, partial or invalid file is never fatal (D6 #3): logged once per distinct content, and the
@@ -94,7 +94,7 @@ export class InfoWatcher {
   }
 
   /**
-   * §5.1: the plan to carry out before (re)starting the node — valid, not the current upgrade, not skipped,
+   * docs/spec/sidecar.md §5.1: the plan to carry out before (re)starting the node — valid, not the current upgrade, not skipped,
    * and (manual plans) its height reached.
    */
   async pending(): Promise<VisorPlan | undefined> {

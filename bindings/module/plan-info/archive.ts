@@ -1,5 +1,5 @@
 /**
- * Turning a downloaded file into `bin/<daemon>` (sidecar.md §7.4), with the hostile-archive rules (D6):
+ * Turning a downloaded file into `bin/<daemon>` (docs/spec/sidecar.md §7.4), with the hostile-archive rules (D6):
  * tar.gz/tgz/tar through `tar`, zip through `yauzl`, single-file .gz through zlib. The whole archive is
  * refused for an absolute path, a drive letter, a backslash, a NUL, a `..` segment or a path resolving
  * outside the target; for any symlink, hard link, device, FIFO or socket; for more than 100,000 entries or

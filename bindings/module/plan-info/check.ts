@@ -1,4 +1,4 @@
-/** Static checks of plan-info URLs and platform keys (interfaces.md §9 step 5), all problems reported. */
+/** Static checks of plan-info URLs and platform keys (docs/spec/interfaces.md §9 step 5), all problems reported. */
 import { goQuote } from "../../go/quote.js";
 import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
 

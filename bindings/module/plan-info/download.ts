@@ -1,5 +1,5 @@
 /**
- * Downloads for plan-info validation with the sidecar's transfer rules (sidecar.md §7.2–§7.3): http, https
+ * Downloads for plan-info validation with the sidecar's transfer rules (docs/spec/sidecar.md §7.2–§7.3): http, https
  * and file only; `checksum` and `archive` query parameters removed before the request; at most 10
  * redirects and never https → http; non-2xx → `bad response code: <status>`; a byte limit checked against
  * Content-Length and while streaming; an idle timeout; the digest computed on the fly and checked after.

@@ -1,5 +1,5 @@
 /**
- * Plan info as JSON (interfaces.md §9 steps 1, 3, 4): `{"binaries": {"<os>/<arch>"|"any": "<url>"}}`,
+ * Plan info as JSON (docs/spec/interfaces.md §9 steps 1, 3, 4): `{"binaries": {"<os>/<arch>"|"any": "<url>"}}`,
  * decoded as Go's `json.Unmarshal` into the SDK's `plan.Info` would: the `binaries` key matches
  * case-insensitively (the last match wins), other keys are ignored, null counts as absent or "", syntax
  * and type errors use Go's words. Shared by the CLI, the sidecar and the light client (no Node APIs).

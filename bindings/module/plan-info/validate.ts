@@ -1,5 +1,5 @@
 /**
- * `tx upgrade software-upgrade` plan-info validation (interfaces.md §9), the deterministic variant of the
+ * `tx upgrade software-upgrade` plan-info validation (docs/spec/interfaces.md §9), the deterministic variant of the
  * SDK's x/upgrade/plan: blank check, one level of URL indirection, Go-style JSON parsing, the binaries
  * map checked entry by entry with every problem reported, then every binary downloaded in parallel,
  * checksum-verified and required to yield `bin/<daemon>` (or `<daemon>`).

@@ -1,5 +1,5 @@
 /**
- * Reading upgrade-info.json (keeper-behaviour §7.1 steps 1–5) as Go's `json.Unmarshal` into
+ * Reading upgrade-info.json (docs/spec/keeper.md §7.1 steps 1–5) as Go's `json.Unmarshal` into
  * `upgradetypes.Plan` would: key folding, last key wins, null as a no-op, exact int64, a strict RFC 3339
  * time, and Go's error texts, with the project's wording for an empty or malformed file.
  */

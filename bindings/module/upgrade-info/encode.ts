@@ -1,5 +1,5 @@
 /**
- * upgrade-info.json's bytes (keeper-behaviour §7): Go's `json.Marshal(Plan)` — keys in struct order, no
+ * upgrade-info.json's bytes (docs/spec/keeper.md §7): Go's `json.Marshal(Plan)` — keys in struct order, no
  * whitespace, Go's string escaping. Shared by the keeper (Node), the sidecar and anything that must
  * write the file a Go node would write.
  */

@@ -1,5 +1,5 @@
 /**
- * `<home>/data/upgrade-info.json` on disk (keeper-behaviour §7, §7.1): the file the old binary writes just
+ * `<home>/data/upgrade-info.json` on disk (docs/spec/keeper.md §7, §7.1): the file the old binary writes just
  * before it halts, and the sidecar reads to pick the new binary. Node only.
  */
 import { randomBytes } from "node:crypto";
@@ -22,7 +22,7 @@ export async function writeUpgradeInfo(
   homePath: string | undefined,
   plan: { name: string; height: bigint; info?: string },
 ): Promise<void> {
-  const data = encodeUpgradeInfo(plan); // misuse is a TypeError (§10), not a write failure
+  const data = encodeUpgradeInfo(plan); // misuse is a TypeError (docs/spec/keeper.md §10), not a write failure
   if (homePath === undefined || homePath === "") throw errors.infoWriteFailed("homePath is not set");
 
   const dir = join(homePath, "data");
@@ -74,7 +74,7 @@ function messageOf(err: unknown): string {
 }
 
 /**
- * §7.1 steps 1–5. Returns undefined when the file does not exist (or no home is configured: nothing can
+ * docs/spec/keeper.md §7.1 steps 1–5. Returns undefined when the file does not exist (or no home is configured: nothing can
  * have been written then). Other I/O errors are rethrown unchanged, as Go returns os errors as they are.
  *
  * Step 6 (`Plan.ValidateBasic`) is NOT done here: the keeper runs it through its core on the result, so

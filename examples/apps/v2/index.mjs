@@ -10,8 +10,8 @@
 // exactly once, whatever crashes happen during the upgrade block.
 //
 // The store loader applies the StoreUpgrades when this binary starts at the height written to
-// upgrade-info.json by v1, and only then (keeper-behaviour §8.2). The handler runs the migrations
-// (RunMigrations, keeper-behaviour §8.3) and returns the new version map.
+// upgrade-info.json by v1, and only then (docs/spec/keeper.md §8.2). The handler runs the migrations
+// (RunMigrations, docs/spec/keeper.md §8.3) and returns the new version map.
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -1,6 +1,6 @@
 /**
  * Raw-store mode: the upgrade store's keys read through `abci_query` and decoded in the browser by the
- * package's core, as a light client would (keeper-behaviour §3 layout):
+ * package's core, as a light client would (docs/spec/keeper.md §3 layout):
  *   0x00            the plan (cosmos.upgrade.v1beta1.Plan)     /store/upgrade/key
  *   0x01 <name>     done: int64 big-endian height              /store/upgrade/subspace (Pairs)
  *   0x02 <module>   module version: uint64 big-endian          /store/upgrade/subspace (Pairs)

@@ -1,5 +1,5 @@
 /**
- * The upgrade module's REST API (grpc-gateway JSON, interfaces.md §3). REST has no "list applied upgrades"
+ * The upgrade module's REST API (grpc-gateway JSON, docs/spec/interfaces.md §3). REST has no "list applied upgrades"
  * query: the page asks `applied_plan/{name}` for the names it knows (from the store's 0x01 range and from
  * plans it has seen).
  */

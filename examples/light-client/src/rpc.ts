@@ -5,7 +5,7 @@
 import type { ChainView } from "./model.js";
 import { Problem, field, getJson, httpProblem, int, originOf } from "./net.js";
 
-/** One block's metadata (interfaces.md §6), as the page shows it. */
+/** One block's metadata (docs/spec/interfaces.md §6), as the page shows it. */
 export interface BlockMeta {
   height: bigint;
   hash: string;

@@ -192,7 +192,7 @@ describe.sequential("the CLI against a running devnet", () => {
       const r = await cli(["query", "upgrade", "applied", "v2", "-o", "text"]);
       return r.code === 0 ? r.stdout : undefined;
     }, 60_000);
-    // The block record: always JSON, two-space indent, keys in the seed's order (interfaces.md §6).
+    // The block record: always JSON, two-space indent, keys in the seed's order (docs/spec/interfaces.md §6).
     const record = JSON.parse(applied);
     expect(applied).toBe(JSON.stringify(record, null, 2) + "\n");
     expect(Object.keys(record)).toEqual(["block_id", "block_size", "header", "num_txs"]);

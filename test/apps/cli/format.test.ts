@@ -4,13 +4,13 @@ import { toIndentedJson, toJson } from "../../../bindings/apps/cli/output.js";
 import { needsQuotes, toYaml } from "../../../bindings/apps/cli/yaml.js";
 
 describe("text output (YAML, keys sorted)", () => {
-  it("renders the plan exactly as interfaces.md §7.1", () => {
+  it("renders the plan exactly as docs/spec/interfaces.md §7.1", () => {
     const plan = { name: "test-upgrade", time: "0001-01-01T00:00:00Z", height: "130", info: "", upgraded_client_state: null };
     expect(toYaml(plan)).toBe('height: "130"\ninfo: ""\nname: test-upgrade\ntime: "0001-01-01T00:00:00Z"\nupgraded_client_state: null\n');
     expect(toJson(plan) + "\n").toBe('{"name":"test-upgrade","time":"0001-01-01T00:00:00Z","height":"130","info":"","upgraded_client_state":null}\n');
   });
 
-  it("renders module versions and tx results as §7.1/§7.2", () => {
+  it("renders module versions and tx results as docs/spec/interfaces.md §7.1/§7.2", () => {
     expect(toYaml({ module_versions: [{ name: "auth", version: "5" }, { name: "bank", version: "2" }] })).toBe(
       'module_versions:\n- name: auth\n  version: "5"\n- name: bank\n  version: "2"\n',
     );

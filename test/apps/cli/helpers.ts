@@ -12,7 +12,7 @@ export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const MAIN = join(ROOT, "bindings/apps/cli/main.ts");
 export const GOV = "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn";
 
-/** The §8 test key: sha256("xupgrade test key 1"). */
+/** The docs/spec/interfaces.md §8 test key: sha256("xupgrade test key 1"). */
 export const TEST_KEY = {
   privkey: "2d02d8fa9b11503d5aec48320d745e4ef5c4ee2b1adff50da02510fc02e8cd78",
   pubkey: "03f76b4c534d43105f8a8a2f582b40f908b818a7052591ff3aaed4224c161e7cb4",

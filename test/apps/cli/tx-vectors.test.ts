@@ -1,5 +1,5 @@
 /**
- * Transaction construction (interfaces.md §7.2, §8): `--generate-only` output byte for byte, and the signed
+ * Transaction construction (docs/spec/interfaces.md §7.2, §8): `--generate-only` output byte for byte, and the signed
  * example vectors (TxBody, AuthInfo, SignDoc, signature, tx hash) reproduced by the real CLI (`--offline`)
  * and by the functions it uses.
  */
@@ -21,7 +21,7 @@ afterAll(removeTempDirs);
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 const unhex = (s: string) => new Uint8Array(Buffer.from(s, "hex"));
 
-// interfaces.md §8
+// docs/spec/interfaces.md §8
 const TX_BODY =
   "0a88020a202f636f736d6f732e676f762e76312e4d73675375626d697450726f706f73616c12e3010a730a2a2f636f736d6f732e757067726164652e763162657461312e4d7367536f6674776172655570677261646512450a2d636f736d6f73313064303779323635676d6d757674347a30773961773838306a6e73723730306a367a6e396b6e12140a027632120b088092b8c398feffffff0118e80712110a057374616b65120831303030303030301a2d636f736d6f7331307a67397438766d353861706a6863726b777776396a6e736c793361707a79703468333776302a0d5570677261646520746f207632321b53776974636820746f207632206174206865696768742031303030";
 const AUTH_INFO =
@@ -43,15 +43,15 @@ const upgradeArgs = ["tx", "upgrade", "software-upgrade", "v2", "--title", "Upgr
 describe.each(["wasm", "js"] as const)("the CLI (%s core)", (backend) => {
   const env = { XUPGRADE_CORE: backend };
 
-  it("--generate-only prints the unsigned tx exactly as interfaces.md §7.2", async () => {
-    // Info is "" here, which §9 validation refuses ("plan info must not be blank"): the example needs --no-validate.
+  it("--generate-only prints the unsigned tx exactly as docs/spec/interfaces.md §7.2", async () => {
+    // Info is "" here, which docs/spec/interfaces.md §9 validation refuses ("plan info must not be blank"): the example needs --no-validate.
     const r = await runCli([...upgradeArgs, "--from", PROPOSER, "--generate-only", "--no-validate", "--home", tempDir()], { env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(GENERATE_ONLY);
   });
 
-  it("--offline signing reproduces the signed example of interfaces.md §8", async () => {
+  it("--offline signing reproduces the signed example of docs/spec/interfaces.md §8", async () => {
     const home = tempDir();
     expect((await runCli(["keys", "import-hex", "test1", TEST_KEY.privkey, "--keyring-backend", "test", "--home", home], { env })).code).toBe(0);
     const r = await runCli(
@@ -91,7 +91,7 @@ describe("--generate-only for the other transactions", () => {
 });
 
 describe("the pieces the CLI signs with", () => {
-  it("build the §8 TxBody, AuthInfo, SignDoc and signature", async () => {
+  it("build the docs/spec/interfaces.md §8 TxBody, AuthInfo, SignDoc and signature", async () => {
     const core = await loadCore("wasm");
     const msg = submitProposalMsg([softwareUpgradeMsg(core, GOV, { name: "v2", height: 1000n, info: "" })], {
       initialDeposit: [{ denom: "stake", amount: "10000000" }],
@@ -112,7 +112,7 @@ describe("the pieces the CLI signs with", () => {
     expect(await Secp256k1.verifySignature(Secp256k1Signature.fromFixedLength(signature), sha256(signBytes), unhex(TEST_KEY.pubkey))).toBe(true);
   });
 
-  it("match the wire.json proposal and the §8 cancel vectors", async () => {
+  it("match the wire.json proposal and the docs/spec/interfaces.md §8 cancel vectors", async () => {
     const core = await loadCore("js");
     const su = submitProposalMsg([softwareUpgradeMsg(core, GOV, { name: "v2", height: 1000n, info: "" })], {
       initialDeposit: [{ denom: "stake", amount: "10000000" }],

@@ -117,7 +117,7 @@ export async function signTx(auth: AuthQuery, key: GenesisKey, msgs: Any[], o: S
 export function softwareUpgradeAny(name: string, height: bigint, info = "", authority = GOV): Any {
   const value = MsgSoftwareUpgrade.encode({
     authority,
-    // The zero time must be explicit (interfaces.md §8).
+    // The zero time must be explicit (docs/spec/interfaces.md §8).
     plan: { name, time: { seconds: -62135596800n, nanos: 0 }, height, info, upgradedClientState: undefined },
   }).finish();
   return { typeUrl: "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade", value };

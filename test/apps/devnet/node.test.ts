@@ -85,7 +85,7 @@ describe("CometBFT RPC subset through cosmjs", () => {
     expect(first.block.lastCommit).toBeNull(); // height 1: empty last commit, as CometBFT
   });
 
-  it("the block record of interfaces.md §6 (raw JSON): key order, uppercase hex, RFC 3339 nanosecond times", async () => {
+  it("the block record of docs/spec/interfaces.md §6 (raw JSON): key order, uppercase hex, RFC 3339 nanosecond times", async () => {
     const { json } = await rpcPost({ jsonrpc: "2.0", id: 7, method: "blockchain", params: { minHeight: "3", maxHeight: "3" } });
     expect(json.id).toBe(7);
     const meta = json.result.block_metas[0];
@@ -258,7 +258,7 @@ describe("REST and gRPC (serveQueries on the devnet)", () => {
   });
 });
 
-describe("tx-level errors (interfaces.md §7) and the node keeps running", () => {
+describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps running", () => {
   it("a replayed tx: 19 while in the mempool, 32 once included", async () => {
     const alice = key("alice");
     const tx = await signTx(c.auth, alice, [cancelUpgradeAny()].map((m) => submitProposalAny(alice.address, [m], "", "Cancel", "Nothing to cancel")));

@@ -31,7 +31,7 @@ afterAll(removeTempDirs);
 
 const view = (names: string[]) => new Branch(new MountedStores(new Map(names.map((n) => [n, new MemoryStore()]))));
 
-// interfaces.md §8, signed example.
+// docs/spec/interfaces.md §8, signed example.
 const KEY = "2d02d8fa9b11503d5aec48320d745e4ef5c4ee2b1adff50da02510fc02e8cd78";
 const ADDRESS = "cosmos10zg9t8vm58apjhcrkwwv9jnsly3apzyp4h37v0";
 const TX_BODY =
@@ -43,7 +43,7 @@ const SIGNATURE =
 const TX_HASH = "6D45233A37A82CC9E28CD1F14D2CF60A1FFD7D3F6AD7A8C80D030B6033A074A5";
 const TX_RAW = `0a8b02${TX_BODY}1256${AUTH_INFO}1a40${SIGNATURE}`;
 
-describe("tx verification (interfaces.md §8 signed example)", () => {
+describe("tx verification (docs/spec/interfaces.md §8 signed example)", () => {
   it("the key of the example is sha256('xupgrade test key 1') with the documented address", async () => {
     expect(toHex(sha256(new TextEncoder().encode("xupgrade test key 1")))).toBe(KEY);
     const [acc] = await (await DirectSecp256k1Wallet.fromKey(fromHex(KEY))).getAccounts();
@@ -179,7 +179,7 @@ describe("initDevnet", () => {
   });
 });
 
-describe("app definitions and RunMigrations (keeper-behaviour §8.3)", () => {
+describe("app definitions and RunMigrations (docs/spec/keeper.md §8.3)", () => {
   const ctxFor = (calls: string[]) => (module: string): ModuleContext =>
     ({ module, height: 10n, timeNs: 0n, chainId: "c", logger: silentLogger, store: () => new MemoryStore() }) as ModuleContext;
 
@@ -230,7 +230,7 @@ describe("app definitions and RunMigrations (keeper-behaviour §8.3)", () => {
   });
 });
 
-describe("exit codes (keeper-behaviour §6.1)", () => {
+describe("exit codes (docs/spec/keeper.md §6.1)", () => {
   it("maps halt errors to 20–25, a clean stop to 0, anything else to 1", () => {
     const e = (kind: ConstructorParameters<typeof UpgradeError>[3]) => new UpgradeError("undefined", 1, "x", kind);
     expect(exitCodeFor(e("upgrade-needed"))).toBe(20);

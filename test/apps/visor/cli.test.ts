@@ -1,6 +1,6 @@
 /**
- * `xupgrade visor …` as operators run it: the real CLI in its own process (sidecar.md §10.3 F1, §10.6
- * S1–S2, §10.7 R7–R8), with real signals, exit codes and stdout/stderr separation, and the pre-flight and
+ * `xupgrade visor …` as operators run it: the real CLI in its own process (docs/spec/sidecar.md §10.3 F1, docs/spec/sidecar.md §10.6
+ * S1–S2, docs/spec/sidecar.md §10.7 R7–R8), with real signals, exit codes and stdout/stderr separation, and the pre-flight and
  * configuration commands.
  */
 import { spawn } from "node:child_process";

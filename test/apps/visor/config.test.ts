@@ -1,6 +1,6 @@
 /**
- * sidecar.md §10.1 (configuration and paths), §10.2 I1–I8 (reading the info file), F7 (skip heights),
- * F11 (os/arch), D10 (EnsureBinary), and the name rules of §2.
+ * docs/spec/sidecar.md §10.1 (configuration and paths), docs/spec/sidecar.md §10.2 I1–I8 (reading the info file), F7 (skip heights),
+ * F11 (os/arch), D10 (EnsureBinary), and the name rules of docs/spec/sidecar.md §2.
  */
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

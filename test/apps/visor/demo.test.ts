@@ -1,5 +1,5 @@
 /**
- * `npm run demo:visor` end to end (sidecar.md §10.8): examples/demo-visor.mjs drives the real CLI (the
+ * `npm run demo:visor` end to end (docs/spec/sidecar.md §10.8): examples/demo-visor.mjs drives the real CLI (the
  * transpiled copy) — a devnet node under `xupgrade visor run`, the upgrade scheduled through the CLI with
  * the v2 binary as a tar.gz on a loopback HTTP server and its sha256 in Plan.Info — and the visor does the
  * halt, backup, download, verification, pre-upgrade, switch and restart hands-off. Nothing is left behind,

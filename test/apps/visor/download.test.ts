@@ -1,5 +1,5 @@
 /**
- * Plan.Info, downloads and archives as the visor uses them (sidecar.md §7, §10.4 D1–D14, §10.5 X1–X6,
+ * Plan.Info, downloads and archives as the visor uses them (docs/spec/sidecar.md §7, §10.4 D1–D14, docs/spec/sidecar.md §10.5 X1–X6,
  * R5, R10, R11): a local HTTP server and file:// URLs; every failure leaves neither `upgrades/<dir>` nor
  * anything in `.tmp/`, and nothing outside DAEMON_HOME.
  */
@@ -230,7 +230,7 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     }
   });
 
-  it("the checksum forms of §7.3", () => {
+  it("the checksum forms of docs/spec/sidecar.md §7.3", () => {
     expect(parseSidecarChecksum("sha256:" + "A".repeat(64))).toEqual({ algo: "sha256", hex: "a".repeat(64) });
     expect(parseSidecarChecksum("b".repeat(128)).algo).toBe("sha512");
     expect(parseSidecarChecksum("c".repeat(40)).algo).toBe("sha1");

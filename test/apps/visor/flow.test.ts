@@ -1,5 +1,5 @@
 /**
- * The run loop and the upgrade pipeline in process (sidecar.md §5–§6, §10.3, §10.6 H1–H4 and S3, §10.7
+ * The run loop and the upgrade pipeline in process (docs/spec/sidecar.md §5–§6, §10.3, §10.6 H1–H4 and S3, docs/spec/sidecar.md §10.7
  * R1, R3, R9): shell-script nodes, the visor's logs and the nodes' output captured. The tests wait on
  * sleeping scripts, so they run concurrently.
  */
@@ -17,7 +17,7 @@ const current = (h: Home) => readlinkSync(join(h.home, "cosmovisor", "current"))
 const infoFile = (h: Home) => join(h.home, "data", "upgrade-info.json");
 const NO_RESTART = { DAEMON_RESTART_AFTER_UPGRADE: "false", UNSAFE_SKIP_BACKUP: "true" };
 
-describe.concurrent("process flow (§10.3)", () => {
+describe.concurrent("process flow (docs/spec/sidecar.md §10.3)", () => {
   it("F1 in process: the node is stopped before its last line, current → upgrades/chain2, the second run starts chain2", async () => {
     const h = await newHome(GENESIS_DUMMYD);
     await stage(h, "chain2", CHAIN2_DUMMYD);

@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the visor suites: homes laid out under a parent directory (so "nothing written outside
  * DAEMON_HOME" can be checked by snapshotting the parent), test binaries as small POSIX shell scripts
- * (sidecar.md §10), the visor run in process with its logs and the node's output captured, a local HTTP
+ * (docs/spec/sidecar.md §10), the visor run in process with its logs and the node's output captured, a local HTTP
  * server, a fake CometBFT RPC, and archive builders (hand-made tar headers, so hostile entries can be
  * written exactly).
  */
@@ -44,7 +44,7 @@ export function script(path: string, body: string): string {
   return path;
 }
 
-/** The genesis dummyd of §10: prints, writes the plan to `$4`, and must be stopped before its last line. */
+/** The genesis dummyd of docs/spec/sidecar.md §10: prints, writes the plan to `$4`, and must be stopped before its last line. */
 export const GENESIS_DUMMYD = `echo Genesis "$@"
 sleep 1
 test -z "$4" && exit 1
@@ -53,7 +53,7 @@ printf '{"name":"chain2","height":49,"info":""}' > "$4"
 sleep 2
 echo 'Never should be printed!!!'`;
 
-/** upgrades/chain2's dummyd of §10. */
+/** upgrades/chain2's dummyd of docs/spec/sidecar.md §10. */
 export const CHAIN2_DUMMYD = `echo 'Chain 2 is live!'
 echo Args: "$@"
 echo Finished successfully`;

@@ -1,5 +1,5 @@
 /**
- * The layout and the `current` link (sidecar.md §2, §9, §10.3 F8–F9, S4/R6, R12): resolution without a
+ * The layout and the `current` link (docs/spec/sidecar.md §2, §9, §10.3 F8–F9, S4/R6, R12): resolution without a
  * silent fallback, atomic switching, `init` and `add-upgrade`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -93,7 +93,7 @@ describe("the current link", () => {
   });
 });
 
-describe("init and add-upgrade (§9)", () => {
+describe("init and add-upgrade (docs/spec/sidecar.md §9)", () => {
   it("init: its checks and log lines; a second init keeps the binary", async () => {
     const home = join(tempDir(), "home");
     const bin = script(join(home, "..", "src", "appd"), "echo appd");

@@ -1,5 +1,5 @@
 /**
- * Watching data/upgrade-info.json (sidecar.md §5.1–§5.2, §10.2 I9–I10): half-written files, change
+ * Watching data/upgrade-info.json (docs/spec/sidecar.md §5.1–§5.2, §10.2 I9–I10): half-written files, change
  * detection, the trigger rules, skip heights, and the height gate of manual plans only (R2, R4).
  */
 import { appendFileSync, statSync, utimesSync, writeFileSync } from "node:fs";

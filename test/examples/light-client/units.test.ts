@@ -64,7 +64,7 @@ describe("ETA", () => {
 });
 
 describe("raw store", () => {
-  it.each(["wasm", "js"] as const)("Pairs from /store/upgrade/subspace (interfaces.md §4 vector) decode to test@11 with the %s core", async (backend) => {
+  it.each(["wasm", "js"] as const)("Pairs from /store/upgrade/subspace (docs/spec/interfaces.md §4 vector) decode to test@11 with the %s core", async (backend) => {
     const { keys, values } = decodePairs(fromHex("0a110a0501746573741208000000000000000b"));
     expect(keys.map((k) => hex(k))).toEqual(["0174657374"]);
     expect(values.map((v) => hex(v))).toEqual(["000000000000000b"]);

@@ -1,6 +1,6 @@
 /**
  * `xupgrade visor init|run|add-upgrade|show-upgrade-info|prepare-upgrade|config|version`: flag parsing only;
- * the sidecar (bindings/apps/visor, sidecar.md) is loaded when a visor command runs. `run` hands every
+ * the sidecar (bindings/apps/visor, docs/spec/sidecar.md) is loaded when a visor command runs. `run` hands every
  * argument to the node (only `--cosmovisor-config <path>` is taken out, as cosmovisor does) and exits
  * with the node's status.
  */

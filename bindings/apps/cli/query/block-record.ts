@@ -1,5 +1,5 @@
 /**
- * The block record of `query upgrade applied` (interfaces.md §6): a CometBFT BlockMeta re-emitted with
+ * The block record of `query upgrade applied` (docs/spec/interfaces.md §6): a CometBFT BlockMeta re-emitted with
  * the seed's keys in order, hashes upper-case hex, `parts.total` a number, int64 values as strings and
  * the time in RFC3339Nano; `header.version.app` only when non-zero.
  */

@@ -1,4 +1,4 @@
-/** `xupgrade query upgrade plan|applied|module_versions|authority` over abci_query (interfaces.md §4, §7.1). */
+/** `xupgrade query upgrade plan|applied|module_versions|authority` over abci_query (docs/spec/interfaces.md §4, §7.1). */
 import type { Command } from "commander";
 import { isObject } from "../../../client/rpc.js";
 import { queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "../../../client/upgrade.js";

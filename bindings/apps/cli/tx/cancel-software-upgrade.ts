@@ -1,4 +1,4 @@
-/** `xupgrade tx upgrade cancel-software-upgrade` (interfaces.md §7.2, §10): a gov proposal carrying MsgCancelUpgrade. */
+/** `xupgrade tx upgrade cancel-software-upgrade` (docs/spec/interfaces.md §7.2, §10): a gov proposal carrying MsgCancelUpgrade. */
 import type { Command } from "commander";
 import { GOV_AUTHORITY } from "../../../module/authority.js";
 import { parseCoinList } from "../coins.js";

@@ -1,4 +1,4 @@
-/** The transaction flags (interfaces.md §7.2): declarations only (their checks are in settings.ts). */
+/** The transaction flags (docs/spec/interfaces.md §7.2): declarations only (their checks are in settings.ts). */
 import type { Command } from "commander";
 import { addHome, addKeyringFlags, addNode, addOutput, type KeyringOpts, type NodeOpts } from "../flags.js";
 

@@ -1,5 +1,5 @@
 /**
- * Signing and broadcasting (interfaces.md §7.2 flow, §8): account number and sequence from
+ * Signing and broadcasting (docs/spec/interfaces.md §7.2 flow, docs/spec/interfaces.md §8): account number and sequence from
  * /cosmos.auth.v1beta1.Query/Account, TxBody/AuthInfo/SignDoc, confirmation, SIGN_MODE_DIRECT signature,
  * broadcast_tx_sync, then `tx` until the transaction is in a block.
  */

@@ -1,6 +1,6 @@
 /**
  * The messages the CLI sends, each built twice from the same values: protobuf (an Any for the TxBody) and
- * the gogo JSON the SDK prints for `--generate-only` (interfaces.md §7.2, §8).
+ * the gogo JSON the SDK prints for `--generate-only` (docs/spec/interfaces.md §7.2, §8).
  */
 import type { Core } from "../../../core/contract.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL, encodeMsgCancelUpgrade, encodeMsgSoftwareUpgrade } from "../../../module/msgs.js";

@@ -1,5 +1,5 @@
 /**
- * Protobuf bytes of the transaction envelope (interfaces.md §8), written as Go's gogoproto does: fields in
+ * Protobuf bytes of the transaction envelope (docs/spec/interfaces.md §8), written as Go's gogoproto does: fields in
  * number order, proto3 defaults omitted, message fields written when set. The @bufbuild/protobuf wire
  * writer is used rather than cosmjs-types' encoders, which write uint64/int64 values in [2^31, 2^32)
  * wrongly (gas limits, account numbers, proposal ids); cosmjs-types is used for decoding only.

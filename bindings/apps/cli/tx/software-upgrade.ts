@@ -1,4 +1,4 @@
-/** `xupgrade tx upgrade software-upgrade <name>` (interfaces.md §7.2, §9, §10): a gov proposal carrying MsgSoftwareUpgrade. */
+/** `xupgrade tx upgrade software-upgrade <name>` (docs/spec/interfaces.md §7.2, §9, §10): a gov proposal carrying MsgSoftwareUpgrade. */
 import type { Command } from "commander";
 import { UpgradeError } from "../../../core/errors.js";
 import type { Plan } from "../../../core/types.js";

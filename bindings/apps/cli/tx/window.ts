@@ -1,5 +1,5 @@
 /**
- * The cancellation-window warnings (interfaces.md §10). They go to stderr and never stop the submission.
+ * The cancellation-window warnings (docs/spec/interfaces.md §10). They go to stderr and never stop the submission.
  *   T = average block time over the last n = min(19, H - 1) blocks of one `blockchain` page
  *   R = ceil((2·(V + D) + S) / T) blocks; warn when U - H < R.
  */

@@ -1,5 +1,5 @@
 /**
- * The devnet's CometBFT-compatible RPC transport (interfaces.md §5): JSON-RPC 2.0 over POST / (single or
+ * The devnet's CometBFT-compatible RPC transport (docs/spec/interfaces.md §5): JSON-RPC 2.0 over POST / (single or
  * batch) and the URI form over GET (`/status`, `/abci_query?path="/store/upgrade/key"&data=0x00`), with
  * CORS. The methods themselves are in methods.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The visor's configuration (sidecar.md §3): environment variables, optionally a TOML file underneath them
+ * The visor's configuration (docs/spec/sidecar.md §3): environment variables, optionally a TOML file underneath them
  * (`-c/--cosmovisor-config`, lower-case variable names, defaults for missing keys), every problem collected
  * and reported at once with cosmovisor's wording, and the `visor config` listing.
  */

@@ -1,4 +1,4 @@
-/** The visor's settings (sidecar.md §3): the variable names, the parsed configuration and its defaults. */
+/** The visor's settings (docs/spec/sidecar.md §3): the variable names, the parsed configuration and its defaults. */
 import { MS } from "../../../go/duration.js";
 
 export const ENV = {
