@@ -1,6 +1,6 @@
 /**
- * The conformance cases that need no filesystem: every wire.json vector and the keeper-behaviour
- * acceptance cases P, K, B and M. Registered once per backend by the Node and the browser suites.
+ * The conformance cases that need no filesystem: every wire.json vector and the acceptance cases P, K, B
+ * and M of docs/spec/keeper.md §11. Registered once per backend by the Node and the browser suites.
  */
 import { describe, expect, it } from "vitest";
 import { CacheStore } from "../../bindings/store/cache.js";

@@ -10,7 +10,7 @@ import type { DurableMultiStore } from "../../bindings/store/level.js";
 import { openNodeMultiStore } from "../../bindings/store/level-node.js";
 import { defaultStoreLoader, upgradeStoreLoader, type StoreLoader } from "../../bindings/module/store-loader.js";
 import type { StoreUpgrades } from "../../bindings/core/types.js";
-import { startChild, type Child } from "../support/spawn-child.js";
+import { startChild, type Child } from "../store/fixtures/spawn-child.js";
 import { bytes, commitHistory, text, upgradeBlock, upgradeLoader, upgradeMounted } from "../store/fixtures/store-scenario.js";
 
 const dirs: string[] = [];

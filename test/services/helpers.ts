@@ -9,7 +9,7 @@ import wire from "../vectors/wire.json";
 export { wire };
 export const BACKENDS = ["wasm", "js"] as const;
 export type BackendName = (typeof BACKENDS)[number];
-export const GOV = "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn";
+export { GOV_AUTHORITY as GOV } from "../../bindings/module/authority.js";
 
 export const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 export const fromHex = (h: string) => Uint8Array.from(Buffer.from(h, "hex"));

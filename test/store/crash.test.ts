@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openNodeMultiStore } from "../../bindings/store/level-node.js";
-import { startChild, type Child } from "../support/spawn-child.js";
+import { startChild, type Child } from "./fixtures/spawn-child.js";
 import { LOOP_KEYS, be64, bytes, loopKey, text } from "./fixtures/store-scenario.js";
 
 const dirs: string[] = [];
@@ -55,7 +55,7 @@ describe("SIGKILL during a block", () => {
       await child.waitFor((l) => l === "committed 3");
       await new Promise((r) => setTimeout(r, 5 + round * 20)); // land somewhere in a later block
       await child.kill();
-      const printed = Math.max(...child.lines.map((l) => Number(l.split(" ")[1])));
+      const printed = Math.max(...child.records.map((l) => Number(l.split(" ")[1])));
 
       const ms = await openNodeMultiStore(dir);
       const h = ms.lastCommittedHeight;

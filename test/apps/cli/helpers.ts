@@ -1,16 +1,16 @@
 /** Shared pieces of the CLI suites: spawning the real `xupgrade` CLI, temporary homes, tiny local servers. */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
+import { httpServer } from "../../support/http.js";
+import { ROOT } from "../../support/paths.js";
+import { removeTempDirs as removeDirs, tempDir } from "../../support/temp.js";
 
-export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+export { GOV, ROOT, httpServer, tempDir };
 export const MAIN = join(ROOT, "bindings/apps/cli/main.ts");
-export const GOV = "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn";
 
 /** The docs/spec/interfaces.md §8 test key: sha256("xupgrade test key 1"). */
 export const TEST_KEY = {
@@ -110,31 +110,10 @@ export async function runAll<T>(items: T[], fn: (item: T) => Promise<void>, para
   );
 }
 
-const dirs: string[] = [];
-export function tempDir(prefix = "xupgrade-cli-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+/** Removes the suite's temporary directories and the transpiled CLI. */
 export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  removeDirs();
   cleanBuilt();
-}
-
-/** An HTTP server on 127.0.0.1 with a random port; `url` is its base. */
-export async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
-  const server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    server,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
 }
 
 /** Asserts the CLI failed with exactly one `Error: …` line (and nothing on stdout). */

@@ -1,9 +1,5 @@
 /** Shared pieces of the devnet suites: temporary homes, log capture, cosmjs signing and broadcasting, polling. */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { encodeSecp256k1Pubkey } from "@cosmjs/amino";
 import { fromBase64, fromHex, toHex } from "@cosmjs/encoding";
 import { DirectSecp256k1Wallet, encodePubkey, makeAuthInfoBytes, makeSignDoc } from "@cosmjs/proto-signing";
@@ -18,26 +14,21 @@ import { QueryClientImpl as UpgradeQuery } from "cosmjs-types/cosmos/upgrade/v1b
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from "cosmjs-types/cosmos/upgrade/v1beta1/tx";
 import type { Any } from "cosmjs-types/google/protobuf/any";
 import { appDbPath, initDevnet, readGenesisKeys, type DevnetLogger, type GenesisKey, type InitDevnetOptions } from "../../../bindings/apps/devnet/index.js";
+import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
 import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
+import { spawnCollected, type CollectedChild } from "../../support/child.js";
+import { ROOT } from "../../support/paths.js";
+import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { waitUntil } from "../../support/wait.js";
 
-export const GOV = "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn";
-export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+export { GOV, ROOT, removeTempDirs, tempDir, waitUntil };
+
 export const V1 = join(ROOT, "examples/apps/v1");
 export const V2 = join(ROOT, "examples/apps/v2");
 export const fixtureApp = (name: string) => join(ROOT, "test/apps/devnet/fixtures/devnet-apps", `${name}.mjs`);
 export const EPHEMERAL = { rpc: "127.0.0.1:0", rest: "127.0.0.1:0", grpc: "127.0.0.1:0" } as const;
 /** Fast devnet timings for tests. */
 export const FAST = { blockTime: "50ms", votingPeriod: "1s", depositPeriod: "1s" } as const;
-
-const dirs: string[] = [];
-export function tempDir(prefix = "xupgrade-devnet-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
 
 export async function newHome(options: Partial<InitDevnetOptions> = {}): Promise<{ home: string; keys: GenesisKey[] }> {
   const home = tempDir();
@@ -61,17 +52,6 @@ export function captureLogger(tag = ""): DevnetLogger & { records: LogRecord[]; 
     if (print) console.log(tag, JSON.stringify(rec));
   };
   return { info: add("info"), error: add("error"), warn: add("warn"), debug: () => {}, records, messages: () => records.map((r) => r.msg) };
-}
-
-/** Polls `fn` until it returns a value other than undefined/false, for at most `timeoutMs`. */
-export async function waitUntil<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** cosmjs clients against a devnet's RPC: connectComet + QueryClient + cosmjs-types QueryClientImpls. */
@@ -181,17 +161,7 @@ export async function proposeAndPass(
 
 // ---- child processes ----
 
-export interface DevnetChild {
-  proc: ChildProcess;
-  records: LogRecord[];
-  /** What the child wrote to stderr so far. */
-  stderr(): string;
-  /** Resolves with the first log record matching `test`; rejects if the child exits first or on timeout. */
-  waitFor(test: (r: LogRecord) => boolean, timeoutMs?: number): Promise<LogRecord>;
-  /** Resolves with the exit code (or the signal name). */
-  exited: Promise<number | string>;
-  kill(): Promise<void>;
-}
+export type DevnetChild = CollectedChild<LogRecord>;
 
 const CHILD = join(ROOT, "test/apps/devnet/fixtures/devnet-child.ts");
 
@@ -205,69 +175,14 @@ export function startChild(home: string, app: string | undefined, env: Record<st
  * `xupgrade devnet start`), collected as records.
  */
 export function spawnLogged(args: string[], env: Record<string, string> = {}): DevnetChild {
-  const proc = spawn(process.execPath, args, {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
-  });
-  const records: LogRecord[] = [];
-  const waiters: { test: (r: LogRecord) => boolean; resolve: (r: LogRecord) => void; reject: (e: Error) => void }[] = [];
-  let stderr = "";
-  let partial = "";
-  proc.stderr!.on("data", (d) => (stderr += d));
-  proc.stdout!.on("data", (d) => {
-    const parts = (partial + d).split("\n");
-    partial = parts.pop()!;
-    for (const line of parts) {
-      if (line.trim() === "") continue;
-      let rec: LogRecord;
-      try {
-        rec = JSON.parse(line) as LogRecord;
-      } catch {
-        rec = { level: "text", msg: line };
-      }
-      records.push(rec);
-      if (process.env.XUPGRADE_TEST_LOGS === "1") console.log("child", line);
-      for (const w of [...waiters]) {
-        if (w.test(rec)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(rec);
-        }
-      }
+  const parse = (line: string): LogRecord => {
+    try {
+      return JSON.parse(line) as LogRecord;
+    } catch {
+      return { level: "text", msg: line };
     }
-  });
-  const exited = new Promise<number | string>((resolve) => proc.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
-  void exited.then((code) => {
-    for (const w of waiters.splice(0)) w.reject(new Error(`child exited (${code}) before the expected log line; stderr: ${stderr}`));
-  });
-  return {
-    proc,
-    records,
-    stderr: () => stderr,
-    exited,
-    waitFor: (test, timeoutMs = 30_000) =>
-      new Promise((resolve, reject) => {
-        const seen = records.find(test);
-        if (seen) return resolve(seen);
-        if (proc.exitCode !== null || proc.signalCode !== null) return reject(new Error(`child already exited: ${stderr}`));
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; stderr: ${stderr}`)), timeoutMs);
-        waiters.push({
-          test,
-          resolve: (r) => {
-            clearTimeout(timer);
-            resolve(r);
-          },
-          reject: (e) => {
-            clearTimeout(timer);
-            reject(e);
-          },
-        });
-      }),
-    kill: async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-      await exited;
-    },
   };
+  return spawnCollected("node", args, { env, parse, echo: process.env.XUPGRADE_TEST_LOGS === "1" ? "child" : undefined });
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cliArgs, runCli, type CliResult } from "../cli/helpers.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
-import { CHAIN2_DUMMYD, GENESIS_DUMMYD, fakeRpc, httpServer, newHome, processesMentioning, removeTempDirs, sha256, stage, until, type Home } from "./helpers.js";
+import { CHAIN2_DUMMYD, GENESIS_DUMMYD, fakeRpc, httpServer, newHome, processesMentioning, removeTempDirs, sha256, stage, waitUntil, type Home } from "./helpers.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
 
 afterAll(() => {
@@ -77,26 +77,26 @@ i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done`;
     const h = await newHome(`printf '{"name":"chain2","height":49}' > "$1/data/upgrade-info.json"; exit 20`);
     await stage(h, "chain2", TRAPS("chain2"));
     const v = spawnVisor(h, [h.home], { UNSAFE_SKIP_BACKUP: "true" });
-    await until(() => v.out().includes("chain2 up"), 20_000, "the relaunched node");
+    await waitUntil(() => v.out().includes("chain2 up"), 20_000, "the relaunched node");
     process.kill(v.pid, "SIGTERM");
     expect(await v.exited).toBe(7);
     expect(v.out()).toContain("chain2 got TERM");
     expect(v.err()).toContain("received SIGTERM, forwarding it to the child process");
-    await until(() => processesMentioning(h.home).length === 0, 5000, "no process left");
+    await waitUntil(() => processesMentioning(h.home).length === 0, 5000, "no process left");
   });
 
   it("S2: SIGINT to the visor alone (not its group) is forwarded; SIGQUIT too", async () => {
     const h = await newHome(TRAPS("v1"));
     const a = spawnVisor(h, []);
-    await until(() => a.out().includes("v1 up"), 20_000, "the node");
+    await waitUntil(() => a.out().includes("v1 up"), 20_000, "the node");
     process.kill(a.pid, "SIGINT");
     expect(await a.exited).toBe(3);
     expect(a.out()).toContain("v1 got INT");
     const b = spawnVisor(h, []);
-    await until(() => b.out().includes("v1 up"), 20_000, "the node");
+    await waitUntil(() => b.out().includes("v1 up"), 20_000, "the node");
     process.kill(b.pid, "SIGQUIT");
     expect(await b.exited).toBe(5);
-    await until(() => processesMentioning(h.home).length === 0, 5000, "no process left");
+    await waitUntil(() => processesMentioning(h.home).length === 0, 5000, "no process left");
   });
 });
 
@@ -116,7 +116,7 @@ describe.concurrent("R7: a download killed half-way does not block the retry", (
       const env = { DAEMON_ALLOW_DOWNLOAD_BINARIES: "true", UNSAFE_SKIP_BACKUP: "true", DAEMON_RESTART_AFTER_UPGRADE: "false" };
       const first = spawnVisor(h, ["go"], env);
       const tmp = join(h.home, "cosmovisor", ".tmp");
-      await until(() => existsSync(tmp) && readdirSync(tmp).some((d) => d.startsWith("v2-")) && first.err().includes("downloading upgrade binary"), 20_000, "the download");
+      await waitUntil(() => existsSync(tmp) && readdirSync(tmp).some((d) => d.startsWith("v2-")) && first.err().includes("downloading upgrade binary"), 20_000, "the download");
       await new Promise((r) => setTimeout(r, 200));
       process.kill(first.pid, "SIGKILL");
       await first.exited;

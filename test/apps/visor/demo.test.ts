@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, builtCliMain, removeTempDirs } from "../cli/helpers.js";
-import { processesMentioning, until } from "./helpers.js";
+import { processesMentioning, waitUntil } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -32,7 +32,7 @@ async function expectNoTrace(out: string): Promise<void> {
   const work = /^\$WORK = (.+)$/m.exec(out)?.[1];
   expect(work, out).toMatch(/xupgrade-demo-visor-/);
   expect(existsSync(work!)).toBe(false);
-  await until(() => processesMentioning(work!).length === 0, 5000, "no process of the demo");
+  await waitUntil(() => processesMentioning(work!).length === 0, 5000, "no process of the demo");
 }
 
 describe("npm run demo:visor (examples/demo-visor.mjs)", () => {
@@ -75,7 +75,7 @@ describe("npm run demo:visor (examples/demo-visor.mjs)", () => {
 
   it("Ctrl-C (SIGINT to the process group) stops the visor and its node and removes everything; exit 130", { timeout: 60_000 }, async () => {
     const demo = runDemo();
-    await until(() => demo.output().includes("node v1 │ serving"), 40_000, "the node under the visor");
+    await waitUntil(() => demo.output().includes("node v1 │ serving"), 40_000, "the node under the visor");
     process.kill(-demo.pid, "SIGINT");
     expect(await demo.exited).toBe(130);
     await expectNoTrace(demo.output());

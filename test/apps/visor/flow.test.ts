@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { runCustomPreUpgrade } from "../../../bindings/apps/visor/preupgrade.js";
 import { Supervisor } from "../../../bindings/apps/visor/child.js";
-import { CHAIN2_DUMMYD, GENESIS_DUMMYD, captureLog, newHome, removeTempDirs, runVisorIn, script, stage, startVisor, until, type Home } from "./helpers.js";
+import { CHAIN2_DUMMYD, GENESIS_DUMMYD, captureLog, newHome, removeTempDirs, runVisorIn, script, stage, startVisor, waitUntil, type Home } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -140,7 +140,7 @@ exit 20`);
     await stage(h, "chain2", CHAIN2_DUMMYD);
     writeFileSync(infoFile(h), '{"name":"chain2","height":49}');
     const v = startVisor(h, [], { DAEMON_RESTART_DELAY: "10s" });
-    await until(() => v.logs.text().includes("waiting DAEMON_RESTART_DELAY"), 5000, "the delay");
+    await waitUntil(() => v.logs.text().includes("waiting DAEMON_RESTART_DELAY"), 5000, "the delay");
     v.supervisor.onSignal("SIGTERM");
     expect((await v.result).code).toBe(143);
     expect(current(h)).toBe("genesis");
@@ -156,7 +156,7 @@ describe.concurrent("pre-upgrade of the new binary (H1–H4)", () => {
     await stage(h, "chain2", 'if [ "$1" = pre-upgrade ]; then exec sleep 20; fi\necho chain2');
     writeFileSync(infoFile(h), '{"name":"chain2","height":49}');
     const v = startVisor(h, [], NO_RESTART);
-    await until(() => v.logs.text().includes("running the new binary's pre-upgrade"), 5000, "the pre-upgrade");
+    await waitUntil(() => v.logs.text().includes("running the new binary's pre-upgrade"), 5000, "the pre-upgrade");
     await new Promise((r) => setTimeout(r, 100));
     v.supervisor.onSignal("SIGTERM");
     expect((await v.result).code).toBe(143);

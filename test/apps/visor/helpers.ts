@@ -20,19 +20,11 @@ import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/conf
 import { createLogger, type Logger } from "../../../bindings/apps/visor/log.js";
 import { runVisor, type RunOptions } from "../../../bindings/apps/visor/run.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";
-import { httpServer } from "../cli/helpers.js";
+import { httpServer } from "../../support/http.js";
+import { removeTempDirs, tempDir } from "../../support/temp.js";
+import { waitUntil } from "../../support/wait.js";
 
-export { httpServer };
-
-const dirs: string[] = [];
-export function tempDir(prefix = "xupgrade-visor-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-export function removeTempDirs(): void {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-}
+export { httpServer, removeTempDirs, tempDir, waitUntil };
 
 export const sha256 = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
 
@@ -146,17 +138,6 @@ export const runVisorIn = (h: Home, args: string[], env: Record<string, string> 
   const r = startVisor(h, args, env, o);
   return r.result.then((res) => ({ ...res, logs: r.logs.text(), stdout: r.stdout() }));
 };
-
-/** Polls until `fn` is truthy (bounded). */
-export async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 10_000, what = "condition"): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 // ---- snapshots: "nothing outside DAEMON_HOME", "old binary and data intact" ----
 

@@ -5,13 +5,15 @@
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 // `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
-import { ROOT } from "../../apps/devnet/helpers.js";
+import { httpServer as listen, type TestServer } from "../../support/http.js";
+import { ROOT } from "../../support/paths.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.js";
+
+export { listen, type TestServer };
 
 export const UI_DIST = join(ROOT, "examples/light-client/dist");
 export const SHOTS = join(ROOT, "test-output/light-client");
@@ -92,30 +94,6 @@ export async function shot(page: Page, name: string, docs = false): Promise<void
 }
 
 // ---- misbehaving servers ----
-
-export interface TestServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<TestServer> {
-  const server: Server = createServer((req, res) => {
-    Promise.resolve(handler(req, res)).catch((e: unknown) => {
-      if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
-      res.end(String(e));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /** A port nothing listens on (bound, then released). */
 export async function closedPort(): Promise<string> {

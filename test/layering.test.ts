@@ -1,0 +1,116 @@
+/**
+ * The house has floors and every import points down (README "The layers"): bindings/go → core → store →
+ * module → services | client | abci → apps/{cli,devnet,visor}, with the package's entry points on top.
+ * A room may import its own files and any lower floor; never a higher floor, never a sibling room on the
+ * same floor. The one exception: the CLI reaches the devnet and the sidecar through `import type` plus
+ * `await import()` inside the action, so a command loads only what it runs.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./support/paths.js";
+
+/** Rooms and their floors; the first matching prefix wins. */
+const ROOMS: [prefix: string, room: string, floor: number][] = [
+  ["bindings/go/", "go", 0],
+  ["bindings/core/", "core", 1],
+  ["bindings/store/", "store", 2],
+  ["bindings/module/", "module", 3],
+  ["bindings/services/", "services", 4],
+  ["bindings/client/", "client", 4],
+  ["bindings/abci/", "abci", 4],
+  ["bindings/apps/cli/", "cli", 5],
+  ["bindings/apps/devnet/", "devnet", 5],
+  ["bindings/apps/visor/", "visor", 5],
+  ["bindings/", "entry", 6],
+];
+
+function roomOf(path: string): { room: string; floor: number } | undefined {
+  const hit = ROOMS.find(([prefix]) => path.startsWith(prefix));
+  return hit && { room: hit[1], floor: hit[2] };
+}
+
+interface Import {
+  from: string;
+  to: string;
+  line: number;
+  kind: "static" | "type" | "dynamic";
+}
+
+const STATIC = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\s+from\s+)?["'](\.{1,2}\/[^"']+)["']/;
+const DYNAMIC = /import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+/** The relative imports of one source text (paths resolved from the repository root, `.js` → `.ts`). */
+export function importsOf(file: string, text: string): Import[] {
+  const out: Import[] = [];
+  const resolve = (spec: string) => normalize(join(dirname(file), spec)).replace(/\.js$/, ".ts");
+  // Joined multi-line import statements keep their first line's number.
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    let stmt = lines[i];
+    if (/^\s*(import|export)\b/.test(stmt) && !/["'];?\s*$/.test(stmt) && !/^\s*export\s+(const|function|class|interface|type\s+\w+\s*=|default|async|let|enum|abstract)/.test(stmt)) {
+      let j = i;
+      while (j + 1 < lines.length && !/["'];?\s*$/.test(stmt)) stmt += " " + lines[++j];
+    }
+    const m = STATIC.exec(stmt);
+    if (m) out.push({ from: file, to: resolve(m[3]), line: i + 1, kind: m[2] || /^\s*(import|export)\s+type\b/.test(stmt) ? "type" : "static" });
+    for (const d of lines[i].matchAll(DYNAMIC)) out.push({ from: file, to: resolve(d[1]), line: i + 1, kind: "dynamic" });
+  }
+  return out;
+}
+
+/** Why an import breaks the floors, or undefined when it is allowed. */
+export function violation(imp: Import): string | undefined {
+  const a = roomOf(imp.from);
+  const b = roomOf(imp.to);
+  if (!a || !b || a.room === b.room) return undefined;
+  const where = `${imp.from}:${imp.line} → ${imp.to}`;
+  const lazyFromCli = a.room === "cli" && (b.room === "devnet" || b.room === "visor");
+  if (lazyFromCli) return imp.kind === "static" ? `${where}: the CLI reaches the ${b.room} only through import type + await import()` : undefined;
+  if (b.floor > a.floor) return `${where}: ${a.room} (floor ${a.floor}) imports ${b.room}, a floor up (${b.floor})`;
+  if (b.floor === a.floor) return `${where}: ${a.room} imports its sibling ${b.room} on the same floor`;
+  return undefined;
+}
+
+const sources = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "bindings"], { cwd: ROOT, encoding: "utf8" })
+  .split("\n")
+  .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+
+describe("floors", () => {
+  it("every import in bindings/ points down a floor (or is the CLI's lazy import of a program)", () => {
+    const problems = sources.flatMap((f) => importsOf(f, readFileSync(join(ROOT, f), "utf8")).map(violation).filter((v): v is string => v !== undefined));
+    expect(problems).toEqual([]);
+  });
+
+  it("finds the imports it judges (a sample of each kind)", () => {
+    const all = sources.flatMap((f) => importsOf(f, readFileSync(join(ROOT, f), "utf8")));
+    expect(all.length).toBeGreaterThan(300);
+    expect(all.some((i) => i.kind === "dynamic" && i.from.startsWith("bindings/apps/cli/") && i.to.startsWith("bindings/apps/visor/"))).toBe(true);
+    expect(all.some((i) => i.kind === "type" && i.from.startsWith("bindings/apps/cli/") && i.to.startsWith("bindings/apps/devnet/"))).toBe(true);
+  });
+
+  it("would refuse an upward import, a sibling import and a static import between programs", () => {
+    const text = [
+      'import { startDevnet } from "../apps/devnet/start.js";',
+      'import type { Core } from "../core/contract.js";',
+      "import {",
+      "  serveQueries,",
+      '} from "../services/serve.js";',
+    ].join("\n");
+    expect(importsOf("bindings/module/keeper.ts", text).map(violation)).toEqual([
+      "bindings/module/keeper.ts:1 → bindings/apps/devnet/start.ts: module (floor 3) imports devnet, a floor up (5)",
+      undefined,
+      "bindings/module/keeper.ts:3 → bindings/services/serve.ts: module (floor 3) imports services, a floor up (4)",
+    ]);
+    expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/services/json.ts", line: 1, kind: "static" })).toMatch(/sibling services/);
+    expect(violation({ from: "bindings/apps/visor/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(/visor imports its sibling cli on the same floor/);
+    expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(/only through import type/);
+    expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "dynamic" })).toBeUndefined();
+  });
+
+  it("names every folder of bindings/ as a room", () => {
+    const unknown = sources.filter((f) => roomOf(f)?.room === "entry" && relative("bindings", dirname(f)) !== "");
+    expect(unknown).toEqual([]);
+  });
+});
