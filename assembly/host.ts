@@ -4,6 +4,7 @@
 @external("host", "kvGet")
 export declare function kvGet(keyPtr: usize, keyLen: i32, dstPtr: usize, dstCap: i32): i32;
 
+/** kvGetPlan's answer when the stored plan is the value it copied last time (the host's UNCHANGED is generated from this). */
 export const UNCHANGED: i32 = -2;
 
 /**

@@ -1,4 +1,4 @@
-// The keeper's decisions over the host's store (keeper-behaviour §5–§6). Twin of bindings/core/js/session.ts.
+// The keeper's decisions over the host's store (docs/spec/keeper.md §5–§6). Twin of bindings/core/js/keeper.ts; host side in bindings/core/wasm/keeper.ts.
 import { UNCHANGED, kvDelete, kvGetPlan, kvSet } from "./host";
 import { loadBE64, storeBE64 } from "./bigendian";
 import {
@@ -9,7 +9,7 @@ import {
 import { DONE_PREFIX, PLAN_KEY, PROTOCOL_VERSION_KEY, VERSION_PREFIX, ibcKey, prefixedKey } from "./keys";
 import { decodePlanAt, encodePlanTo, validateBasic } from "./plan";
 import { checkName, corruptValue, get64, scan } from "./store";
-import { entriesToRecords } from "./records";
+import { entriesToRecords } from "./entries";
 import {
   ACT_APPLY, ACT_DOWNGRADE, ACT_NONE, ACT_SKIPPED, ACT_TOO_EARLY, ACT_UPGRADE_NEEDED,
   ALREADY_COMPLETED, CORRUPT_PLAN, MALFORMED, NONE, OK, SCHEDULED_IN_PAST,
@@ -202,7 +202,7 @@ function compareBytes(a: usize, aLen: i32, b: usize, bLen: i32): i32 {
 // ---- module versions and protocol version ----
 
 /**
- * Every module version, in store order, as the name/value records of records.ts in OUT; the count in
+ * Every module version, in store order, as the name/value records of entries.ts in OUT; the count in
  * H_VALUE. The first corrupt entry in store order is reported.
  */
 export function moduleVersions(): i32 {

@@ -1,10 +1,14 @@
-// Store keys of the seed's layout, built in the KEY region.
+// Store keys of the seed's layout, built in the KEY region. Twin of bindings/core/js/keys.ts; the host's
+// *_PREFIX constants are generated from this file (scripts/constants.mjs).
 import { copyBytes, ensure, KEY } from "./memory";
 
-export const PLAN_KEY: usize = memory.data<u8>([0x00]);
-export const PROTOCOL_VERSION_KEY: usize = memory.data<u8>([0x03]);
+export const PLAN_PREFIX: u8 = 0x00;
 export const DONE_PREFIX: u8 = 0x01;
 export const VERSION_PREFIX: u8 = 0x02;
+export const PROTOCOL_VERSION_PREFIX: u8 = 0x03;
+
+export const PLAN_KEY: usize = memory.data<u8>([PLAN_PREFIX]);
+export const PROTOCOL_VERSION_KEY: usize = memory.data<u8>([PROTOCOL_VERSION_PREFIX]);
 
 /** prefix ‖ name bytes; returns the key's address (its length is nameLen + 1). */
 export function prefixedKey(prefix: u8, namePtr: usize, nameLen: i32): usize {

@@ -1,7 +1,8 @@
 // Static memory shared with the host: a fixed header for results and growable unmanaged regions.
 // Nothing here is managed by the GC, so nothing is allocated per call once the regions are warm.
 
-// Header offsets (bytes); the host reads results here. Keep in step with bindings/core/wasm/layout.ts.
+// Header offsets (bytes); the host reads results here. The host's H_* constants are generated from these
+// (scripts/constants.mjs → bindings/core/constants.generated.ts).
 export const H_REASON = 0; // i32: decode-failure reason, or -status for a stored plan failing validation
 export const H_FIELD = 4; // i32
 export const H_WIRE = 8; // i32

@@ -1,4 +1,4 @@
-// cosmos.upgrade.v1beta1.Plan: the Go encoder's exact bytes and a strict decoder. Twin of bindings/core/js/proto.ts.
+// cosmos.upgrade.v1beta1.Plan: the Go encoder's exact bytes and a strict decoder. Twin of bindings/core/js/plan.ts.
 import {
   H_FIELD, H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_OUT_LEN, H_PLAN_HEIGHT, H_REASON, H_WIRE,
   OUT, ensure, setHeaderI32, setHeaderI64,

@@ -1,4 +1,6 @@
-// Status codes and decode-failure reasons; keep in step with bindings/core/status.ts.
+// Status codes, decode-failure reasons and PreBlock actions. This file is their only source: the host's
+// copies (Status, Malformed, Action in bindings/core/constants.generated.ts) are generated from it by
+// scripts/constants.mjs during `npm run build:wasm`.
 export const OK: i32 = 0;
 export const TIME_DEPRECATED: i32 = 1;
 export const IBC_MOVED: i32 = 2;

@@ -11,7 +11,8 @@
 import { instantiateSync } from "@assemblyscript/loader";
 import { compileCore } from "../../bindings/core/wasm/index.js";
 import { loadCore } from "../../bindings/core/index.js";
-import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_OUT_LEN, H_PLAN_HEIGHT, H_VALUE, PLAN_KEY } from "../../bindings/core/wasm/layout.js";
+import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_OUT_LEN, H_PLAN_HEIGHT, H_VALUE } from "../../bindings/core/constants.generated.js";
+import { PLAN_KEY } from "../../bindings/core/wasm/layout.js";
 import type { KVStore } from "../../bindings/core/kv.js";
 import { MemoryStore } from "../../bindings/store/memory.js";
 import type { Plan } from "../../bindings/core/types.js";

@@ -1,10 +1,12 @@
 /**
- * Coin expressions (`<amount><denom>`, e.g. a deposit `10000000stake`): the result codes shared by the
- * AssemblyScript core (assembly/deposit.ts, keep the numbers in step) and the pure-TS core
- * (js/coin.ts), and their translation into one typed error, so both backends word failures identically.
+ * Coin expressions (`<amount><denom>`, e.g. a deposit `10000000stake`): the result codes of the
+ * AssemblyScript core (assembly/coin.ts, generated into constants.generated.ts as CoinStatus) and the
+ * pure-TS core (js/coin.ts), and their translation into one typed error, so both backends word failures
+ * identically.
  */
 import type { Core } from "./contract.js";
 import { UpgradeError } from "./errors.js";
+import { CoinStatus } from "./constants.generated.js";
 
 export interface ParsedCoin {
   /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */
@@ -12,16 +14,7 @@ export interface ParsedCoin {
   denom: string;
 }
 
-export const CoinStatus = {
-  Ok: 0,
-  Empty: 1,
-  Negative: 2,
-  NotWhole: 3,
-  NoAmount: 4,
-  Overflow: 5,
-  NoDenom: 6,
-  BadDenom: 7,
-} as const;
+export { CoinStatus };
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 

@@ -1,11 +1,16 @@
 /**
- * The contract both cores fulfil: the AssemblyScript core compiled to WebAssembly (wasm.ts) and its
- * pure-TypeScript twin (js.ts). Everything that decides — validation, key layout, codecs, the PreBlock
+ * The contract both cores fulfil: the AssemblyScript core compiled to WebAssembly (wasm/) and its
+ * pure-TypeScript twin (js/). Everything that decides — validation, key layout, codecs, the PreBlock
  * decision, the Done lookup, the version-map merge — lives behind this contract. The keeper only carries
  * out what the core decided (runs handlers, writes files, logs, throws).
  *
- * Inputs are already type-checked by the caller (bigints in range, well-formed strings);
- * the core reports bad *data* as UpgradeError.
+ * Arguments (docs/spec/core.md §2.5): both cores check every argument before doing any work and refuse an
+ * ill-formed one with the same TypeError (args.ts). A `string` must be a string without a lone surrogate
+ * (`<what> is not valid UTF-8 (it holds a lone surrogate)`), a `bigint` a bigint within int64 (uint64 for
+ * versions and encodeUint64BE), a Plan an object of those, bytes a Uint8Array. The one exception is
+ * `CoreSession.preBlock(h)`, the per-block path: `h` is not checked, the caller (the keeper) hands it a
+ * bigint in [1, 2^63-1]. The core reports bad *data* (bytes, store values, plans failing ValidateBasic)
+ * as UpgradeError.
  */
 import type { KVStore } from "./kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "./types.js";
@@ -33,7 +38,7 @@ export interface Core {
   encodePlan(plan: Plan): Uint8Array;
   /** Decodes Plan bytes; throws malformed-protobuf, or ValidateBasic 1–2 for a time or IBC field. */
   decodePlan(bytes: Uint8Array): Plan;
-  /** Plan.ValidateBasic (keeper-behaviour §4) for a plan whose time is zero unless said otherwise. */
+  /** Plan.ValidateBasic (docs/spec/keeper.md §4) for a plan whose time is zero unless said otherwise. */
   validateBasic(plan: Plan, timeIsZero?: boolean): void;
   shouldExecute(planHeight: bigint, blockHeight: bigint): boolean;
 
@@ -54,7 +59,7 @@ export interface Core {
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession;
 }
 
-/** What PreBlock must do at this block, as decided by the core (keeper-behaviour §6). */
+/** What PreBlock must do at this block, as decided by the core (docs/spec/keeper.md §6). */
 export type PreBlockDecision =
   | { action: "none" }
   | { action: "skipped"; plan: Plan }

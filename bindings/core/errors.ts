@@ -34,7 +34,7 @@ export class UpgradeError extends Error {
     super(message, options);
   }
 
-  /** The process exit code a host uses when this error halts the node (keeper-behaviour §6.1). */
+  /** The process exit code a host uses when this error halts the node (docs/spec/keeper.md §6.1). */
   get exitCode(): number {
     return EXIT_CODES[this.kind] ?? 1;
   }

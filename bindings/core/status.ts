@@ -1,37 +1,12 @@
 /**
- * Status codes shared with assembly/status.ts (keep the numbers in step), and their translation into
- * typed errors. Both cores report through here, so their messages are identical by construction.
+ * Status codes and decode-failure reasons, and their translation into typed errors. Both cores report
+ * through here, so their messages are identical by construction. The numbers are assembly/status.ts's,
+ * generated into constants.generated.ts (scripts/constants.mjs); this file only words them.
  */
 import { errors, toHex } from "./errors.js";
+import { Malformed, Status } from "./constants.generated.js";
 
-export const Status = {
-  Ok: 0,
-  TimeDeprecated: 1,
-  IbcMoved: 2,
-  NameEmpty: 3,
-  HeightNotPositive: 4,
-  ScheduledInPast: 5,
-  AlreadyCompleted: 6,
-  CorruptValue: 7,
-  CorruptPlan: 8,
-  Malformed: 9,
-  None: 10,
-  WrongPrefix: 11,
-  CorruptName: 12,
-} as const;
-
-/** Why bytes did not decode as protobuf; `field` is the (outer) field number. */
-export const Malformed = {
-  TruncatedVarint: 1,
-  VarintOverflow: 2,
-  LengthPastEnd: 3,
-  WrongWireType: 4,
-  FieldZero: 5,
-  IllegalWireType: 6,
-  InvalidUtf8: 7,
-  Group: 8,
-  TruncatedFixed: 9,
-} as const;
+export { Malformed, Status };
 
 export function malformedDetail(reason: number, field: number, wireType: number): string {
   switch (reason) {

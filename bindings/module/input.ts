@@ -3,6 +3,7 @@
  * int64/uint64, malformed strings) is a TypeError; everything the chain decides is left to the core.
  */
 import type { Plan, PlanInput, VersionMap } from "../core/types.js";
+import { checkString } from "../core/args.js";
 import { INT64_MAX, isInt64, isUint64 } from "../go/int.js";
 
 
@@ -35,11 +36,9 @@ export function toBlockHeight(value: unknown, what = "block height"): bigint {
   return v;
 }
 
-/** A string that encodes losslessly as UTF-8 (no lone surrogates). Empty allowed. */
+/** A string that encodes losslessly as UTF-8 (no lone surrogates). Empty allowed. The core's own check, so both floors refuse alike. */
 export function toUtf8String(value: unknown, what: string): string {
-  if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${typeof value}`);
-  if (!value.isWellFormed()) throw new TypeError(`${what} is not valid UTF-8 (it holds a lone surrogate)`);
-  return value;
+  return checkString(value, what);
 }
 
 /** An upgrade or module name: a non-empty well-formed string. */

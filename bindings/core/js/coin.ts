@@ -1,4 +1,4 @@
-/** The pure-TS twin of assembly/deposit.ts: the same checks in the same order, with BigInt for the range. */
+/** The pure-TS twin of assembly/coin.ts: the same checks in the same order, with BigInt for the range. The text is checked by the caller (index.ts). */
 import { CoinStatus, MAX_UINT256, coinError, type ParsedCoin } from "../coin.js";
 
 const MAX_DIGITS = 78; // 2^256 - 1 has 78 decimal digits

@@ -1,14 +1,12 @@
-/** Store keys of the seed's layout (keeper-behaviour §2). */
+/** Store keys of the seed's layout (docs/spec/keeper.md §2). Twin of assembly/keys.ts, whose prefixes these are. */
 import { Status, statusError } from "../status.js";
 import { readUtf8, utf8Length, writeUtf8 } from "../utf8.js";
+import { DONE_PREFIX, PLAN_PREFIX, PROTOCOL_VERSION_PREFIX, VERSION_PREFIX } from "../constants.generated.js";
 
-export const PLAN_PREFIX = 0x00;
-export const DONE_PREFIX = 0x01;
-export const VERSION_PREFIX = 0x02;
-export const PROTOCOL_PREFIX = 0x03;
+export { DONE_PREFIX, PLAN_PREFIX, PROTOCOL_VERSION_PREFIX, VERSION_PREFIX };
 
 export const PLAN_KEY = Uint8Array.of(PLAN_PREFIX);
-export const PROTOCOL_VERSION_KEY = Uint8Array.of(PROTOCOL_PREFIX);
+export const PROTOCOL_VERSION_KEY = Uint8Array.of(PROTOCOL_VERSION_PREFIX);
 export const DONE_START = Uint8Array.of(DONE_PREFIX);
 export const DONE_END = Uint8Array.of(DONE_PREFIX + 1);
 export const VERSION_START = Uint8Array.of(VERSION_PREFIX);

@@ -1,12 +1,30 @@
-/** The WebAssembly core: codecs on a shared instance, keeper sessions on an instance per store. */
+/**
+ * The WebAssembly core: codecs on a shared instance, keeper sessions on an instance per store. Host side
+ * of assembly/index.ts (twin: bindings/core/js/index.ts). Every entry point checks its arguments first
+ * (../args.ts), before anything is written into linear memory, as the js core does.
+ */
 import type { KVStore } from "../kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan } from "../types.js";
+import type { Plan } from "../types.js";
 import type { Core, CoreSession } from "../contract.js";
+import {
+  checkBytes,
+  checkBytes8,
+  checkEntries,
+  checkHeightsArray,
+  checkInt64,
+  checkPlan,
+  checkSkipHeights,
+  checkStore,
+  checkString,
+  checkUint64,
+} from "../args.js";
+import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT, H_VALUE, PROTOCOL_VERSION_PREFIX } from "../constants.generated.js";
 import { WASM_BASE64 } from "./bytes.generated.js";
 import { CoreInstance } from "./instance.js";
-import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT, H_VALUE, PLAN_KEY } from "./layout.js";
-import { WasmSession, readEntries } from "./session.js";
-import { wasmParseCoin } from "./coin.js";
+import { PLAN_KEY } from "./layout.js";
+import { WasmSession } from "./keeper.js";
+import { decodeDoneEntries, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
+import { parseCoin } from "./coin.js";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -24,18 +42,18 @@ export function compileCore(): Promise<WebAssembly.Module> {
   return compiled;
 }
 
-const PROTOCOL_VERSION_KEY = Uint8Array.of(0x03);
+const PROTOCOL_VERSION_KEY = Uint8Array.of(PROTOCOL_VERSION_PREFIX);
 
 export function createWasmCore(module: WebAssembly.Module): Core {
   const c = new CoreInstance(module);
   const x = c.x;
 
-  const named = (fn: (nameLen: number) => void) => (name: string) => {
-    fn(c.putName(name));
+  const named = (fn: (nameLen: number) => void, what: string) => (name: string) => {
+    fn(c.putName(checkString(name, what)));
     return c.out();
   };
   const byHeight = (fn: (h: bigint) => void) => (height: bigint) => {
-    fn(height);
+    fn(checkInt64(height, "height"));
     return c.out();
   };
   const encode64 = (value: bigint) => {
@@ -43,66 +61,33 @@ export function createWasmCore(module: WebAssembly.Module): Core {
     return c.out();
   };
   const decode64 = (bytes: Uint8Array) => {
-    if (bytes.length !== 8) throw new TypeError(`expected 8 bytes, got ${bytes.length}`);
-    c.putBytes(bytes);
+    c.putBytes(checkBytes8(bytes));
     x.decode64BE();
     return c.hi64(H_VALUE);
-  };
-  const decodeEntries = <T>(
-    prefix: number,
-    kind: "int64" | "uint64",
-    keys: Uint8Array[],
-    values: Uint8Array[],
-    make: (n: string, v: bigint) => T,
-  ) => {
-    if (keys.length !== values.length) throw new TypeError("keys and values differ in length");
-    let size = 0;
-    for (let i = 0; i < keys.length; i++) size += 8 + keys[i].length + values[i].length;
-    let at = c.reserve(size);
-    const u8 = c.u8;
-    const dv = c.dv;
-    // Byte loops, not u8.set: keys and values are a few bytes and set()'s call overhead dominated.
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
-      const value = values[i];
-      const keyLen = key.length;
-      const valueLen = value.length;
-      dv.setUint32(at, keyLen, true);
-      at += 4;
-      if (keyLen > 32) u8.set(key, at);
-      else for (let j = 0; j < keyLen; j++) u8[at + j] = key[j];
-      at += keyLen;
-      dv.setUint32(at, valueLen, true);
-      at += 4;
-      if (valueLen > 32) u8.set(value, at);
-      else for (let j = 0; j < valueLen; j++) u8[at + j] = value[j];
-      at += valueLen;
-    }
-    c.check(x.decodeEntries(prefix, keys.length));
-    return readEntries(c, keys.length, kind, make);
   };
 
   return {
     backend: "wasm",
     planKey: () => PLAN_KEY.slice(),
-    doneKey: named(x.doneKey),
-    moduleVersionKey: named(x.moduleVersionKey),
+    doneKey: named(x.doneKey, "name"),
+    moduleVersionKey: named(x.moduleVersionKey, "module name"),
     protocolVersionKey: () => PROTOCOL_VERSION_KEY.slice(),
     upgradedClientKey: byHeight(x.upgradedClientKey),
     upgradedConsStateKey: byHeight(x.upgradedConsStateKey),
 
-    encodeInt64BE: encode64,
-    encodeUint64BE: encode64,
+    encodeInt64BE: (value) => encode64(checkInt64(value, "value")),
+    encodeUint64BE: (value) => encode64(checkUint64(value, "value")),
     decodeInt64BE: decode64,
     decodeUint64BE: (bytes) => BigInt.asUintN(64, decode64(bytes)),
 
     encodePlan(plan: Plan) {
+      checkPlan(plan);
       const [nameLen, infoLen] = c.putNameInfo(plan.name, plan.info);
       c.check(x.encodePlan(nameLen, infoLen, plan.height));
       return c.out();
     },
     decodePlan(bytes: Uint8Array): Plan {
-      c.check(x.decodePlan(c.putBytes(bytes)));
+      c.check(x.decodePlan(c.putBytes(checkBytes(bytes, "plan bytes"))));
       return {
         name: c.str(H_NAME_PTR, H_NAME_LEN),
         height: c.hi64(H_PLAN_HEIGHT),
@@ -110,26 +95,29 @@ export function createWasmCore(module: WebAssembly.Module): Core {
       };
     },
     validateBasic(plan, timeIsZero = true) {
+      checkPlan(plan);
       c.check(x.validateBasic(c.putName(plan.name), plan.height, timeIsZero ? 1 : 0));
     },
-    shouldExecute: (planHeight, blockHeight) => x.shouldExecute(planHeight, blockHeight) !== 0,
-
-    decodeDoneEntries: (keys, values): CompletedUpgrade[] =>
-      decodeEntries(0x01, "int64", keys, values, (name, height) => ({ name, height })),
-    decodeModuleVersionEntries: (keys, values): ModuleVersion[] =>
-      decodeEntries(0x02, "uint64", keys, values, (name, version) => ({ name, version })),
-    encodeHeightsBE(heights: BigInt64Array) {
-      const at = c.reserve(heights.length * 8);
-      if (at % 8 === 0) new BigInt64Array(c.u8.buffer, at, heights.length).set(heights);
-      else for (let i = 0; i < heights.length; i++) c.dv.setBigInt64(at + i * 8, heights[i], true);
-      x.encodeHeightsBE(heights.length);
-      return c.out();
+    shouldExecute(planHeight, blockHeight) {
+      checkInt64(planHeight, "plan height");
+      checkInt64(blockHeight, "block height");
+      return x.shouldExecute(planHeight, blockHeight) !== 0;
     },
 
-    parseCoin: (text: string) => wasmParseCoin(c, text),
+    decodeDoneEntries(keys, values) {
+      checkEntries(keys, values);
+      return decodeDoneEntries(c, keys, values);
+    },
+    decodeModuleVersionEntries(keys, values) {
+      checkEntries(keys, values);
+      return decodeModuleVersionEntries(c, keys, values);
+    },
+    encodeHeightsBE: (heights) => encodeHeightsBE(c, checkHeightsArray(heights)),
+
+    parseCoin: (text) => parseCoin(c, checkString(text, "coin expression")),
 
     session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {
-      return new WasmSession(module, store, skipHeights);
+      return new WasmSession(module, checkStore(store), checkSkipHeights(skipHeights));
     },
   };
 }

@@ -6,7 +6,8 @@
 import type { KVStore } from "../kv.js";
 import { Status, statusError } from "../status.js";
 import { readUtf8, writeUtf8 } from "../utf8.js";
-import { type CoreExports, PLAN_KEY, H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE } from "./layout.js";
+import { H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE, UNCHANGED } from "../constants.generated.js";
+import { type CoreExports, PLAN_KEY } from "./layout.js";
 
 const NO_STORE: KVStore = {
   get: noStore,
@@ -15,9 +16,6 @@ const NO_STORE: KVStore = {
   delete: noStore,
   iterate: noStore,
 };
-
-/** kvGetPlan: the store returned the value it returned last time (already in the core's memory). */
-const UNCHANGED = -2;
 
 const ONE_BYTE_KEYS: (Uint8Array | undefined)[] = [];
 
@@ -157,7 +155,7 @@ export class CoreInstance {
     return this.io;
   }
 
-  /** Writes a name (well-formed string) at the start of IO; returns its byte length. */
+  /** Writes a name (a string the caller checked: well-formed, ../args.ts) at the start of IO; returns its byte length. */
   putName(name: string): number {
     const at = this.reserve(name.length * 3);
     return writeUtf8(name, this.u8, at);

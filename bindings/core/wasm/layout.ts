@@ -1,26 +1,12 @@
-/** Header offsets of the core's result area; keep in step with assembly/memory.ts. */
-export const H_REASON = 0;
-export const H_FIELD = 4;
-export const H_WIRE = 8;
-export const H_LEN = 12;
-export const H_VALUE = 16;
-export const H_NAME_PTR = 24;
-export const H_NAME_LEN = 28;
-export const H_INFO_PTR = 32;
-export const H_INFO_LEN = 36;
-export const H_PLAN_HEIGHT = 40;
-export const H_KEY_PTR = 48;
-export const H_KEY_LEN = 52;
-export const H_OUT_LEN = 56;
-export const H_LAST_PTR = 60;
-export const H_LAST_LEN = 64;
-export const H_LAST_HEIGHT = 72;
+/**
+ * The shape of the boundary: the core's exports as the bindings call them (assembly/index.ts). The numbers
+ * the two sides share — statuses, header offsets, key prefixes — are not here but generated from assembly/
+ * into ../constants.generated.ts; the addresses of the header and regions come from the exports at run time.
+ */
+import { PLAN_PREFIX } from "../constants.generated.js";
 
 /** The store key of the plan (assembly/keys.ts PLAN_KEY); the host reads it for kvGetPlan. */
-export const PLAN_KEY = Uint8Array.of(0x00);
-
-/** PreBlock actions returned by the core's preBlock (a negative value is -status). */
-export const ACTIONS = ["none", "skipped", "upgrade-needed", "apply", "binary-too-early", "downgrade"] as const;
+export const PLAN_KEY = Uint8Array.of(PLAN_PREFIX);
 
 /** The core's exports, as the bindings use them. */
 export interface CoreExports {
@@ -45,6 +31,9 @@ export interface CoreExports {
   decode64BE(): void;
   encodeHeightsBE(count: number): void;
   decodeEntries(prefix: number, count: number): number;
+  parseCoin(len: number): number;
+  /** [count, value…] as i32 (assembly/constants.generated.ts); read by the tests only. */
+  constantTable(): number;
 
   schedule(nameLen: number, infoLen: number, height: bigint, blockHeight: bigint): number;
   clearPlan(): number;

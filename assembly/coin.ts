@@ -6,7 +6,8 @@
 // as-bignum's u256 has no fromString and wraps silently, so the digits are checked first and every
 // step r * 10 + d is checked against floor((2^256 - 1) / 10) before it is taken.
 //
-// Result codes are this file's own (bindings/core/coin.ts keeps them in step). On success OUT holds the
+// Result codes are this file's own (bindings/core/constants.generated.ts has them as CoinStatus, generated
+// from here by scripts/constants.mjs). Twin of bindings/core/js/coin.ts. On success OUT holds the
 // amount as 32 big-endian bytes and the header's name fields point at the denom inside IO; on
 // COIN_BAD_DENOM they point at the offending denom.
 import { u256 } from "as-bignum/assembly";

@@ -1,12 +1,15 @@
-/** The keeper operations on the WebAssembly core: one core instance per store, decisions made inside it. */
+/**
+ * The keeper operations on the WebAssembly core: one core instance per store, decisions made inside it
+ * (assembly/keeper.ts; twin bindings/core/js/keeper.ts). Arguments are checked first (../args.ts), before
+ * anything is written into linear memory; preBlock takes none that need it.
+ */
 import type { KVStore } from "../kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
-import { Status } from "../status.js";
+import { checkInt64, checkPlan, checkString, checkVersionMap } from "../args.js";
 import { writeUtf8 } from "../utf8.js";
-import { CoreInstance } from "./instance.js";
 import {
-  ACTIONS,
+  Action,
   H_INFO_LEN,
   H_INFO_PTR,
   H_LAST_HEIGHT,
@@ -16,9 +19,21 @@ import {
   H_NAME_PTR,
   H_PLAN_HEIGHT,
   H_VALUE,
-} from "./layout.js";
+  Status,
+} from "../constants.generated.js";
+import { CoreInstance } from "./instance.js";
+import { readEntries } from "./entries.js";
 
 const NONE: PreBlockDecision = { action: "none" };
+
+/** The decision for each action code of preBlock (assembly/status.ts ACT_*). */
+const ACTIONS: PreBlockDecision["action"][] = [];
+ACTIONS[Action.None] = "none";
+ACTIONS[Action.Skipped] = "skipped";
+ACTIONS[Action.UpgradeNeeded] = "upgrade-needed";
+ACTIONS[Action.Apply] = "apply";
+ACTIONS[Action.TooEarly] = "binary-too-early";
+ACTIONS[Action.Downgrade] = "downgrade";
 
 export class WasmSession implements CoreSession {
   private readonly c: CoreInstance;
@@ -45,6 +60,8 @@ export class WasmSession implements CoreSession {
   }
 
   schedule(plan: Plan, blockHeight: bigint): void {
+    checkPlan(plan);
+    checkInt64(blockHeight, "block height");
     const [nameLen, infoLen] = this.c.putNameInfo(plan.name, plan.info);
     this.c.check(this.c.x.schedule(nameLen, infoLen, plan.height, blockHeight), plan.name);
   }
@@ -61,7 +78,7 @@ export class WasmSession implements CoreSession {
   }
 
   doneHeight(name: string): bigint {
-    this.c.check(this.c.x.doneHeight(this.c.putName(name)));
+    this.c.check(this.c.x.doneHeight(this.c.putName(checkString(name, "name"))));
     return this.c.hi64(H_VALUE);
   }
 
@@ -78,13 +95,14 @@ export class WasmSession implements CoreSession {
   }
 
   moduleVersion(name: string): bigint | undefined {
-    const st = this.c.x.moduleVersion(this.c.putName(name));
+    const st = this.c.x.moduleVersion(this.c.putName(checkString(name, "module name")));
     if (st === Status.None) return undefined;
     this.c.check(st);
     return BigInt.asUintN(64, this.c.hi64(H_VALUE));
   }
 
   setModuleVersions(vm: VersionMap): void {
+    checkVersionMap(vm);
     if (vm.size === 0) return;
     putVersionMap(this.c, 0, vm);
     this.c.x.setModuleVersions(vm.size);
@@ -96,6 +114,9 @@ export class WasmSession implements CoreSession {
   }
 
   finishUpgrade(plan: Plan, blockHeight: bigint, vm: VersionMap): bigint {
+    checkPlan(plan);
+    checkInt64(blockHeight, "block height");
+    checkVersionMap(vm);
     const nameLen = this.c.putName(plan.name);
     putVersionMap(this.c, nameLen, vm);
     this.c.check(this.c.x.finishUpgrade(nameLen, plan.height, blockHeight, vm.size));
@@ -112,15 +133,15 @@ export class WasmSession implements CoreSession {
   }
 
   registerHandler(name: string): void {
-    this.c.x.registerHandler(this.c.putName(name));
+    this.c.x.registerHandler(this.c.putName(checkString(name, "name")));
   }
 
   hasHandler(name: string): boolean {
-    return this.c.x.hasHandler(this.c.putName(name)) !== 0;
+    return this.c.x.hasHandler(this.c.putName(checkString(name, "name"))) !== 0;
   }
 
   isSkipHeight(height: bigint): boolean {
-    return this.c.x.isSkipHeight(height) !== 0;
+    return this.c.x.isSkipHeight(checkInt64(height, "height")) !== 0;
   }
 
   private planFromHeader(): Plan {
@@ -146,52 +167,4 @@ function putVersionMap(c: CoreInstance, offset: number, vm: VersionMap): void {
     dv.setBigUint64(at + 4 + len, version, true);
     at += 12 + len;
   }
-}
-
-/** Decodes the names of a batch; the core validated them (fatal is not needed), and a leading U+FEFF is a name's first character, not a BOM. */
-const NAMES = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/**
- * Names are decoded this many bytes at a time. One string for a whole 10,000-name batch (~140 KB) lands in
- * V8's large-object space, which made the decode 5× slower than ten 14 KB ones (measured).
- */
-const CHUNK_BYTES = 16 * 1024;
-
-/**
- * Reads the core's name/value records (assembly/records.ts) from OUT. Names are decoded a chunk at a
- * time and each one is a slice of its chunk's string: V8 makes a slice of 13+ characters a view of the
- * chunk, so a surviving name keeps at most its 16 KB chunk alive.
- */
-export function readEntries<T>(
-  c: CoreInstance,
-  count: number,
-  kind: "int64" | "uint64",
-  make: (name: string, value: bigint) => T,
-): T[] {
-  const out = new Array<T>(count);
-  if (count === 0) return out;
-  const base = c.x.outPtr();
-  const u8 = c.view();
-  const dv = c.dv;
-  const aligned = (base & 7) === 0; // the allocator aligns to 16: then typed-array reads, not DataView
-  const i32 = c.i32;
-  const values = kind === "int64" ? c.i64 : c.u64;
-  const nameBytes = (i: number) => (aligned ? i32[(base >> 2) + i * 4] : dv.getUint32(base + i * 16, true));
-  const nameUnits = (i: number) => (aligned ? i32[(base >> 2) + i * 4 + 1] : dv.getUint32(base + i * 16 + 4, true));
-  const value = (i: number) =>
-    aligned ? values[(base >> 3) + i * 2 + 1] : kind === "int64" ? dv.getBigInt64(base + i * 16 + 8, true) : dv.getBigUint64(base + i * 16 + 8, true);
-  let at = base + count * 16;
-  for (let i = 0; i < count; ) {
-    let j = i;
-    let bytes = 0;
-    while (j < count && (j === i || bytes + nameBytes(j) <= CHUNK_BYTES)) bytes += nameBytes(j++);
-    const names = NAMES.decode(u8.subarray(at, at + bytes));
-    at += bytes;
-    for (let u = 0; i < j; i++) {
-      const units = nameUnits(i);
-      out[i] = make(names.slice(u, u + units), value(i));
-      u += units;
-    }
-  }
-  return out;
 }

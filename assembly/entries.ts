@@ -1,10 +1,14 @@
+// Store entries in batches: the codecs a light client uses on raw store entries (work stays in linear
+// memory, one call per batch), and the name/value records every batch of names comes back as.
+// Twin of bindings/core/js/entries.ts; host side in bindings/core/wasm/entries.ts.
+//
 // Name/value results for the host (module versions, decoded done entries): `count` records of
 // [u32 nameBytes][u32 nameUnits][u64 value] in OUT (a name's UTF-8 length and UTF-16 length), then the
 // names' UTF-8 bytes back to back. The host decodes the names a chunk of many at a time with TextDecoder
 // and slices each one out: per name that costs a slice instead of a UTF-8 decode, which was most of the
 // cost of a 10,000-entry batch.
-import { loadBE64 } from "./bigendian";
-import { H_OUT_LEN, OUT, copyBytes, ensure, setHeaderI32 } from "./memory";
+import { loadBE64, storeBE64 } from "./bigendian";
+import { H_OUT_LEN, IO, OUT, copyBytes, ensure, regionPtr, setHeaderI32 } from "./memory";
 import { OK } from "./status";
 import { corruptName, corruptValue, wrongPrefix } from "./store";
 import { utf8Units } from "./utf8";
@@ -47,4 +51,23 @@ export function entriesToRecords(p: usize, count: i32, prefix: i32): i32 {
   }
   setHeaderI32(H_OUT_LEN, (count << 4) + nameBytes);
   return OK;
+}
+
+/** `count` i64 values (little-endian) in IO → big-endian bytes in OUT. */
+export function encodeHeightsBE(count: i32): void {
+  const src = regionPtr(IO);
+  const dst = ensure(OUT, count << 3);
+  for (let i = 0; i < count; i++) {
+    const o = <usize>i << 3;
+    storeBE64(dst + o, load<u64>(src + o));
+  }
+  setHeaderI32(H_OUT_LEN, count << 3);
+}
+
+/**
+ * Decodes `count` raw entries in IO, each [u32 keyLen][key][u32 valueLen][value], whose keys must start
+ * with `prefix` and hold a UTF-8 name and an 8-byte big-endian value, into the records above.
+ */
+export function decodeEntries(prefix: i32, count: i32): i32 {
+  return entriesToRecords(regionPtr(IO), count, prefix);
 }

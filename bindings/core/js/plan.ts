@@ -1,10 +1,17 @@
 /**
- * cosmos.upgrade.v1beta1.Plan in protobuf, byte-identical to the Go (gogoproto) encoder, and a strict
- * decoder (keeper-behaviour §3). Twin of assembly/plan.ts.
+ * cosmos.upgrade.v1beta1.Plan in protobuf, byte-identical to the Go (gogoproto) encoder, a strict
+ * decoder (docs/spec/keeper.md §3), and Plan.ValidateBasic (§4). Twin of assembly/plan.ts.
  */
 import type { Plan } from "../types.js";
 import { Malformed, Status, statusError } from "../status.js";
 import { writeUtf8, tryReadUtf8 } from "../utf8.js";
+
+/** Plan.ValidateBasic (docs/spec/keeper.md §4): the first failing check, in order. */
+export function validateBasic(plan: Plan, timeIsZero: boolean): void {
+  if (!timeIsZero) throw statusError(Status.TimeDeprecated);
+  if (plan.name.length === 0) throw statusError(Status.NameEmpty);
+  if (plan.height <= 0n) throw statusError(Status.HeightNotPositive);
+}
 
 /** Field 2, always written: Timestamp{seconds: -62135596800} = 0001-01-01T00:00:00Z. */
 const ZERO_TIME_FIELD = Uint8Array.of(0x12, 0x0b, 0x08, 0x80, 0x92, 0xb8, 0xc3, 0x98, 0xfe, 0xff, 0xff, 0xff, 0x01);

@@ -1,12 +1,14 @@
 /**
  * The keeper's decisions over a KVStore, in TypeScript. Twin of assembly/keeper.ts: the same steps, the
- * same store operations in the same order (keeper-behaviour §5–§6).
+ * same store operations in the same order (docs/spec/keeper.md §5–§6). Arguments are checked first
+ * (../args.ts), as the wasm core's bindings do; preBlock takes none that need it.
  */
 import type { KVStore } from "../kv.js";
 import { compareBytes } from "../kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { Status, statusError } from "../status.js";
+import { checkInt64, checkPlan, checkString, checkVersionMap } from "../args.js";
 import { checkedInt64, checkedUint64, encodeInt64BE, encodeUint64BE } from "./bigendian.js";
 import {
   DONE_END,
@@ -22,11 +24,10 @@ import {
   nameOfKey,
   prefixedKey,
 } from "./keys.js";
-import { decodeStoredPlan, encodePlanUnchecked } from "./proto.js";
-import { validateBasic } from "./validate.js";
+import { decodeStoredPlan, encodePlanUnchecked, validateBasic } from "./plan.js";
 
 export class JsSession implements CoreSession {
-  downgradeVerified = false;
+  private verified = false;
   private readonly handlers = new Set<string>();
   private readonly skip: Set<bigint>;
   /** The last plan read, keyed by the identity of the stored bytes: a store returns the same array until it is rewritten. */
@@ -40,7 +41,17 @@ export class JsSession implements CoreSession {
     this.skip = new Set(skipHeights);
   }
 
+  get downgradeVerified(): boolean {
+    return this.verified;
+  }
+
+  set downgradeVerified(v: boolean) {
+    this.verified = Boolean(v); // as the wasm core's flag: any truthy value is true
+  }
+
   schedule(plan: Plan, blockHeight: bigint): void {
+    checkPlan(plan);
+    checkInt64(blockHeight, "block height");
     validateBasic(plan, true);
     if (plan.height < blockHeight) throw statusError(Status.ScheduledInPast);
     if (this.doneHeight(plan.name) !== 0n) throw statusError(Status.AlreadyCompleted, { name: plan.name });
@@ -67,7 +78,7 @@ export class JsSession implements CoreSession {
   }
 
   doneHeight(name: string): bigint {
-    const key = prefixedKey(DONE_PREFIX, name);
+    const key = prefixedKey(DONE_PREFIX, checkString(name, "name"));
     const value = this.store.get(key);
     return value === undefined ? 0n : checkedInt64(key, value);
   }
@@ -94,12 +105,17 @@ export class JsSession implements CoreSession {
   }
 
   moduleVersion(name: string): bigint | undefined {
-    const key = prefixedKey(VERSION_PREFIX, name);
+    const key = prefixedKey(VERSION_PREFIX, checkString(name, "module name"));
     const value = this.store.get(key);
     return value === undefined ? undefined : checkedUint64(key, value);
   }
 
   setModuleVersions(vm: VersionMap): void {
+    checkVersionMap(vm);
+    this.mergeVersions(vm);
+  }
+
+  private mergeVersions(vm: VersionMap): void {
     const entries: [Uint8Array, bigint][] = [];
     for (const [name, version] of vm) entries.push([prefixedKey(VERSION_PREFIX, name), version]);
     entries.sort((a, b) => compareBytes(a[0], b[0]));
@@ -112,10 +128,13 @@ export class JsSession implements CoreSession {
   }
 
   finishUpgrade(plan: Plan, blockHeight: bigint, vm: VersionMap): bigint {
+    checkPlan(plan);
+    checkInt64(blockHeight, "block height");
+    checkVersionMap(vm);
     // Read everything that can fail before the first write, so a corrupt value writes nothing.
     const next = BigInt.asUintN(64, this.protocolVersion() + 1n);
     const stored = this.plan();
-    this.setModuleVersions(vm);
+    this.mergeVersions(vm);
     this.store.set(PROTOCOL_VERSION_KEY, encodeUint64BE(next));
     this.deleteIbcKeys(plan.height);
     if (stored) {
@@ -129,8 +148,8 @@ export class JsSession implements CoreSession {
   preBlock(h: bigint): PreBlockDecision {
     const plan = this.plan();
     const due = plan !== undefined && plan.height > 0n && plan.height <= h;
-    if (!this.downgradeVerified) {
-      this.downgradeVerified = true; // first: a failing check is never repeated in this process
+    if (!this.verified) {
+      this.verified = true; // first: a failing check is never repeated in this process
       if (!due || this.skip.has(h)) {
         const last = this.lastCompleted();
         if (last && last.name !== "" && !this.handlers.has(last.name)) return { action: "downgrade", lastName: last.name };
@@ -149,15 +168,15 @@ export class JsSession implements CoreSession {
   }
 
   registerHandler(name: string): void {
-    this.handlers.add(name);
+    this.handlers.add(checkString(name, "name"));
   }
 
   hasHandler(name: string): boolean {
-    return this.handlers.has(name);
+    return this.handlers.has(checkString(name, "name"));
   }
 
   isSkipHeight(height: bigint): boolean {
-    return this.skip.has(height);
+    return this.skip.has(checkInt64(height, "height"));
   }
 
   private deleteIbcKeys(height: bigint): void {
