@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { playwright } from "@vitest/browser-playwright";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/support/chromium.js";
@@ -6,9 +7,12 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/support/chromium.js";
 const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } });
 
 export default defineConfig({
+  // The light-client page imports the package by name, as a consumer would: in tests, its browser entry's sources.
+  resolve: { alias: { xupgrade: fileURLToPath(new URL("./bindings/browser.ts", import.meta.url)) } },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: "node",
           include: ["test/**/*.test.ts"],
@@ -17,6 +21,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: "browser",
           include: ["test/**/*.browser.test.ts"],

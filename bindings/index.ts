@@ -1,6 +1,12 @@
-/** What Node and the browser share. The platform entry points (node.ts, browser.ts) add createKeeper and stores. */
-export type { CompletedUpgrade, ModuleVersion, Plan, PlanInput, StoreUpgrades, VersionMap } from "./core/types.js";
-export { UpgradeError, errors, haltExitCode, type UpgradeErrorKind } from "./core/errors.js";
+/**
+ * What Node and the browser share: the module library. The core (loadCore), the stores, x/upgrade
+ * itself (keeper, msg server, msgs, errors, types, store loader, plan text, Plan.info parsing) and the
+ * client (the upgrade queries over a node's CometBFT RPC). The platform entry points (node.ts,
+ * browser.ts) add createKeeper and their durable stores; servers and programs have their own subpaths
+ * (`xupgrade/services`, `xupgrade/devnet`, `xupgrade/abci`, Node only).
+ */
+export type { CompletedUpgrade, ModuleVersion, Plan, PlanInput, StoreUpgrades, VersionMap } from "./module/types.js";
+export { UpgradeError, errors, haltExitCode, type UpgradeErrorKind } from "./module/errors.js";
 export { loadCore, type Backend, type Core, type CoreSession, type PreBlockDecision } from "./core/index.js";
 export {
   GOV_AUTHORITY,
@@ -25,8 +31,18 @@ export {
   type MsgSoftwareUpgrade,
 } from "./module/msgs.js";
 export { planToText } from "./module/plan-text.js";
+export { defaultStoreLoader, upgradeStoreLoader, type LoadResult, type StoreLoader } from "./module/store-loader.js";
+export { UPGRADE_INFO_FILE, ZERO_TIME, encodeUpgradeInfo } from "./module/upgrade-info/encode.js";
+export { parseUpgradeInfo, type ParsedUpgradeInfo } from "./module/upgrade-info/decode.js";
+export { PlanInfoError } from "./module/plan-info/errors.js";
+export { parseInfoDocument, parseInfoJson } from "./module/plan-info/parse.js";
+export { checkBinaries, checkUrl, parseChecksum, validPlatformKey, type CheckedUrl, type Checksum, type ChecksumAlgo } from "./module/plan-info/check.js";
 export { type KVStore, compareBytes, prefixEnd } from "./core/kv.js";
 export { MemoryStore } from "./store/memory.js";
 export { CacheStore } from "./store/cache.js";
 export { DurableMultiStore, DurableStore, type DurableOptions } from "./store/level.js";
-export { defaultStoreLoader, upgradeStoreLoader, type LoadResult, type StoreLoader } from "./module/store-loader.js";
+export { CometRpc, RpcError, DEFAULT_NODE } from "./client/rpc.js";
+export { AbciError, abciQuery, type AbciResult } from "./client/abci.js";
+export { ClientError, NodeAddressError } from "./client/errors.js";
+export { UPGRADE_QUERY, queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "./client/upgrade.js";
+export { BECH32_PREFIX, HD_PATH, addressBytes, addressOfPubkey, addressProblem, isAddress, moduleAddress } from "./client/address.js";

@@ -50,7 +50,7 @@ export async function abciQuery(rpc: CometRpc, path: string, data: Uint8Array, h
   let value = new Uint8Array(0);
   if (res.value !== null && res.value !== undefined) {
     if (typeof res.value !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(res.value)) throw rpc.garbage(method, "response.value is not base64");
-    value = new Uint8Array(Buffer.from(res.value, "base64"));
+    value = Uint8Array.from(atob(res.value), (c) => c.charCodeAt(0));
   }
   const h = res.height === undefined ? 0n : int(rpc, method, res, "height");
   return { value, height: h };

@@ -1,5 +1,5 @@
-// `npm run build:ui`: builds the light-client page into examples/light-client/dist, which
-// `xupgrade devnet start` serves at /ui. Relative asset paths (base "./"), so the same build also works
+// `npm run build:ui`: builds the light-client page into the package's dist/ui, which
+// `xupgrade devnet start` serves at /ui (an installed package too). Relative asset paths (base "./"), so the same build also works
 // from any other static server or path.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
@@ -13,7 +13,7 @@ export default defineConfig({
   resolve: { alias: { xupgrade: here("../../bindings/browser.ts") } },
   logLevel: "warn",
   build: {
-    outDir: here("dist"),
+    outDir: here("../../dist/ui"),
     emptyOutDir: true,
     target: "es2022",
     reportCompressedSize: false,

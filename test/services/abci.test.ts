@@ -5,14 +5,8 @@
 import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import type { Rpc } from "cosmjs-types/helpers";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  createAbciQueryRouter,
-  createKeeper,
-  createQueryEnv,
-  encodeRequest,
-  type AbciQueryRouter,
-  type UpgradeKeeper,
-} from "../../bindings/node.js";
+import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
+import { createAbciQueryRouter, createQueryEnv, encodeRequest, type AbciQueryRouter } from "../../bindings/services/index.js";
 import { BACKENDS, Chain, GOV, fromHex, hex, richKeeper, wire } from "./helpers.js";
 
 /** What @cosmjs/stargate's createProtobufRpcClient + QueryClient.queryAbci do, minus the transport. */

@@ -7,7 +7,8 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKeeper, encodeRequest, type QueryServers, type UpgradeKeeper } from "../../bindings/node.js";
+import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
+import { encodeRequest, type QueryServers } from "../../bindings/services/index.js";
 import {
   BACKENDS,
   Chain,

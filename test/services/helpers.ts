@@ -3,7 +3,8 @@ import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import type { Rpc } from "cosmjs-types/helpers";
-import { createKeeper, serveQueries, type QueryServers, type ServeQueriesOptions, type UpgradeKeeper } from "../../bindings/node.js";
+import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
+import { serveQueries, type QueryServers, type ServeQueriesOptions } from "../../bindings/services/index.js";
 import wire from "../vectors/wire.json";
 
 export { wire };

@@ -7,7 +7,8 @@
 import * as grpc from "@grpc/grpc-js";
 import autocannon from "autocannon";
 import { describe, expect, it } from "vitest";
-import { createKeeper, encodeRequest, type QueryServers, type UpgradeKeeper } from "../../bindings/node.js";
+import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
+import { encodeRequest, type QueryServers } from "../../bindings/services/index.js";
 import { BACKENDS, Chain, grpcClient, hex, serve } from "./helpers.js";
 
 const DURATION_S = 10;

@@ -16,7 +16,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { GrpcReflection } from "grpc-js-reflection-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descriptorSetBytes, type QueryServers } from "../../bindings/node.js";
+import { descriptorSetBytes, type QueryServers } from "../../bindings/services/index.js";
 import { BACKENDS, GOV, richKeeper, serve } from "./helpers.js";
 
 const run = promisify(execFile);

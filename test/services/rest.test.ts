@@ -5,7 +5,8 @@
  */
 import { LCDClient } from "@cosmology/lcd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GrpcCode, QueryError, createKeeper, restStatus, type QueryServers, type RestRoute, type RestRouteRequest, type UpgradeKeeper } from "../../bindings/node.js";
+import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
+import { GrpcCode, QueryError, restStatus, type QueryServers, type RestRoute, type RestRouteRequest } from "../../bindings/services/index.js";
 import { BACKENDS, Chain, GOV, rawExchange, rawGet, richKeeper, serve, wire } from "./helpers.js";
 
 const P = "/cosmos/upgrade/v1beta1";

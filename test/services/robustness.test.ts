@@ -7,7 +7,7 @@ import { connect, type Socket } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { describe, expect, it } from "vitest";
-import { serveQueries, type QueryServers } from "../../bindings/node.js";
+import { serveQueries, type QueryServers } from "../../bindings/services/index.js";
 import { BACKENDS, GOV, grpcClient, grpcRpc, rawGet, richKeeper, serve, wire } from "./helpers.js";
 
 const P = "/cosmos/upgrade/v1beta1";

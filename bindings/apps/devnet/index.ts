@@ -35,6 +35,5 @@ export {
 } from "./genesis.js";
 export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./logger.js";
 export { accountKeyFromMnemonic } from "./keys.js";
-export { addressOfPubkey, moduleAddress, HD_PATH } from "../../client/address.js";
 export { COMET_VERSION } from "./rpc/methods.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";

@@ -5,13 +5,21 @@
  * uses the REST address it was loaded from). The page's .wasm core is inlined in its script, so everything
  * served is static text except what a future build may add.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RestRoute, RestRouteResult } from "../../services/rest-gateway.js";
 
-/** Where `npm run build:ui` writes the page (the same from bindings/devnet/ and from dist/devnet/). */
-export const DEFAULT_UI_DIR = fileURLToPath(new URL("../../../examples/light-client/dist/", import.meta.url));
+/**
+ * Where `npm run build:ui` writes the page: `dist/ui/`, inside the package, so an installed `xupgrade
+ * devnet start` serves it. Found from dist/apps/devnet/ (the package) and from bindings/apps/devnet/ (a
+ * clone running the sources).
+ */
+export function defaultUiDir(): string {
+  const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../dist/ui/", import.meta.url)].map((u) => fileURLToPath(u));
+  return candidates.find((dir) => existsSync(join(dir, "index.html"))) ?? candidates[0];
+}
 
 const MIME: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -31,7 +39,7 @@ const MIME: Record<string, string> = {
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
 export interface UiRoutesOptions {
-  /** The built page, default {@link DEFAULT_UI_DIR} (env `XUPGRADE_UI_DIR` overrides it). */
+  /** The built page, default {@link defaultUiDir} (env `XUPGRADE_UI_DIR` overrides it). */
   dir?: string;
   /** This node's facts for the page: the RPC URL is known only once the RPC server listens. */
   config(): { chain_id: string; rpc: string };
@@ -39,7 +47,7 @@ export interface UiRoutesOptions {
 
 /** The `/ui` routes for `startRestGateway`'s / `serveQueries`' `rest.routes`. */
 export function devnetUiRoutes(options: UiRoutesOptions): RestRoute[] {
-  const dir = options.dir ?? process.env.XUPGRADE_UI_DIR ?? DEFAULT_UI_DIR;
+  const dir = options.dir ?? process.env.XUPGRADE_UI_DIR ?? defaultUiDir();
   const file = (sub: string, name: string) => serveFile(dir, sub, name);
   return [
     {

@@ -1,6 +1,7 @@
 /** Static checks of plan-info URLs and platform keys (docs/spec/interfaces.md §9 step 5), all problems reported. */
 import { goQuote } from "../../go/quote.js";
 import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
+import { compareBytes } from "../../core/kv.js";
 
 export type ChecksumAlgo = "sha256" | "sha512" | "sha1" | "md5";
 
@@ -55,7 +56,8 @@ export function validPlatformKey(key: string): boolean {
 
 /** Byte order of UTF-8, as Go sorts strings. */
 export function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+  const utf8 = new TextEncoder();
+  return compareBytes(utf8.encode(a), utf8.encode(b));
 }
 
 /** Step 5: every entry, keys ascending; returns the checked URLs and all problems, one line each. */

@@ -14,17 +14,22 @@ const BINARIES = goFoldName("binaries");
 
 /** The binaries map of a JSON plan info (may be empty), keys in document order. */
 export function parseInfoJson(text: string): Map<string, string> {
+  return parseInfoDocument(text).binaries;
+}
+
+/** A JSON plan info: its binaries map, and whether it had a (non-null) `binaries` member at all. */
+export function parseInfoDocument(text: string): { binaries: Map<string, string>; hasBinaries: boolean } {
   const syntax = goJsonSyntaxError(text);
   if (syntax !== undefined) throw parseError(syntax);
   const binaries = new Map<string, string>();
   const top = readJsonToken(text, 0);
-  if (top.kind === "null") return binaries;
+  if (top.kind === "null") return { binaries, hasBinaries: false };
   if (top.kind !== "object") throw parseError(`json: cannot unmarshal ${top.kind} into Go value of type plan.Info`);
   let found: ReturnType<typeof readJsonToken> | undefined;
   for (const [key, value] of jsonObjectEntries(text, top)) {
     if (goFoldName(key) === BINARIES) found = value;
   }
-  if (found === undefined || found.kind === "null") return binaries;
+  if (found === undefined || found.kind === "null") return { binaries, hasBinaries: false };
   if (found.kind !== "object") {
     throw parseError(`json: cannot unmarshal ${found.kind} into Go struct field Info.binaries of type plan.BinaryDownloadURLMap`);
   }
@@ -33,5 +38,5 @@ export function parseInfoJson(text: string): Map<string, string> {
     else if (value.kind === "string") binaries.set(key, jsonUnquote(text, value));
     else throw parseError(`json: cannot unmarshal ${value.kind} into Go struct field Info.binaries of type string`);
   }
-  return binaries;
+  return { binaries, hasBinaries: true };
 }

@@ -2,6 +2,7 @@
  * Plan.info as people read it: the cosmovisor form `{"binaries":{"<os>/<arch>":"<url>?checksum=<algo>:<hex>"}}`
  * listed binary by binary with its checksum, a URL to such a file, or plain text.
  */
+import { PlanInfoError, parseInfoDocument } from "xupgrade";
 
 export interface Binary {
   platform: string;
@@ -16,29 +17,24 @@ export type InfoView =
   | { kind: "url"; url: string; checksum: string | undefined }
   | { kind: "text"; text: string; note?: string };
 
+/** Reads Plan.info with the package's own parser (Go's rules: the last `binaries` key wins, Go's type checks). */
 export function parseInfo(info: string): InfoView {
   const text = info.trim();
   if (text === "") return { kind: "empty" };
-  let json: unknown;
+  let doc: { binaries: Map<string, string>; hasBinaries: boolean };
   try {
-    json = JSON.parse(text);
-  } catch {
+    doc = parseInfoDocument(text);
+  } catch (e) {
+    if (!(e instanceof PlanInfoError)) throw e;
+    if (/into Go value of type plan\.Info$/.test(e.message)) return { kind: "text", text: info, note: "JSON, but not an object" };
+    if (/Go struct field Info\.binaries of type plan\.BinaryDownloadURLMap$/.test(e.message)) return { kind: "text", text: info, note: 'JSON without a "binaries" object' };
+    if (/Go struct field Info\.binaries of type string$/.test(e.message)) return { kind: "text", text: info, note: 'a "binaries" entry is not a URL string' };
     if (/^(https?|file):\/\/\S+$/i.test(text)) return { kind: "url", url: text, checksum: checksumOf(text) };
     return { kind: "text", text: info };
   }
-  if (json === null || typeof json !== "object" || Array.isArray(json)) return { kind: "text", text: info, note: "JSON, but not an object" };
-  // The `binaries` key is matched case-insensitively, as the SDK's parser does.
-  const key = Object.keys(json).find((k) => k.toLowerCase() === "binaries");
-  const binaries = key === undefined ? undefined : (json as Record<string, unknown>)[key];
-  if (binaries === null || typeof binaries !== "object" || Array.isArray(binaries)) {
-    return { kind: "text", text: info, note: 'JSON without a "binaries" object' };
-  }
-  const list = Object.entries(binaries as Record<string, unknown>).map(([platform, url]) => ({
-    platform,
-    url: typeof url === "string" ? url : JSON.stringify(url),
-    checksum: typeof url === "string" ? checksumOf(url) : undefined,
-  }));
-  if (list.length === 0) return { kind: "text", text: info, note: 'no "binaries" entries' };
+  if (!doc.hasBinaries) return { kind: "text", text: info, note: 'JSON without a "binaries" object' };
+  if (doc.binaries.size === 0) return { kind: "text", text: info, note: 'no "binaries" entries' };
+  const list = [...doc.binaries].map(([platform, url]) => ({ platform, url, checksum: checksumOf(url) }));
   list.sort((a, b) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0));
   return { kind: "binaries", binaries: list };
 }

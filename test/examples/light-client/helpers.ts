@@ -15,7 +15,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.js";
 
 export { listen, type TestServer };
 
-export const UI_DIST = join(ROOT, "examples/light-client/dist");
+export const UI_DIST = join(ROOT, "dist/ui");
 export const SHOTS = join(ROOT, "test-output/light-client");
 export const DOCS_SHOT = join(ROOT, "docs/light-client.png");
 
