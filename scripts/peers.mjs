@@ -221,7 +221,7 @@ async function main() {
       console.log(`peers: ${p.key.padEnd(11)} ${bin ?? 'missing'}`);
       ok &&= Boolean(bin);
     }
-    for (const p of unavailable) console.log(`peers: ${p.key.padEnd(11)} unavailable: ${p.unavailableReason}`);
+    for (const p of unavailable) console.log(`peers: ${p.key.padEnd(11)} unavailable: ${p.unavailableReason ?? `${p.moduleDir}/go.mod or go.sum is missing`}`);
     return ok && (!opts.only || unavailable.length === 0) ? 0 : 1;
   }
 

@@ -3,12 +3,17 @@ export declare const REPO_ROOT: string;
 export declare const MIN_GO: string;
 export declare const COMETBFT_VERSION: string;
 export declare const COSMOVISOR_VERSION: string;
+export declare const SDK_V047_VERSION: string;
+export declare const SIMAPP_V047_VERSION: string;
+export declare const SIMAPP_V047_COMMIT: string;
+export declare const SIMD_V047_OWN_UPGRADE_NAME: string;
 export declare const SDK_V050_VERSION: string;
-export declare const SDK_V053_VERSION: string;
+export declare const SIMAPP_V050_VERSION: string;
+export declare const SIMAPP_V050_COMMIT: string;
+export declare const XUPGRADE_V050_VERSION: string;
 export declare const SIMD_UPGRADE_NAME: string;
-export declare const SIMD_UNAVAILABLE: string;
 
-export type PeerKey = 'cometbft' | 'simd-v050' | 'simd-v053' | 'cosmovisor';
+export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor';
 
 export interface PeerSpec {
   key: PeerKey;
@@ -23,9 +28,11 @@ export interface PeerSpec {
 
 export interface PeerBinaries {
   cometbft?: string;
-  simd050?: string;
-  simd053?: string;
   cosmovisor?: string;
+  /** simd at SDK v0.47 (old binary: halts at SIMD_UPGRADE_NAME). */
+  simd047?: string;
+  /** simd at SDK v0.50 (new binary: registers SIMD_UPGRADE_NAME). */
+  simd050?: string;
 }
 
 export declare const PEERS: PeerSpec[];

@@ -10,29 +10,36 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (this file is scripts/peers/paths.mjs). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The oldest Go that builds every peer without switching toolchains (CometBFT v0.38.26 says `go 1.22.11`). */
+/** The oldest Go that builds every peer without switching toolchains (CometBFT v0.38.26 and test/peers/simd-v050/go.mod say `go 1.22.11`). */
 export const MIN_GO = '1.22.11';
 
-/** CometBFT: the newest v0.38.x patch the module proxy lists (v0.38 is what SDK v0.50/v0.53 embed). */
+/** CometBFT: the newest v0.38.x patch the module proxy lists (v0.38 is what SDK v0.50 embeds). */
 export const COMETBFT_VERSION = 'v0.38.26';
 
 /** cosmovisor: the newest release whose module the proxy serves (v1.6.x and v1.7.x are refused, see test/peers/README.md). */
 export const COSMOVISOR_VERSION = 'v1.5.0';
 
-/** Cosmos SDK tags simd would be built at (cosmossdk.io/simapp itself is not served by the proxy here). */
-export const SDK_V050_VERSION = 'v0.50.15';
-export const SDK_V053_VERSION = 'v0.53.8';
-
-/** The upgrade a simd v0.50 → v0.53 rehearsal would run (simapp's UpgradeName on release/v0.53.x). */
-export const SIMD_UPGRADE_NAME = 'v050-to-v053';
+/**
+ * simd v0.47: simapp at a release/v0.47.x commit the proxy serves, built against the newest served v0.47.x SDK
+ * (test/peers/simd-v047/go.mod). Its own upgrade handler is SIMD_V047_OWN_UPGRADE_NAME, so it halts at
+ * SIMD_UPGRADE_NAME: the old binary of the rehearsal.
+ */
+export const SDK_V047_VERSION = 'v0.47.17';
+export const SIMAPP_V047_VERSION = 'v0.0.0-20230608160436-666c345ad23d';
+export const SIMAPP_V047_COMMIT = '666c345ad23d';
+export const SIMD_V047_OWN_UPGRADE_NAME = 'v046-to-v047';
 
 /**
- * Why simd has no recipe in this checkout: printed by `npm run peers` and usable as a skip reason.
- * A peer whose wrapper module (test/peers/<dir>/go.mod) is absent is "unavailable" with this reason.
+ * simd v0.50: simapp at a release/v0.50.x commit the proxy serves, built against the newest served v0.50.x SDK
+ * and x/upgrade v0.1.4 (test/peers/simd-v050/go.mod). It registers SIMD_UPGRADE_NAME: the new binary.
  */
-export const SIMD_UNAVAILABLE =
-  'the Go module proxy reachable here refuses cosmossdk.io/simapp (403 "This module version is not available." ' +
-  'for every version and commit asked), so simd cannot be built from it; see test/peers/README.md';
+export const SDK_V050_VERSION = 'v0.50.15';
+export const SIMAPP_V050_VERSION = 'v0.0.0-20240118210941-3897926e722e';
+export const SIMAPP_V050_COMMIT = '3897926e722e';
+export const XUPGRADE_V050_VERSION = 'v0.1.4';
+
+/** The upgrade of the simd v0.47 → v0.50 rehearsal: simapp's UpgradeName at SIMAPP_V050_COMMIT (RunMigrations, adds the circuit store). */
+export const SIMD_UPGRADE_NAME = 'v047-to-v050';
 
 /**
  * @typedef {object} PeerSpec
@@ -57,24 +64,22 @@ export const PEERS = [
     how: 'at-version',
   },
   {
+    key: 'simd-v047',
+    name: 'simd',
+    version: SDK_V047_VERSION,
+    folder: `simd-${SDK_V047_VERSION}-simapp-${SIMAPP_V047_COMMIT}`,
+    pkg: 'cosmossdk.io/simapp/simd',
+    how: 'module',
+    moduleDir: 'test/peers/simd-v047',
+  },
+  {
     key: 'simd-v050',
     name: 'simd',
     version: SDK_V050_VERSION,
-    folder: `simd-${SDK_V050_VERSION}`,
+    folder: `simd-${SDK_V050_VERSION}-simapp-${SIMAPP_V050_COMMIT}`,
     pkg: 'cosmossdk.io/simapp/simd',
     how: 'module',
     moduleDir: 'test/peers/simd-v050',
-    unavailableReason: SIMD_UNAVAILABLE,
-  },
-  {
-    key: 'simd-v053',
-    name: 'simd',
-    version: SDK_V053_VERSION,
-    folder: `simd-${SDK_V053_VERSION}`,
-    pkg: 'cosmossdk.io/simapp/simd',
-    how: 'module',
-    moduleDir: 'test/peers/simd-v053',
-    unavailableReason: SIMD_UNAVAILABLE,
   },
   {
     key: 'cosmovisor',
@@ -144,8 +149,8 @@ export function builtBinary(peer, dir = peersDir()) {
 /**
  * @typedef {object} PeerBinaries
  * @property {string} [cometbft]   CometBFT COMETBFT_VERSION
- * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (old binary of a v050-to-v053 rehearsal)
- * @property {string} [simd053]    simd at SDK SDK_V053_VERSION (new binary; registers SIMD_UPGRADE_NAME)
+ * @property {string} [simd047]    simd at SDK SDK_V047_VERSION (old binary of the v047-to-v050 rehearsal: halts at SIMD_UPGRADE_NAME)
+ * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (new binary: registers SIMD_UPGRADE_NAME and runs the migrations)
  * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
  */
 
@@ -160,12 +165,12 @@ export function peerBinaries() {
     const peer = PEERS.find((p) => p.key === key);
     return peer ? builtBinary(peer, dir) : undefined;
   };
-  return { cometbft: by('cometbft'), simd050: by('simd-v050'), simd053: by('simd-v053'), cosmovisor: by('cosmovisor') };
+  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050') };
 }
 
 /**
  * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
- * @param {'cometbft'|'simd-v050'|'simd-v053'|'cosmovisor'} key
+ * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'} key
  * @returns {string | undefined}
  */
 export function missingPeerReason(key) {
