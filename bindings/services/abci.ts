@@ -11,7 +11,7 @@ import { decodeRequest } from "./codec.js";
 import type { QueryContext } from "./height.js";
 import { QUERY_METHODS, type QueryMethod } from "./names.js";
 import { queryBytes, type QueryEnv } from "./query.js";
-import { GrpcCode, handlerError, QueryError, type AbciError } from "./status.js";
+import { answerFor, GrpcCode, QueryError, type AbciError } from "./status.js";
 
 export interface AbciQueryResponse {
   code: number;
@@ -93,8 +93,7 @@ export function createAbciQueryRouter(env: QueryEnv, routes: Record<string, Abci
         if (store!.sub === "/key") return ok(kv.get(data)?.slice() ?? EMPTY, ctx.height, data.slice());
         return ok(encodePairs(kv.iterate(data, prefixEnd(data))), ctx.height, data.slice());
       } catch (e) {
-        const err = e instanceof QueryError ? e : handlerError(e);
-        return fail(err.abci, reported ?? latestOr(env, requested));
+        return fail(answerFor(e, "abci", env.report).abci, reported ?? latestOr(env, requested));
       }
     },
   };

@@ -19,7 +19,7 @@ import { HEIGHT_HEADER, HeightResolver } from "./height.js";
 import { QUERY_METHODS, type QueryMethod } from "./names.js";
 import { queryBytes, type QueryEnv } from "./query.js";
 import { reflectionServices } from "./reflection.js";
-import { handlerError, QueryError } from "./status.js";
+import { answerFor } from "./status.js";
 
 export const DEFAULT_GRPC_ADDRESS = "127.0.0.1:9090";
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
@@ -79,10 +79,25 @@ function handleUnary(env: QueryEnv, method: QueryMethod, call: ServerUnaryCall<B
     const bytes = queryBytes(method, ctx.keeper, req);
     callback(null, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   } catch (e) {
-    const err = e instanceof QueryError ? e : handlerError(e);
-    callback({ code: err.grpcCode, details: err.grpcMessage, name: "QueryError", message: err.grpcMessage });
+    const err = answerFor(e, "grpc", env.report);
+    const details = statusMessage(err.grpcMessage);
+    callback({ code: err.grpcCode, details, name: "QueryError", message: details });
   }
 }
+
+/**
+ * The status message as sent in the `grpc-message` trailer: at most 4096 UTF-16 units (then `… (truncated)`), so
+ * that an error echoing a huge request field (a 1 MiB module name) still fits a client's header-list limit
+ * (64 KiB by default in Node, after percent-encoding) instead of leaving the call to its deadline.
+ */
+export function statusMessage(text: string): string {
+  if (text.length <= MAX_STATUS_MESSAGE) return text;
+  let end = MAX_STATUS_MESSAGE;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // never cut a surrogate pair in two
+  return `${text.slice(0, end)}… (truncated)`;
+}
+const MAX_STATUS_MESSAGE = 4096;
 
 /** Starts the gRPC server on `options.address`. */
 export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions = {}): Promise<GrpcServerHandle> {

@@ -4,7 +4,7 @@
  */
 import type { UpgradeKeeper } from "../module/keeper.js";
 import { goParseInt } from "../go/int.js";
-import { GrpcCode, QueryError, sdkError } from "./status.js";
+import { internalError, sdkError } from "./status.js";
 import { INT64_MAX } from "../go/int.js";
 
 export const HEIGHT_HEADER = "x-cosmos-block-height";
@@ -37,11 +37,11 @@ export class HeightResolver {
     try {
       h = this.heightProvider();
     } catch (e) {
-      throw internal(`height provider failed: ${e instanceof Error ? e.message : String(e)}`);
+      throw internalError(new Error("height provider failed", { cause: e }));
     }
     if (typeof h === "number" && Number.isSafeInteger(h)) h = BigInt(h);
     if (typeof h !== "bigint" || h < 1n || h > INT64_MAX) {
-      throw internal(`height provider returned ${String(h)}; expected a committed height of at least 1`);
+      throw internalError(new Error(`height provider returned ${String(h)}; expected a committed height of at least 1`));
     }
     return h;
   }
@@ -79,8 +79,4 @@ export class HeightResolver {
     if (parsed.value < 0n) throw sdkError("sdk", 18, "invalid request", "cannot query with height < 0; please provide a valid height");
     return parsed.value;
   }
-}
-
-function internal(message: string): QueryError {
-  return new QueryError(GrpcCode.INTERNAL, message, { codespace: "undefined", code: 1, log: `${message}: internal` });
 }

@@ -23,5 +23,18 @@ export { HEIGHT_HEADER, HeightResolver, type HeightProvider, type KeeperAtHeight
 export { DEFAULT_NAMESPACE, QUERY_METHODS, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";
 export { decodeRequest, encodeRequest, encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
 export { responseJson, statusJson } from "./json.js";
-export { GrpcCode, QueryError, httpStatusOf, type AbciError } from "./status.js";
+export { GrpcCode, QueryError, httpStatusOf, internalError, answerFor, type AbciError } from "./status.js";
+export { INTERNAL_MESSAGE, INTERNAL_ABCI, errorDetail, reportToStderr, type InternalErrorReporter } from "./internal.js";
+export {
+  HTTP_DEFAULTS,
+  checkingIntervalMs,
+  closeGracefully,
+  createHardenedServer,
+  listen,
+  resolveHttpLimits,
+  type HttpLimits,
+  type RefuseBody,
+  type ResolvedHttpLimits,
+} from "./http.js";
+export { MIME_TYPES, isStaticFileName, notFound, serveStaticFile, type StaticFileOptions } from "./static.js";
 export { descriptorPool, descriptorSetBytes, type DescriptorPool } from "./descriptors.js";

@@ -7,6 +7,7 @@ import type { UpgradeKeeper } from "../module/keeper.js";
 import { encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
 import { HeightResolver, type HeightProvider, type KeeperAtHeight } from "./height.js";
 import { DEFAULT_NAMESPACE, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";
+import { reportToStderr, type InternalErrorReporter } from "./internal.js";
 import { handlerError } from "./status.js";
 
 type Handlers = { [M in QueryMethod]: (keeper: UpgradeKeeper, req: QueryRequests[M]) => QueryResponses[M] };
@@ -45,6 +46,8 @@ export interface QueryEnv {
   readonly keeper: UpgradeKeeper;
   readonly names: ServiceNames;
   readonly heights: HeightResolver;
+  /** Where every surface reports an unexpected error it answered as `internal error` (docs/spec/interfaces.md §12.1). */
+  readonly report: InternalErrorReporter;
 }
 
 export interface QueryEnvOptions {
@@ -55,6 +58,11 @@ export interface QueryEnvOptions {
   keeperAtHeight?: KeeperAtHeight;
   /** Default `cosmos`. */
   namespace?: string;
+  /**
+   * Told about every unexpected error a surface answered as `internal error` (the answer never carries its
+   * detail, docs/spec/interfaces.md §12.1); default: one line on stderr.
+   */
+  onInternalError?: InternalErrorReporter;
 }
 
 export function createQueryEnv(options: QueryEnvOptions): QueryEnv {
@@ -62,10 +70,14 @@ export function createQueryEnv(options: QueryEnvOptions): QueryEnv {
   if (typeof keeper !== "object" || keeper === null || typeof keeper.getUpgradePlan !== "function") {
     throw new TypeError("keeper must be an UpgradeKeeper");
   }
+  if (options.onInternalError !== undefined && typeof options.onInternalError !== "function") {
+    throw new TypeError("onInternalError must be a function");
+  }
   return {
     keeper,
     names: serviceNames(options.namespace ?? DEFAULT_NAMESPACE),
     heights: new HeightResolver(keeper, options.heightProvider, options.keeperAtHeight),
+    report: options.onInternalError ?? reportToStderr,
   };
 }
 

@@ -1,37 +1,34 @@
 /**
  * The REST gateway (node:http) with grpc-gateway semantics (docs/spec/interfaces.md §3): exact JSON bodies, statuses,
  * `{"code","message","details":[]}` errors, 501 for unknown routes, 405 for other methods, CORS, the
- * `x-cosmos-block-height` headers. Request heads are limited by `maxHeaderBytes` (431 from Node), bodies
- * (never read) by `maxBodyBytes` (413, connection closed); slow clients are timed out.
+ * `x-cosmos-block-height` headers. The server is the project's hardened one (http.ts, docs/spec/interfaces.md §12.2):
+ * heads limited by `maxHeaderBytes` (431), bodies (never read) by `maxBodyBytes` (413, connection closed),
+ * slow and idle clients timed out to within a second, connections capped (503). An unexpected error is
+ * answered `internal error` and reported, never described (docs/spec/interfaces.md §12.1).
  *
  * A host adds its own GET routes with `routes` (a devnet serves `/cosmos/base/tendermint/v1beta1/blocks/{height}`
  * there, and its light-client page under `/ui`): same server, same CORS, OPTIONS, 405 and error conventions;
  * the module's routes come first. A route may answer with bytes and its own `Content-Type`.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import { formatAddress, parseAddress } from "./address.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
+import { closeGracefully, createHardenedServer, listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { responseJson, statusJson } from "./json.js";
 import { matchRoute, splitTarget } from "./rest-routes.js";
 import { runQuery, type QueryEnv } from "./query.js";
-import { GrpcCode, handlerError, httpStatusOf, QueryError } from "./status.js";
+import { answerFor, GrpcCode, httpStatusOf } from "./status.js";
 
 export const DEFAULT_REST_ADDRESS = "127.0.0.1:1317";
 
-export interface RestGatewayOptions {
+/**
+ * The HTTP limits (docs/spec/interfaces.md §12.2, defaults in HTTP_DEFAULTS): `maxHeaderBytes` 16 KiB (431),
+ * `maxBodyBytes` 64 KiB (GETs carry none; 413 and closed), `headersTimeoutMs` 10 s (408; also an idle
+ * connection's first request), `requestTimeoutMs` 30 s, `keepAliveTimeoutMs` 5 s, `maxConnections` 512 (503).
+ */
+export interface RestGatewayOptions extends HttpLimits {
   /** `host:port`, default `127.0.0.1:1317`; port 0 picks a free port. */
   address?: string;
-  /** Request line plus headers, default 16 KiB; larger → 431 from the HTTP layer. */
-  maxHeaderBytes?: number;
-  /** Request body (GETs carry none), default 64 KiB; larger → 413 and the connection is closed. */
-  maxBodyBytes?: number;
-  /** Time for a client to send the whole request head, default 10 s (then 408). */
-  headersTimeoutMs?: number;
-  /** Time for a client to send the whole request, default 30 s. */
-  requestTimeoutMs?: number;
-  /** Idle keep-alive connections are closed after this, default 5 s. */
-  keepAliveTimeoutMs?: number;
   /** Default grace period of close() before open connections are cut, default 5000 ms. */
   closeGraceMs?: number;
   /** Extra GET routes of the host, tried when no route of the upgrade module matches. */
@@ -43,7 +40,8 @@ export interface RestGatewayOptions {
  * `/cosmos/base/tendermint/v1beta1/blocks/{height}`; a `{name}` segment matches one non-empty raw segment,
  * handed to the handler percent-decoded. The handler answers with a status (default 200), a body (JSON
  * text, or a value to JSON.stringify) and extra headers; throwing a {@link QueryError} answers with its
- * google.rpc.Status (HTTP status from its gRPC code), anything else with 500 INTERNAL.
+ * google.rpc.Status (HTTP status from its gRPC code), anything else with 500 `internal error` (the detail is
+ * reported, docs/spec/interfaces.md §12.1).
  */
 export interface RestRoute {
   path: string;
@@ -172,7 +170,7 @@ function handle(env: QueryEnv, extra: CompiledRoute[], req: IncomingMessage, res
   if (route.kind === "unmatched") {
     const found = matchExtra(extra, req.url ?? "");
     if (!found) return sendError(res, GrpcCode.UNIMPLEMENTED, "Not Implemented");
-    return handleExtra(found.route, { ...found.request, headers: req.headers }, req, res);
+    return handleExtra(env, found.route, { ...found.request, headers: req.headers }, req, res);
   }
   if (req.method === "OPTIONS") return send(res, 204, undefined, { Allow: "GET, OPTIONS" });
   if (req.method !== "GET") {
@@ -187,20 +185,20 @@ function handle(env: QueryEnv, extra: CompiledRoute[], req: IncomingMessage, res
     const body = responseJson(route.method, runQuery(route.method, ctx.keeper, route.request as never));
     send(res, 200, body, heightHeaders(ctx.height));
   } catch (e) {
-    const err = e instanceof QueryError ? e : handlerError(e);
+    const err = answerFor(e, "rest", env.report);
     sendError(res, err.grpcCode, err.grpcMessage, height === undefined ? undefined : heightHeaders(height));
   }
 }
 
-function handleExtra(route: RestRoute, request: RestRouteRequest, req: IncomingMessage, res: ServerResponse): void {
+function handleExtra(env: QueryEnv, route: RestRoute, request: RestRouteRequest, req: IncomingMessage, res: ServerResponse): void {
   if (req.method === "OPTIONS") return send(res, 204, undefined, { Allow: "GET, OPTIONS" });
   if (req.method !== "GET") {
     return send(res, 405, statusJson(GrpcCode.UNIMPLEMENTED, "Method Not Allowed"), { Allow: "GET, OPTIONS" });
   }
   const fail = (e: unknown) => {
+    const err = answerFor(e, `rest ${route.path}`, env.report);
     if (res.headersSent) return void res.destroy();
-    if (e instanceof QueryError) sendError(res, e.grpcCode, e.grpcMessage);
-    else sendError(res, GrpcCode.INTERNAL, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    sendError(res, err.grpcCode, err.grpcMessage);
   };
   let result: RestRouteResult | Promise<RestRouteResult>;
   try {
@@ -219,55 +217,27 @@ function handleExtra(route: RestRoute, request: RestRouteRequest, req: IncomingM
 export async function startRestGateway(env: QueryEnv, options: RestGatewayOptions = {}): Promise<RestGatewayHandle> {
   const extra = compileRoutes(options.routes ?? []);
   const { host, port } = parseAddress(options.address ?? DEFAULT_REST_ADDRESS, "rest");
-  const maxBody = options.maxBodyBytes ?? 64 * 1024;
-  const server = createServer(
-    {
-      maxHeaderSize: options.maxHeaderBytes ?? 16 * 1024,
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
-      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs ?? 10_000),
-    },
+  const limits = resolveHttpLimits(options);
+  const server = createHardenedServer(
+    limits,
     (req, res) => {
-      const declared = Number(req.headers["content-length"] ?? 0);
-      if (declared > maxBody) {
-        send(res, 413, statusJson(GrpcCode.RESOURCE_EXHAUSTED, `request body larger than max (${declared} vs. ${maxBody})`), {
-          Connection: "close",
-        });
-        return;
-      }
       // Bodies are never read; a chunked one that outgrows the limit costs the client its connection.
       let received = 0;
       req.on("data", (chunk: Buffer) => {
         received += chunk.length;
-        if (received > maxBody) req.socket.destroy();
+        if (received > limits.maxBodyBytes) req.socket.destroy();
       });
       try {
         handle(env, extra, req, res);
       } catch (e) {
-        if (!res.headersSent) sendError(res, GrpcCode.INTERNAL, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+        const err = answerFor(e, "rest", env.report);
+        if (!res.headersSent) sendError(res, err.grpcCode, err.grpcMessage);
         else res.destroy();
       }
     },
+    (res, message) => send(res, 413, statusJson(GrpcCode.RESOURCE_EXHAUSTED, message), { Connection: "close" }),
   );
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || err.code === "ECONNRESET") return void socket.destroy();
-    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-    const text = status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request";
-    socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  // After listening, an accept-time failure (e.g. out of file descriptors) must not crash the host.
-  server.on("error", () => undefined);
-  const bound = server.address();
-  const boundPort = typeof bound === "object" && bound !== null ? bound.port : port;
+  const boundPort = await listen(server, host, port);
   const address = formatAddress(host, boundPort);
   const defaultGrace = options.closeGraceMs ?? 5000;
   let closing: Promise<void> | undefined;
@@ -277,16 +247,7 @@ export async function startRestGateway(env: QueryEnv, options: RestGatewayOption
     url: `http://${address}`,
     server,
     close(graceMs = defaultGrace) {
-      closing ??= new Promise<void>((resolve) => {
-        const sweep = setInterval(() => server.closeIdleConnections(), 25);
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearInterval(sweep);
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      closing ??= closeGracefully(server, graceMs);
       return closing;
     },
   };

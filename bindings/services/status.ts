@@ -3,6 +3,7 @@
  * REST `google.rpc.Status` body and HTTP status derived from it, and the ABCI (code, codespace, log).
  */
 import { UpgradeError } from "../core/errors.js";
+import { INTERNAL_ABCI, INTERNAL_MESSAGE, safeReport, type InternalErrorReporter } from "./internal.js";
 
 /** gRPC status codes used here. */
 export const GrpcCode = {
@@ -33,13 +34,36 @@ export interface AbciError {
 /** A failed query: what gRPC/REST report and what ABCI reports. */
 export class QueryError extends Error {
   override name = "QueryError";
+  /** Set by {@link internalError}: the answer is the generic one and `cause` holds the unexpected error. */
+  internal = false;
   constructor(
     readonly grpcCode: number,
     readonly grpcMessage: string,
     readonly abci: AbciError,
+    options?: { cause?: unknown },
   ) {
-    super(grpcMessage);
+    super(grpcMessage, options);
   }
+}
+
+/**
+ * The answer to an unexpected error (docs/spec/interfaces.md §12.1): gRPC INTERNAL `internal error`, REST 500
+ * with the same text, ABCI `undefined`/1 `internal`; the error itself is kept as `cause` for the report.
+ */
+export function internalError(cause: unknown): QueryError {
+  const err = new QueryError(GrpcCode.INTERNAL, INTERNAL_MESSAGE, { ...INTERNAL_ABCI }, { cause });
+  err.internal = true;
+  return err;
+}
+
+/**
+ * What a surface answers for anything thrown: a QueryError as it is, an UpgradeError as the SDK words it,
+ * anything else as {@link internalError} — reported (with the surface's name) before it is answered.
+ */
+export function answerFor(e: unknown, surface: string, report: InternalErrorReporter): QueryError {
+  const err = e instanceof QueryError ? e : handlerError(e);
+  if (err.internal) safeReport(report, err.cause, surface);
+  return err;
 }
 
 /** `codespace <cs> code <n>: <base>[: <wrap>]`, the gRPC text of a registered (wrapped) SDK error. */
@@ -80,6 +104,7 @@ const BASES: Record<string, string> = {
 /**
  * An error returned by a query handler (a module error). gRPC: Unknown with the registered-error text.
  * ABCI goes through baseapp's gRPCErrorToSDKError: Unknown → sdk/6 `<own text>: unknown request`.
+ * Anything that is not an UpgradeError is unexpected: {@link internalError}.
  */
 export function handlerError(err: unknown): QueryError {
   if (err instanceof QueryError) return err;
@@ -92,8 +117,7 @@ export function handlerError(err: unknown): QueryError {
     } else grpc = `codespace ${err.codespace} code ${err.code}: ${err.message}`;
     return new QueryError(GrpcCode.UNKNOWN, grpc, unknownRequest(err.message));
   }
-  const text = err instanceof Error ? err.message : String(err);
-  return new QueryError(GrpcCode.INTERNAL, `internal error: ${text}`, unknownRequest(`internal error: ${text}`));
+  return internalError(err);
 }
 
 function unknownRequest(message: string): AbciError {

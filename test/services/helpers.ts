@@ -1,6 +1,5 @@
 /** Shared fixtures for the query-service tests: keepers, servers on ephemeral ports, real-client adapters. */
 import { request as httpRequest } from "node:http";
-import { connect, type Socket } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import type { Rpc } from "cosmjs-types/helpers";
 import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
@@ -119,24 +118,4 @@ export function rawGet(url: string, path: string, options: { method?: string; he
 }
 
 /** Writes raw bytes on a fresh TCP connection and collects what comes back until the server closes (bounded). */
-export function rawExchange(port: number, payload: string | Buffer, timeoutMs = 5000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket: Socket = connect(port, "127.0.0.1");
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(Buffer.concat(chunks).toString("latin1"));
-    }, timeoutMs);
-    socket.on("connect", () => socket.write(payload));
-    socket.on("data", (c) => chunks.push(c));
-    socket.on("close", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("latin1"));
-    });
-    socket.on("error", (e) => {
-      clearTimeout(timer);
-      if ((e as NodeJS.ErrnoException).code === "ECONNRESET") resolve(Buffer.concat(chunks).toString("latin1"));
-      else reject(e);
-    });
-  });
-}
+export { exchange as rawExchange } from "../support/sockets.js";

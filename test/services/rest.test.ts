@@ -291,7 +291,8 @@ describe("extra GET routes of the host (rest.routes)", () => {
       // Shadowing a module route has no effect: the module's routes are matched first.
       { path: "/cosmos/upgrade/v1beta1/authority", handler: () => ({ body: "{}" }) },
     ];
-    const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes } });
+    const reported: [unknown, string][] = [];
+    const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes }, onInternalError: (e, where) => void reported.push([e, where]) });
     const url = servers.rest!.url;
     const get = async (path: string, init?: RequestInit) => {
       const res = await fetch(url + path, init);
@@ -307,7 +308,9 @@ describe("extra GET routes of the host (rest.routes)", () => {
       expect(seen[0].headers.host).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(await get("/host/v1/async")).toMatchObject({ status: 202, text: '{"later":true}' });
       expect(await get("/host/v1/bad")).toMatchObject({ status: 400, text: '{"code":3,"message":"bad input","details":[]}' });
-      expect(await get("/host/v1/throws")).toMatchObject({ status: 500, text: '{"code":13,"message":"internal error: kaput","details":[]}' });
+      // An unexpected error is answered without its text (docs/spec/interfaces.md §12.1); the host is told the detail.
+      expect(await get("/host/v1/throws")).toMatchObject({ status: 500, text: '{"code":13,"message":"internal error","details":[]}' });
+      expect(reported.map(([e, where]) => [(e as Error).message, where])).toEqual([["kaput", "rest /host/v1/throws"]]);
       expect(await get("/host/v1/query-error")).toMatchObject({ status: 404, text: '{"code":5,"message":"nothing here","details":[]}' });
       expect((await get(`${P}/authority`)).text).toBe(wire.rest_json.authority);
       // No match: an empty {param}, one segment too many or too few, another prefix → 501.

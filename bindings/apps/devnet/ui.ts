@@ -6,10 +6,10 @@
  * served is static text except what a future build may add.
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RestRoute, RestRouteResult } from "../../services/rest-gateway.js";
+import { notFound, serveStaticFile } from "../../services/static.js";
 
 /**
  * Where `npm run build:ui` writes the page: `dist/ui/`, inside the package, so an installed `xupgrade
@@ -20,23 +20,6 @@ export function defaultUiDir(): string {
   const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../dist/ui/", import.meta.url)].map((u) => fileURLToPath(u));
   return candidates.find((dir) => existsSync(join(dir, "index.html"))) ?? candidates[0];
 }
-
-const MIME: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".map": "application/json",
-  ".wasm": "application/wasm",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".txt": "text/plain; charset=utf-8",
-};
-
-/** A plain file name: no separators, no leading dot, nothing a path could climb with. */
-const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
 export interface UiRoutesOptions {
   /** The built page, default {@link defaultUiDir} (env `XUPGRADE_UI_DIR` overrides it). */
@@ -68,30 +51,16 @@ export function devnetUiRoutes(options: UiRoutesOptions): RestRoute[] {
   ];
 }
 
-async function serveFile(dir: string, sub: string, name: string): Promise<RestRouteResult> {
-  if (!FILE_NAME.test(name)) return notFound(`no such file: ${name}`);
-  let body: Buffer;
-  try {
-    body = await readFile(join(dir, sub, name));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "EISDIR" && code !== "ENOTDIR") throw e;
-    if (sub === "" && name === "index.html") {
-      return notFound(`the light-client page is not built (no ${join(dir, "index.html")}): run \`npm run build:ui\` in the xupgrade repository`);
-    }
-    return notFound(`no such file: ${sub ? `${sub}/` : ""}${name}`);
-  }
-  return {
-    body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
-    headers: {
-      "Content-Type": MIME[extname(name).toLowerCase()] ?? "application/octet-stream",
-      // Vite puts a content hash in every asset name; index.html must be re-read.
-      "Cache-Control": sub === "assets" ? "public, max-age=31536000, immutable" : "no-cache",
-      "X-Content-Type-Options": "nosniff",
-    },
-  };
-}
-
-function notFound(text: string): RestRouteResult {
-  return { status: 404, body: `${text}\n`, headers: { "Content-Type": "text/plain; charset=utf-8" } };
+/** One file of the page (docs/spec/interfaces.md §12.1: names checked, every "no such file" a 404 without a path). */
+function serveFile(dir: string, sub: string, name: string): Promise<RestRouteResult> {
+  return serveStaticFile(name, {
+    root: dir,
+    sub,
+    // Vite puts a content hash in every asset name; index.html must be re-read.
+    headers: { "Cache-Control": sub === "assets" ? "public, max-age=31536000, immutable" : "no-cache" },
+    missing: (n) =>
+      sub === "" && n === "index.html"
+        ? notFound("the light-client page is not built: run `npm run build:ui` in the xupgrade repository (or set XUPGRADE_UI_DIR)")
+        : notFound(`no such file: ${sub ? `${sub}/` : ""}${n}`),
+  });
 }

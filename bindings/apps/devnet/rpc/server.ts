@@ -2,10 +2,17 @@
  * The devnet's CometBFT-compatible RPC transport (docs/spec/interfaces.md §5): JSON-RPC 2.0 over POST / (single or
  * batch) and the URI form over GET (`/status`, `/abci_query?path="/store/upgrade/key"&data=0x00`), with
  * CORS. The methods themselves are in methods.ts.
+ *
+ * The server is the project's hardened one (docs/spec/interfaces.md §12.2) with 64 KiB heads and 2 MiB bodies; an
+ * error a method did not word (anything but an RpcError) is answered -32603 `Internal error` with data
+ * `internal error` and logged, never described (docs/spec/interfaces.md §12.1).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AbciQueryRouter } from "../../../services/abci.js";
 import { formatAddress, parseAddress } from "../../../services/address.js";
+import { closeGracefully, createHardenedServer, HTTP_DEFAULTS, listen, resolveHttpLimits, type HttpLimits } from "../../../services/http.js";
+import { errorDetail, INTERNAL_MESSAGE } from "../../../services/internal.js";
+import { INT64_MAX, INT64_MIN } from "../../../go/int.js";
 import type { Chain } from "../chain.js";
 import type { DevnetLogger } from "../logger.js";
 import { errorMessage, fromBase64Strict, fromHexStrict } from "../util.js";
@@ -23,7 +30,12 @@ export interface RpcServerOptions {
   appName: string;
   appVersionText: string;
   logger: Required<DevnetLogger>;
+  /** HTTP limits (docs/spec/interfaces.md §12.2); defaults {@link RPC_HTTP_DEFAULTS}. */
+  http?: HttpLimits;
 }
+
+/** The project's HTTP defaults, with CometBFT-sized room for the URI form's long `tx=` arguments and for bodies. */
+export const RPC_HTTP_DEFAULTS = Object.freeze({ ...HTTP_DEFAULTS, maxHeaderBytes: 64 * 1024, maxBodyBytes: 2 * 1024 * 1024 });
 
 export interface RpcServerHandle {
   readonly address: string;
@@ -38,41 +50,47 @@ const CORS: Record<string, string> = {
   "Access-Control-Allow-Headers": "Origin, Accept, Content-Type, X-Requested-With, X-Server-Time, x-cosmos-block-height",
   "Access-Control-Expose-Headers": "x-cosmos-block-height, Grpc-Metadata-X-Cosmos-Block-Height",
 };
-const MAX_BODY = 2 * 1024 * 1024;
+/** Logs an unexpected error with its detail; the answer carries only `internal error` (docs/spec/interfaces.md §12.1). */
+type Unexpected = (e: unknown) => RpcError;
+
+/** A body over the limit, found while reading it: answered 413 and the connection closed. */
+class BodyTooLarge extends Error {}
 
 export async function startRpcServer(o: RpcServerOptions): Promise<RpcServerHandle> {
   const { host, port } = parseAddress(o.address, "rpc");
+  const limits = resolveHttpLimits(o.http, RPC_HTTP_DEFAULTS);
   let boundAddress = o.address;
   const methods = rpcMethods(o, () => boundAddress);
-  const server = createServer({ maxHeaderSize: 64 * 1024, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    handle(methods, req, res).catch((e) => {
-      if (!res.headersSent) send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: -32603, message: "Internal error", data: errorMessage(e) } });
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const bound = server.address();
-  boundAddress = formatAddress(host, typeof bound === "object" && bound !== null ? bound.port : port);
+  const unexpected: Unexpected = (e) => {
+    try {
+      o.logger.error("unexpected error answered as internal error", { module: "rpc", err: errorDetail(e) });
+    } catch {
+      /* a broken logger must not break the answer */
+    }
+    return internal(INTERNAL_MESSAGE);
+  };
+  const tooLarge = (res: ServerResponse, message: string) =>
+    send(res, 413, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: message } }, { Connection: "close" });
+  const server = createHardenedServer(
+    limits,
+    (req, res) => {
+      handle(methods, limits.maxBodyBytes, unexpected, req, res).catch((e) => {
+        if (res.headersSent) return void res.destroy();
+        if (e instanceof BodyTooLarge) return tooLarge(res, e.message);
+        const err = unexpected(e);
+        send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: err.code, message: err.rpcMessage, data: err.data } });
+      });
+    },
+    tooLarge,
+  );
+  boundAddress = formatAddress(host, await listen(server, host, port));
   let closing: Promise<void> | undefined;
   return {
     address: boundAddress,
     url: `http://${boundAddress}`,
     server,
     close(graceMs = 2000) {
-      closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      closing ??= closeGracefully(server, graceMs);
       return closing;
     },
   };
@@ -84,33 +102,45 @@ function send(res: ServerResponse, status: number, body: unknown, extra: Record<
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const c of req) {
     n += (c as Buffer).length;
-    if (n > MAX_BODY) throw new RpcError(-32700, "Parse error", `request body larger than ${MAX_BODY} bytes`);
+    if (n > max) throw new BodyTooLarge(`request body larger than max (more than ${max} bytes)`);
     chunks.push(c as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function handle(methods: Map<string, Method>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(methods: Map<string, Method>, maxBody: number, unexpected: Unexpected, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method === "OPTIONS") return send(res, 204, "");
-  const url = new URL(req.url ?? "/", "http://rpc.local");
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", "http://rpc.local");
+  } catch {
+    return send(res, 400, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: "invalid request target" } });
+  }
   if (req.method === "POST" && (url.pathname === "/" || url.pathname === "")) {
+    let text: string;
+    try {
+      text = await readBody(req, maxBody);
+    } catch (e) {
+      if (e instanceof BodyTooLarge) throw e;
+      return void res.destroy(); // the client went away mid-body
+    }
     let body: unknown;
     try {
-      body = JSON.parse(await readBody(req));
+      body = JSON.parse(text);
     } catch (e) {
-      const err = e instanceof RpcError ? e : new RpcError(-32700, "Parse error", `error unmarshaling request: ${errorMessage(e)}`);
+      const err = new RpcError(-32700, "Parse error", `error unmarshaling request: ${errorMessage(e)}`);
       return send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: err.code, message: err.rpcMessage, data: err.data } });
     }
     const batch = Array.isArray(body);
     const requests = batch ? (body as unknown[]) : [body];
     if (requests.length === 0) return send(res, 400, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: "empty batch" } });
     const responses = [];
-    for (const r of requests) responses.push(await callJson(methods, r));
+    for (const r of requests) responses.push(await callJson(methods, unexpected, r));
     return send(res, 200, batch ? responses : responses[0]);
   }
   if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: `method ${req.method} not allowed` } }, { Allow: "GET, POST, OPTIONS" });
@@ -127,12 +157,12 @@ async function handle(methods: Map<string, Method>, req: IncomingMessage, res: S
   try {
     return send(res, 200, { jsonrpc: "2.0", id: -1, result: await method.run(args) });
   } catch (e) {
-    const err = e instanceof RpcError ? e : internal(errorMessage(e));
+    const err = e instanceof RpcError ? e : unexpected(e);
     return send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: err.code, message: err.rpcMessage, data: err.data } });
   }
 }
 
-async function callJson(methods: Map<string, Method>, r: unknown): Promise<unknown> {
+async function callJson(methods: Map<string, Method>, unexpected: Unexpected, r: unknown): Promise<unknown> {
   if (typeof r !== "object" || r === null || Array.isArray(r)) {
     return { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: "request must be an object" } };
   }
@@ -149,7 +179,7 @@ async function callJson(methods: Map<string, Method>, r: unknown): Promise<unkno
   try {
     return { jsonrpc: "2.0", id: rid, result: await method.run(args) };
   } catch (e) {
-    const err = e instanceof RpcError ? e : internal(errorMessage(e));
+    const err = e instanceof RpcError ? e : unexpected(e);
     return { jsonrpc: "2.0", id: rid, error: { code: err.code, message: err.rpcMessage, data: err.data } };
   }
 }
@@ -168,7 +198,7 @@ function jsonArgs(method: Method, params: unknown): Args {
     switch (kind) {
       case "int":
         if (typeof v === "number" && Number.isSafeInteger(v)) out[name] = BigInt(v);
-        else if (typeof v === "string" && /^-?[0-9]+$/.test(v)) out[name] = BigInt(v);
+        else if (typeof v === "string" && /^-?[0-9]+$/.test(v) && inInt64(v)) out[name] = BigInt(v);
         else if (v === "") continue;
         else throw new Error(`${name}: invalid integer ${JSON.stringify(v)}`);
         break;
@@ -193,6 +223,13 @@ function jsonArgs(method: Method, params: unknown): Args {
   return out;
 }
 
+/** Whether decimal digits (with an optional `-`) fit an int64, as CometBFT's strconv.ParseInt requires. */
+function inInt64(digits: string): boolean {
+  if (digits.length > 21) return false;
+  const v = BigInt(digits);
+  return v >= INT64_MIN && v <= INT64_MAX;
+}
+
 /** base64 (JSON []byte), or `0x…`/plain 64-hex for hashes typed by people. */
 function decodeFlexibleBytes(v: string): Uint8Array {
   if (/^0x[0-9a-fA-F]*$/.test(v)) return fromHexStrict(v.slice(2));
@@ -210,7 +247,7 @@ function uriArgs(method: Method, q: URLSearchParams): Args {
     switch (kind) {
       case "int": {
         const t = unq ?? raw;
-        if (!/^-?[0-9]+$/.test(t)) throw new Error(`${name}: invalid integer ${raw}`);
+        if (!/^-?[0-9]+$/.test(t) || !inInt64(t)) throw new Error(`${name}: invalid integer ${raw}`);
         out[name] = BigInt(t);
         break;
       }
