@@ -32,7 +32,7 @@ import { balance, balances } from "./bank.js";
 import type { StoreView } from "./branch.js";
 import { isDenom, toProtoCoins } from "./coins.js";
 import type { GovModule } from "./gov.js";
-import type { Chain } from "./chain.js";
+import type { ChainState } from "./state.js";
 import { toTxError } from "./errors.js";
 import { isAddress } from "../../client/address.js";
 import { errorMessage } from "./util.js";
@@ -54,8 +54,8 @@ function decode<T>(fn: (b: Uint8Array) => T, data: Uint8Array): T {
   }
 }
 
-/** Routes reading the latest committed state of `view`. */
-export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Chain): Record<string, AbciRoute> {
+/** Routes reading the latest committed state of `view` (Simulate runs on a throwaway branch of it). */
+export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<ChainState, "simulate">): Record<string, AbciRoute> {
   return {
     "/cosmos.tx.v1beta1.Service/Simulate": (data) => {
       const req = decode(SimulateRequest.decode, data);

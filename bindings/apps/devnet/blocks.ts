@@ -169,11 +169,27 @@ export function signCommit(chainId: string, height: bigint, blockId: BlockIdJson
 
 export const EMPTY_COMMIT: CommitJson = { height: "0", round: 0, block_id: EMPTY_BLOCK_ID, signatures: [] };
 
+/** What the REST block route needs of a block: a record of this engine, or CometBFT's `block` answer. */
+export interface GatewayBlock {
+  block_id: BlockIdJson;
+  header: HeaderJson;
+  /** base64 txs. */
+  txs: string[];
+  last_commit: CommitJson;
+}
+
+/** The parts of a block record the REST block route shows. */
+export function gatewayBlockOf(rec: BlockRecord): GatewayBlock {
+  return { block_id: rec.meta.block_id, header: rec.meta.header, txs: rec.txs, last_commit: rec.last_commit };
+}
+
+const BLOCK_ID_FLAGS = ["BLOCK_ID_FLAG_UNKNOWN", "BLOCK_ID_FLAG_ABSENT", "BLOCK_ID_FLAG_COMMIT", "BLOCK_ID_FLAG_NIL"];
+
 /** The header and block in the JSON of `/cosmos/base/tendermint/v1beta1/blocks/{height}` (grpc-gateway: bytes base64). */
-export function gatewayBlockJson(rec: BlockRecord, valconsAddress: (hex: string) => string): string {
+export function gatewayBlockJson(rec: GatewayBlock, valconsAddress: (hex: string) => string): string {
   const b64 = (hex: string) => (hex === "" ? "" : Buffer.from(hex, "hex").toString("base64"));
   const bid = (id: BlockIdJson) => ({ hash: b64(id.hash), part_set_header: { total: id.parts.total, hash: b64(id.parts.hash) } });
-  const h = rec.meta.header;
+  const h = rec.header;
   const header = (proposer: string) => ({
     version: { block: h.version.block, app: h.version.app ?? "0" },
     chain_id: h.chain_id,
@@ -195,7 +211,7 @@ export function gatewayBlockJson(rec: BlockRecord, valconsAddress: (hex: string)
     round: rec.last_commit.round,
     block_id: bid(rec.last_commit.block_id),
     signatures: rec.last_commit.signatures.map((s) => ({
-      block_id_flag: "BLOCK_ID_FLAG_COMMIT",
+      block_id_flag: BLOCK_ID_FLAGS[s.block_id_flag] ?? "BLOCK_ID_FLAG_UNKNOWN",
       validator_address: b64(s.validator_address),
       timestamp: s.timestamp,
       signature: s.signature ?? "",
@@ -203,7 +219,7 @@ export function gatewayBlockJson(rec: BlockRecord, valconsAddress: (hex: string)
   };
   const block = (proposer: string) => ({ header: header(proposer), data: { txs: rec.txs }, evidence: { evidence: [] }, last_commit: lastCommit });
   return JSON.stringify({
-    block_id: bid(rec.meta.block_id),
+    block_id: bid(rec.block_id),
     block: block(b64(h.proposer_address)),
     sdk_block: block(valconsAddress(h.proposer_address)),
   });

@@ -3,7 +3,7 @@
  *
  * - `genesis.json`           chain id, genesis time, validators and the app state (accounts, balances,
  *                            staking power, gov params) — see {@link DevnetGenesis};
- * - `devnet.json`            node settings: block time, listen addresses, moniker, node id ({@link DevnetConfig});
+ * - `devnet.json`            node settings: engine, block time, listen addresses, moniker, node id ({@link DevnetConfig});
  * - `priv_validator_keys.json` (0600) the validators' ed25519 consensus seeds: one process signs for all;
  * - `genesis-keys.json`      (0600) the genesis accounts' keys, keyring-independent ({@link GenesisKeysFile}).
  */
@@ -53,6 +53,8 @@ export interface DevnetGenesis {
 }
 
 export interface DevnetConfig {
+  /** Which engine the home is for: "local" (the default when absent) or "cometbft" (a node of `initTestnet`). */
+  engine?: "local" | "cometbft";
   moniker: string;
   /** 40 lowercase hex: the node id reported by `status`. */
   node_id: string;

@@ -26,6 +26,7 @@ import { txErrors, toTxError } from "./errors.js";
 import type { ChainEvent } from "./events.js";
 import { addressBytes, isAddress } from "../../client/address.js";
 import type { DevnetLogger } from "./logger.js";
+import type { VotingValidator } from "./staking.js";
 import { be64, concat, fromTimestamp, readBe64, toTimestamp } from "./util.js";
 
 export const GOV_STORE = "gov";
@@ -53,11 +54,7 @@ export interface ProposalRouter {
   execute(view: Branch, msg: Any, height: bigint): Promise<ChainEvent[]> | ChainEvent[];
 }
 
-/** A validator's voting power in the tally: bonded tokens of its (operator) account. */
-export interface VotingValidator {
-  account: string;
-  tokens: bigint;
-}
+export type { VotingValidator } from "./staking.js";
 
 export interface MsgResult {
   /** MsgXxxResponse bytes. */
@@ -75,7 +72,8 @@ export interface BlockInfo {
 export class GovModule {
   constructor(
     private readonly router: ProposalRouter,
-    private readonly validators: () => readonly VotingValidator[],
+    /** The voting validators as the state being tallied holds them (see staking.ts). */
+    private readonly validators: (view: StoreView) => readonly VotingValidator[],
     private readonly logger: Required<DevnetLogger>,
   ) {}
 
@@ -360,7 +358,7 @@ export class GovModule {
    * delegators). Quorum over all bonded tokens; veto and threshold over the tokens that voted.
    */
   tally(view: StoreView, p: Proposal, params: Params): { passes: boolean; burnDeposits: boolean; tally: TallyResult } {
-    const power = new Map(this.validators().map((v) => [v.account, v.tokens]));
+    const power = new Map(this.validators(view).map((v) => [v.account, v.tokens]));
     const totalBonded = [...power.values()].reduce((a, b) => a + b, 0n);
     const results = new Map<VoteOption, bigint>([
       [VoteOption.VOTE_OPTION_YES, 0n],

@@ -1,6 +1,11 @@
-/** The devnet chain host (Node only): init a home, start a single-process chain that embeds x/upgrade. */
+/**
+ * The devnet chain host (Node only): init a home (one process) or a testnet (CometBFT validators), and
+ * start a node that embeds x/upgrade, with the single-process engine or as the ABCI++ app of CometBFT.
+ */
 export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./init.js";
-export { startDevnet, runDevnet, type DevnetHandle, type StartDevnetOptions } from "./start.js";
+export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./start.js";
+export { ChainState, BlockHaltError, type BlockInput, type FinalizedBlock, type GenesisInput } from "./state.js";
+export { openNode, type OpenedNode, type OpenNodeOptions } from "./open.js";
 export {
   loadApp,
   resolveApp,
@@ -19,7 +24,6 @@ export {
   type ModuleContext,
 } from "./app.js";
 export { exitCodeFor, TxError, DevnetHaltError } from "./errors.js";
-export { BlockHaltError } from "./chain.js";
 export {
   readGenesisKeys,
   readGenesis,

@@ -87,7 +87,29 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
       if (await exists(p)) throw new Error(`${p} already exists: the devnet home is already initialised (pass overwrite to replace it)`);
     }
   }
+  const { genesis, keys, privKeys } = await buildGenesis(o);
+  const nodeId = o.keySeed === null ? randomBytes(20) : sha256(utf8(`xupgrade devnet ${o.keySeed} node`)).subarray(0, 20);
+  const config: DevnetConfig = {
+    moniker: o.moniker,
+    node_id: hexLower(nodeId),
+    block_time: formatGoDuration(o.blockTime),
+    rpc_laddr: o.rpc,
+    rest_laddr: o.rest,
+    grpc_laddr: o.grpc,
+    max_txs_per_block: 100,
+  };
+  const keysFile: GenesisKeysFile = { chain_id: o.chainId, bech32_prefix: BECH32_PREFIX, hd_path: HD_PATH, keys };
 
+  await mkdir(dataDir(o.home), { recursive: true });
+  await writeJsonFile(privValidatorKeysPath(o.home), privKeys, 0o600);
+  await writeJsonFile(genesisKeysPath(o.home), keysFile, 0o600);
+  await writeJsonFile(devnetConfigPath(o.home), config);
+  await writeJsonFile(genesisPath(o.home), genesis);
+  return { home: o.home, chainId: o.chainId, genesisFile: genesisPath(o.home), keysFile: genesisKeysPath(o.home), keys };
+}
+
+/** What both layouts (this one and the CometBFT testnet's) are made of: the genesis, the accounts' keys, the validators' consensus keys. */
+export async function buildGenesis(o: ValidatedInit): Promise<{ genesis: DevnetGenesis; keys: GenesisKey[]; privKeys: PrivValidatorKey[] }> {
   const seedText = (what: string) => (o.keySeed === null ? null : `xupgrade devnet ${o.keySeed} ${what}`);
   const keys: GenesisKey[] = [];
   const validators: GenesisValidator[] = [];
@@ -152,27 +174,12 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
       },
     },
   };
-  const nodeId = o.keySeed === null ? randomBytes(20) : sha256(utf8(`xupgrade devnet ${o.keySeed} node`)).subarray(0, 20);
-  const config: DevnetConfig = {
-    moniker: o.moniker,
-    node_id: hexLower(nodeId),
-    block_time: formatGoDuration(o.blockTime),
-    rpc_laddr: o.rpc,
-    rest_laddr: o.rest,
-    grpc_laddr: o.grpc,
-    max_txs_per_block: 100,
-  };
-  const keysFile: GenesisKeysFile = { chain_id: o.chainId, bech32_prefix: BECH32_PREFIX, hd_path: HD_PATH, keys };
-
-  await mkdir(dataDir(o.home), { recursive: true });
-  await writeJsonFile(privValidatorKeysPath(o.home), privKeys, 0o600);
-  await writeJsonFile(genesisKeysPath(o.home), keysFile, 0o600);
-  await writeJsonFile(devnetConfigPath(o.home), config);
-  await writeJsonFile(genesisPath(o.home), genesis);
-  return { home: o.home, chainId: o.chainId, genesisFile: genesisPath(o.home), keysFile: genesisKeysPath(o.home), keys };
+  return { genesis, keys, privKeys };
 }
 
-function validateInit(options: InitDevnetOptions, core: Core) {
+export type ValidatedInit = ReturnType<typeof validateInit>;
+
+export function validateInit(options: InitDevnetOptions, core: Core) {
   if (!options || typeof options.home !== "string" || options.home === "") throw new TypeError("home must be a non-empty path");
   const validators = options.validators ?? DEFAULTS.validators;
   if (!Number.isInteger(validators) || validators < 1 || validators > 100) {
@@ -228,7 +235,7 @@ function validateInit(options: InitDevnetOptions, core: Core) {
   };
 }
 
-async function exists(path: string): Promise<boolean> {
+export async function exists(path: string): Promise<boolean> {
   try {
     await access(path);
     return true;
