@@ -4,6 +4,17 @@
  */
 export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./init.js";
 export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./start.js";
+export {
+  initTestnet,
+  freePorts,
+  testnetFilePath,
+  TESTNET_DEFAULTS,
+  type InitTestnetOptions,
+  type InitTestnetResult,
+  type TestnetNode,
+} from "./engine/cometbft/testnet.js";
+export { findCometbft, peersCacheDir, type CometbftBinary } from "./engine/cometbft/binary.js";
+export { CometApp, type CometAppOptions } from "./engine/cometbft/app.js";
 export { ChainState, BlockHaltError, type BlockInput, type FinalizedBlock, type GenesisInput } from "./state.js";
 export { openNode, type OpenedNode, type OpenNodeOptions } from "./open.js";
 export {

@@ -14,6 +14,8 @@ import { readFile } from "node:fs/promises";
 import type { Backend } from "../../core/contract.js";
 import { formatGoDuration, parseGoDuration } from "../../go/duration.js";
 import { loadApp, type AppDefinition } from "./app.js";
+import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
+import { startCometEngine } from "./engine/cometbft/run.js";
 import { startLocalEngine } from "./engine/local/run.js";
 import { exitCodeFor } from "./errors.js";
 import { genesisPath, readDevnetConfig, readGenesis, type DevnetConfig } from "./genesis.js";
@@ -61,10 +63,14 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   const [genesis, config, genesisBytes] = await Promise.all([readGenesis(home), readDevnetConfig(home), readFile(genesisPath(home))]);
   const engine = engineOf(options.engine, config, home);
   let blockTimeNs = 0n;
+  let cometbft: CometbftBinary | undefined;
   if (engine === "local") {
     blockTimeNs = parseGoDuration(options.blockTime ?? config.block_time);
     if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatGoDuration(blockTimeNs)}`);
-  } else throw new Error("the cometbft engine is not available yet");
+  } else {
+    if (options.blockTime !== undefined) throw new Error(`the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
+    cometbft = findCometbft(options.cometbft);
+  }
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
 
@@ -77,13 +83,14 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     app: app.name,
     app_version: state.appVersion,
     height: state.height,
-    block_time: formatGoDuration(blockTimeNs),
+    ...(engine === "local" ? { block_time: formatGoDuration(blockTimeNs) } : { cometbft: cometbft!.version }),
     upgrade_handlers: [...app.upgrades.keys()],
     skip_upgrade_heights: skip,
   });
   const common = { home, config, state, ms: node.ms, mounted: node.mounted, queryKeeper: node.queryKeeper, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
   try {
-    return await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc });
+    if (engine === "local") return await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc });
+    return await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
   } catch (e) {
     await node.ms.close();
     throw e;

@@ -2,7 +2,8 @@
  * `xupgrade devnet init|start`: flag parsing only. The chain host (bindings/apps/devnet) is loaded with a
  * dynamic import when a devnet command runs, so no other command pays for it, and a build without it
  * says clearly what is missing. `start` exits with the devnet's own exit code (e.g. 20 when it halts
- * for an upgrade).
+ * for an upgrade). `init --engine cometbft` writes a testnet of CometBFT validators (one node home each)
+ * and imports the genesis accounts' keys into a test keyring in the testnet's folder.
  */
 import type { Command } from "commander";
 import { parseGoDuration } from "../../../go/duration.js";
@@ -10,6 +11,9 @@ import type * as Devnet from "../../devnet/index.js";
 import { CliError, messageOf } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { INT64_MAX } from "../../../go/int.js";
+import { fromPrivkey, parseHexPrivkey } from "../keys/derive.js";
+import { Keyring } from "../keys/keyring.js";
+import { passphraseSource } from "../keys/passphrase.js";
 
 /** Loads the devnet host; a clear error when this build has none. */
 export async function loadDevnet(): Promise<typeof Devnet> {
@@ -66,7 +70,28 @@ function withoutUndefined<T extends object>(options: T): T {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as T;
 }
 
+const ENGINES = ["local", "cometbft"] as const;
+
+function parseEngine(value: string | undefined): Devnet.DevnetEngine | undefined {
+  if (value === undefined) return undefined;
+  if (!(ENGINES as readonly string[]).includes(value)) throw new CliError(`invalid --engine ${JSON.stringify(value)}: must be local or cometbft`);
+  return value as Devnet.DevnetEngine;
+}
+
+/** The genesis accounts' keys into the test keyring of `dir` (keys already there with the same address are kept). */
+async function importTestKeys(dir: string, keys: readonly Devnet.GenesisKey[]): Promise<void> {
+  const keyring = new Keyring(dir, "test", passphraseSource(undefined));
+  for (const k of keys) {
+    const material = await fromPrivkey(parseHexPrivkey(k.private_key));
+    const existing = await keyring.find(k.name);
+    if (existing?.address === material.address) continue;
+    if (existing) throw new CliError(`the test keyring in ${dir} already has a key ${JSON.stringify(k.name)} with another address`);
+    await keyring.add(k.name, material);
+  }
+}
+
 interface InitOpts {
+  engine?: string;
   home?: string;
   validators?: string;
   votingPeriod?: string;
@@ -85,6 +110,8 @@ interface InitOpts {
 }
 
 interface StartOpts {
+  engine?: string;
+  cometbft?: string;
   home?: string;
   app?: string;
   rpc?: string;
@@ -102,21 +129,27 @@ const LOG_LEVELS = ["debug", "info", "warn", "error"];
 export function registerDevnet(program: Command): void {
   const devnet = program
     .command("devnet")
-    .summary("Run a single-node rehearsal chain that embeds the upgrade module")
-    .description("Run a single-node rehearsal chain (blocks on a timer, auth, bank, gov, the upgrade keeper first in PreBlock).");
+    .summary("Run a rehearsal chain that embeds the upgrade module")
+    .description(
+      "Run a rehearsal chain (auth, bank, gov, the upgrade keeper first in PreBlock): a single process with blocks on a timer " +
+        "(--engine local, the default), or a testnet of CometBFT validators on this machine, each node the ABCI++ application of its own CometBFT (--engine cometbft).",
+    );
 
   devnet
     .command("init")
-    .summary("Create a fresh devnet home (genesis, validator and account keys)")
+    .summary("Create a fresh devnet home, or a CometBFT testnet (genesis, validator and account keys)")
     .description(
       "Create a fresh devnet home: genesis, node config, validator keys and the genesis accounts' keys in <home>/config/genesis-keys.json " +
-        "(import them with `xupgrade keys import-genesis --keyring-backend test --home <home>`).",
+        "(import them with `xupgrade keys import-genesis --keyring-backend test --home <home>`). " +
+        "With --engine cometbft: a testnet in <home>, one CometBFT node home per validator (<home>/node0 …, each with its own loopback ports, " +
+        "listed in <home>/testnet.json), the shared genesis, and the genesis accounts' keys imported into the test keyring of <home>.",
     )
-    .option("--home <dir>", "devnet home directory (default ~/.xupgrade)")
+    .option("--engine <engine>", "local (one process, the default) or cometbft (a testnet of CometBFT validators)")
+    .option("--home <dir>", "devnet home directory (default ~/.xupgrade); with --engine cometbft the testnet's directory")
     .option("--validators <n>", "number of validators, 1–100 (default 4)")
     .option("--voting-period <duration>", "gov voting period (default 10s)")
     .option("--deposit-period <duration>", "gov max deposit period (default 10s)")
-    .option("--block-time <duration>", "time between blocks (default 200ms)")
+    .option("--block-time <duration>", "time between blocks (default 200ms; CometBFT's timeout_commit with --engine cometbft, default 300ms)")
     .option("--chain-id <id>", "chain id (default xupgrade-devnet-1)")
     .option("--min-deposit <coins>", "gov min deposit (default 10000000stake)")
     .option("--accounts <names>", "comma-separated names of extra funded accounts (default alice,bob)")
@@ -130,6 +163,11 @@ export function registerDevnet(program: Command): void {
     .action(async (opts: InitOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.randomKeys && opts.keySeed !== undefined) throw new CliError("the --random-keys and --key-seed flags are mutually exclusive");
+      const engine = parseEngine(opts.engine) ?? "local";
+      if (engine === "cometbft") {
+        const fixed = (["rpc", "rest", "grpc", "moniker"] as const).filter((f) => opts[f] !== undefined);
+        if (fixed.length > 0) throw new CliError(`--${fixed[0]} cannot be used with --engine cometbft: every node gets its own name and free loopback ports (see <home>/testnet.json)`);
+      }
       const options: Devnet.InitDevnetOptions = {
         home: opts.home ?? defaultHome(),
         validators: parseValidators(opts.validators),
@@ -146,7 +184,23 @@ export function registerDevnet(program: Command): void {
         rest: opts.rest,
         grpc: opts.grpc,
       };
-      const { initDevnet } = await loadDevnet();
+      const { initDevnet, initTestnet } = await loadDevnet();
+      if (engine === "cometbft") {
+        let t: Devnet.InitTestnetResult;
+        try {
+          t = await initTestnet(withoutUndefined(options));
+        } catch (e) {
+          throw new CliError(messageOf(e));
+        }
+        await importTestKeys(t.home, t.keys);
+        const lines = t.nodes.map((n) => `  ${n.name}  rpc ${n.rpc}  p2p ${n.p2p}  id ${n.node_id}  home ${n.home}`);
+        process.stderr.write(
+          `initialised testnet ${t.chainId} in ${t.home}: ${t.nodes.length} CometBFT validator${t.nodes.length === 1 ? "" : "s"}\n${lines.join("\n")}\n` +
+            `genesis account keys: ${t.keysFile}, imported into the test keyring (--keyring-backend test --home ${t.home})\n` +
+            `start each node with: xupgrade devnet start --engine cometbft --home ${t.home}/node<i> --app <app>\n`,
+        );
+        return;
+      }
       let r: Devnet.InitDevnetResult;
       try {
         r = await initDevnet(withoutUndefined(options));
@@ -161,15 +215,19 @@ export function registerDevnet(program: Command): void {
     .summary("Run the devnet until it halts or is stopped")
     .description(
       "Run the devnet in <home>. It produces blocks until it is stopped (SIGINT/SIGTERM, exit 0) or halts for an upgrade " +
-        "(exit 20 UPGRADE NEEDED, 21 binary too early, 22 downgrade, 23 handler failed, 24 upgrade-info not written, 25 corrupt store).",
+        "(exit 20 UPGRADE NEEDED, 21 binary too early, 22 downgrade, 23 handler failed, 24 upgrade-info not written, 25 corrupt store). " +
+        "With --engine cometbft (a node home of `devnet init --engine cometbft`) the process is the ABCI++ application of a CometBFT it starts as its child " +
+        "and stops with itself; CometBFT serves the RPC, this process REST and gRPC.",
     )
+    .option("--engine <engine>", "local or cometbft (default: what the home was initialised for)")
+    .option("--cometbft <path>", "the CometBFT v0.38 binary (default $XUPGRADE_COMETBFT, cometbft on PATH, or the `npm run peers` cache)")
     .option("--home <dir>", "devnet home directory (default ~/.xupgrade)")
     .option("--app <module>", "application definition module (upgrade handlers, module versions, migrations, store upgrades)")
-    .option("--rpc <addr>", "CometBFT RPC listen address (default from the config)")
+    .option("--rpc <addr>", "CometBFT RPC listen address (default from the config: devnet.json, or CometBFT's config.toml)")
     .option("--rest <addr>", "REST listen address (default from the config)")
     .option("--grpc <addr>", "gRPC listen address (default from the config)")
     .option("--unsafe-skip-upgrades <heights>", "skip the upgrades scheduled at these heights (comma-separated, repeatable)", collect, [])
-    .option("--block-time <duration>", "override the configured time between blocks")
+    .option("--block-time <duration>", "override the configured time between blocks (local engine)")
     .option("--log-level <level>", "debug, info, warn or error (default info); logs are JSON lines on stdout")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--namespace <ns>", "upgrade query namespace (default cosmos)")
@@ -181,6 +239,8 @@ export function registerDevnet(program: Command): void {
       if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
       const options: Devnet.StartDevnetOptions = {
         home: opts.home ?? defaultHome(),
+        engine: parseEngine(opts.engine),
+        cometbft: opts.cometbft,
         app: opts.app,
         rpc: opts.rpc,
         rest: opts.rest,
