@@ -2,8 +2,8 @@
 import { UNCHANGED, kvDelete, kvGetPlan, kvSet } from "./host";
 import { loadBE64, storeBE64 } from "./bigendian";
 import {
-  H_INFO_LEN, H_INFO_PTR, H_LAST_HEIGHT, H_LAST_LEN, H_LAST_PTR, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT,
-  H_REASON, H_VALUE, HANDLERS, IO, KEY, OUT, PLAN, SCAN, SKIP, TMP,
+  H_INFO_LEN, H_INFO_PTR, H_LAST_HEIGHT, H_LAST_LEN, H_LAST_PTR, H_LEN, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT,
+  H_QUIET_ALL, H_QUIET_BELOW, H_REASON, H_STATUS, H_VALUE, HANDLERS, IO, KEY, OUT, PLAN, SCAN, SKIP, TMP,
   ensure, headerI32, headerI64, regionPtr, setHeaderI32, setHeaderI64,
 } from "./memory";
 import { DONE_PREFIX, PLAN_KEY, PROTOCOL_VERSION_KEY, VERSION_PREFIX, ibcKey, prefixedKey } from "./keys";
@@ -12,7 +12,7 @@ import { checkName, corruptValue, get64, scan } from "./store";
 import { entriesToRecords } from "./entries";
 import {
   ACT_APPLY, ACT_DOWNGRADE, ACT_NONE, ACT_SKIPPED, ACT_TOO_EARLY, ACT_UPGRADE_NEEDED,
-  ALREADY_COMPLETED, CORRUPT_PLAN, MALFORMED, NONE, OK, SCHEDULED_IN_PAST,
+  ALREADY_COMPLETED, CORRUPT_PLAN, CORRUPT_VALUE, MALFORMED, NONE, OK, SCHEDULED_IN_PAST,
 } from "./status";
 
 const BE8: usize = memory.data(8, 8);
@@ -27,6 +27,23 @@ export function getDowngradeVerified(): bool {
 
 export function setDowngradeVerified(v: bool): void {
   downgradeVerified = v;
+  unquiet();
+}
+
+// ---- the quiet bound ----
+
+// H_QUIET_BELOW promises the host that preBlock(h) answers ACT_NONE, and writes nothing, for every h below
+// it (H_QUIET_ALL = 1: for every h), as long as the stored plan is still the value the core was last handed
+// (the host would answer kvGetPlan with UNCHANGED, or with no plan after no plan) and nothing else below
+// changes. The host then answers the block without calling in (bindings/core/wasm/keeper.ts); the answer
+// is still the core's. Only preBlock sets the bound, when it returns ACT_NONE; everything that can change
+// the answer clears it first: new plan bytes or no plan (planFrom), a handler, the skip heights, the
+// downgrade flag, and every export that writes the store. Done records and module versions matter to
+// preBlock only while the downgrade check is pending, and then no bound is set (it runs in that call).
+
+@inline function unquiet(): void {
+  setHeaderI32(H_QUIET_ALL, 0);
+  setHeaderI64(H_QUIET_BELOW, 0);
 }
 
 // ---- handlers and skip heights ----
@@ -44,6 +61,7 @@ function findHandler(namePtr: usize, nameLen: i32): bool {
 
 /** Registers the name in IO[0, nameLen) (a no-op when already registered). */
 export function registerHandler(nameLen: i32): void {
+  unquiet();
   if (findHandler(regionPtr(IO), nameLen)) return;
   const base = ensure(HANDLERS, handlersSize + 4 + nameLen);
   store<i32>(base + <usize>handlersSize, nameLen);
@@ -57,6 +75,7 @@ export function hasHandler(nameLen: i32): bool {
 
 /** Sets the skip heights from `count` i64 values in IO. */
 export function setSkipHeights(count: i32): void {
+  unquiet();
   const dst = ensure(SKIP, count << 3);
   memory.copy(dst, regionPtr(IO), <usize>(count << 3));
   skipCount = count;
@@ -99,6 +118,8 @@ function planFrom(n: i32): i32 {
       return OK;
     }
     n = lastPlanLen; // the same bad bytes: decode them again for the same report
+  } else {
+    unquiet(); // new bytes, or no plan: any promise made about the old ones is void
   }
   lastPlanLen = n;
   const st = decodePlanAt(regionPtr(PLAN), n);
@@ -128,6 +149,7 @@ function deleteIbcKeys(height: i64): void {
 
 /** ScheduleUpgrade: name in IO[0, nameLen), info in IO[nameLen, nameLen + infoLen). */
 export function schedule(nameLen: i32, infoLen: i32, height: i64, blockHeight: i64): i32 {
+  unquiet();
   let st = validateBasic(nameLen, height, true);
   if (st) return st;
   if (height < blockHeight) return SCHEDULED_IN_PAST;
@@ -144,6 +166,7 @@ export function schedule(nameLen: i32, infoLen: i32, height: i64, blockHeight: i
 }
 
 export function clearPlan(): i32 {
+  unquiet();
   const st = readPlan();
   if (st == NONE) return OK;
   if (st != OK) return st;
@@ -161,6 +184,27 @@ export function doneHeight(nameLen: i32): i32 {
   if (st != NONE) return st;
   setHeaderI64(H_VALUE, 0);
   return OK;
+}
+
+/**
+ * doneHeight for a value the host read itself, with the key doneKey built (the host keeps those keys, so
+ * a lookup is one call in and none out): the value's `len` bytes in IO, or -1 when absent. Returns the
+ * height (0 when absent) with OK in H_STATUS, or CORRUPT_VALUE there with the length in H_LEN (the host
+ * has the key). The height is the result, not a header field: an i64 result reaches the host as a bigint
+ * faster than the host reads one out of memory (measured, docs/spec/core.md §3).
+ */
+export function doneValue(len: i32): i64 {
+  if (len == 8) {
+    setHeaderI32(H_STATUS, OK);
+    return <i64>loadBE64(regionPtr(IO));
+  }
+  if (len < 0) {
+    setHeaderI32(H_STATUS, OK);
+    return 0;
+  }
+  setHeaderI32(H_LEN, len);
+  setHeaderI32(H_STATUS, CORRUPT_VALUE);
+  return 0;
 }
 
 /** Highest height, ties to the greatest name; into H_LAST_*: OK, NONE or an error. */
@@ -241,6 +285,7 @@ export function setModuleVersionsAt(offset: i32, count: i32): void {
 }
 
 export function setModuleVersions(count: i32): void {
+  unquiet(); // preBlock does not read module versions; cleared anyway, as by every export that writes
   setModuleVersionsAt(0, count);
 }
 
@@ -291,6 +336,7 @@ export function protocolVersion(): i32 {
  * version-map entries. Reads everything that can fail before the first write. New protocol version → H_VALUE.
  */
 export function finishUpgrade(nameLen: i32, planHeight: i64, blockHeight: i64, count: i32): i32 {
+  unquiet();
   let st = protocolVersion();
   if (st) return st;
   const next = headerI64(H_VALUE) + 1;
@@ -322,6 +368,7 @@ export function finishUpgrade(nameLen: i32, planHeight: i64, blockHeight: i64, c
  * nothing due, measured).
  */
 export function preBlock(h: i64, plan: i32): i32 {
+  unquiet(); // set again below only when the answer is ACT_NONE
   let st = planFrom(plan);
   if (st != OK && st != NONE) return -st;
   const found = st == OK;
@@ -338,7 +385,7 @@ export function preBlock(h: i64, plan: i32): i32 {
       }
     }
   }
-  if (!found) return ACT_NONE;
+  if (!found) return quietAlways();
   const hasPlanHandler = findHandler(<usize>headerI32(H_NAME_PTR), headerI32(H_NAME_LEN));
   if (due) {
     if (isSkipHeight(h)) {
@@ -348,5 +395,15 @@ export function preBlock(h: i64, plan: i32): i32 {
     }
     return hasPlanHandler ? ACT_APPLY : ACT_UPGRADE_NEEDED;
   }
-  return hasPlanHandler ? ACT_TOO_EARLY : ACT_NONE;
+  if (hasPlanHandler) return ACT_TOO_EARLY;
+  // Not due, so not due at any lower height either; due from planHeight on (never when it is not positive).
+  if (planHeight <= 0) return quietAlways();
+  setHeaderI64(H_QUIET_BELOW, planHeight);
+  return ACT_NONE;
+}
+
+/** ACT_NONE, promising the same answer at every height (see the quiet bound above). */
+function quietAlways(): i32 {
+  setHeaderI32(H_QUIET_ALL, 1);
+  return ACT_NONE;
 }

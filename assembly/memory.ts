@@ -19,8 +19,15 @@ export const H_OUT_LEN = 56; // u32: bytes written to OUT
 export const H_LAST_PTR = 60; // u32: last completed upgrade name
 export const H_LAST_LEN = 64;
 export const H_LAST_HEIGHT = 72; // i64
+// The quiet bound (keeper.ts): preBlock answers `none`, and writes nothing, at every height below
+// H_QUIET_BELOW (i64), or at every height when H_QUIET_ALL (i32) is 1, for as long as the plan last handed
+// to the core is the stored one and the core's keeper state is unchanged; both 0 when nothing is promised.
+// Set by the core only; the host reads them to skip a call.
+export const H_QUIET_ALL = 80;
+export const H_STATUS = 84; // i32: the status of a call whose result is a value (doneValue)
+export const H_QUIET_BELOW = 88;
 
-export const HEADER: usize = memory.data(80, 8);
+export const HEADER: usize = memory.data(96, 8);
 
 // Regions: IO (host inputs), OUT (results), VAL (kvGet values), SCAN (kvScan results),
 // KEY (keys being built), TMP (sort index), HANDLERS (registered names), SKIP (skip heights),

@@ -80,6 +80,9 @@ export const H_OUT_LEN = 56;
 export const H_LAST_PTR = 60;
 export const H_LAST_LEN = 64;
 export const H_LAST_HEIGHT = 72;
+export const H_QUIET_ALL = 80;
+export const H_STATUS = 84;
+export const H_QUIET_BELOW = 88;
 
 /** Every constant above by its name in assembly/, in the order of the core's constantTable(). */
 export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [
@@ -140,4 +143,7 @@ export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [
   ["H_LAST_PTR", H_LAST_PTR],
   ["H_LAST_LEN", H_LAST_LEN],
   ["H_LAST_HEIGHT", H_LAST_HEIGHT],
+  ["H_QUIET_ALL", H_QUIET_ALL],
+  ["H_STATUS", H_STATUS],
+  ["H_QUIET_BELOW", H_QUIET_BELOW],
 ];

@@ -18,6 +18,7 @@ import {
 } from "../../bindings/module/msgs.js";
 import { planToText } from "../../bindings/module/plan-text.js";
 import wire from "../vectors/wire.json";
+import { defineCachedAnswerCases } from "./cached.js";
 
 export const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 export const unhex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (x) => parseInt(x, 16));
@@ -53,6 +54,7 @@ const CORRUPT = { codespace: "xupgrade", code: 1 };
 const MALFORMED = { codespace: "xupgrade", code: 2 };
 
 export function defineCoreCases(backend: Backend): void {
+  defineCachedAnswerCases(backend);
   let core: Core;
   const keeper = async (options: KeeperOptions = {}) => {
     core ??= await loadCore(backend);

@@ -5,6 +5,8 @@ import type { Core } from "../../bindings/core/contract.js";
 import { loadCore } from "../../bindings/core/index.js";
 import { UpgradeKeeper } from "../../bindings/module/keeper.js";
 import { MemoryStore } from "../../bindings/store/memory.js";
+import { CacheStore } from "../../bindings/store/cache.js";
+import { SwitchStore } from "./cached.js";
 
 let wasm: Core;
 let js: Core;
@@ -139,4 +141,103 @@ describe("wasm and js cores agree", () => {
       { numRuns: 200 },
     );
   });
+
+  // The cached answers of docs/spec/core.md §12 (the wasm bindings' quiet bound and done keys, both cores'
+  // plan cache) under everything that changes the store behind the keeper's back: a second keeper, raw
+  // writes, a CacheStore branch written or discarded, another store swapped in, the downgrade flag reset.
+  it("on keeper histories with outside writes, discarded branches and swapped stores", async () => {
+    const small = fc.constantFrom("a", "b", "c", "名前");
+    const h12 = fc.bigInt({ min: 1n, max: 12n }); // few heights, so plans, bounds and blocks meet often
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("preBlock" as const), h: h12 }),
+      fc.record({ kind: fc.constant("preBlock" as const), h: h12 }),
+      fc.record({ kind: fc.constant("schedule" as const), name: small, height: h12 }),
+      fc.record({ kind: fc.constant("clear" as const) }),
+      fc.record({ kind: fc.constant("handler" as const), name: small }),
+      fc.record({ kind: fc.constant("done" as const), name: small }),
+      fc.record({ kind: fc.constant("query" as const) }),
+      fc.record({ kind: fc.constant("unverify" as const) }),
+      // a second keeper on the store underneath (not the branch): schedules, clears or applies
+      fc.record({ kind: fc.constant("outside" as const), name: fc.option(small), height: h12 }),
+      fc.record({ kind: fc.constant("outsideApply" as const), name: small, height: h12 }),
+      // raw bytes at the plan key of whatever the keeper sees: a plan, a corrupt value, or a delete
+      fc.record({ kind: fc.constant("raw" as const), name: fc.option(small), height: h12, corrupt: fc.boolean() }),
+      fc.record({ kind: fc.constant("branch" as const) }),
+      fc.record({ kind: fc.constant("write" as const) }),
+      fc.record({ kind: fc.constant("discard" as const) }),
+      fc.record({ kind: fc.constant("swap" as const) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 40, size: "max" }), fc.array(h12, { maxLength: 2 }), async (ops, skip) => {
+        const run = async (core: Core) => {
+          const bases = [new MemoryStore(), new MemoryStore()];
+          let base = 0;
+          let branch: CacheStore | undefined;
+          const sw = new SwitchStore(bases[0]);
+          const k = new UpgradeKeeper(core, { store: sw, skipUpgradeHeights: skip });
+          const handler = (_c: unknown, _p: unknown, vm: Map<string, bigint>) => vm.set("upgraded", (vm.get("upgraded") ?? 0n) + 1n);
+          const log: unknown[] = [];
+          for (const o of ops) {
+            const step = async () => {
+              switch (o.kind) {
+                case "preBlock":
+                  return k.preBlock(o.h);
+                case "schedule":
+                  return k.scheduleUpgrade({ name: o.name, height: o.height }, 1n);
+                case "clear":
+                  return k.clearUpgradePlan();
+                case "handler":
+                  return k.setUpgradeHandler(o.name, handler);
+                case "done":
+                  return k.getDoneHeight(o.name);
+                case "query":
+                  return k.getUpgradePlan();
+                case "unverify":
+                  k.downgradeVerified = false;
+                  return;
+                case "outside": {
+                  const other = new UpgradeKeeper(core, { store: bases[base] });
+                  return o.name === null ? other.clearUpgradePlan() : other.scheduleUpgrade({ name: o.name, height: o.height }, 1n);
+                }
+                case "outsideApply": {
+                  const other = new UpgradeKeeper(core, { store: bases[base] });
+                  other.setUpgradeHandler(o.name, handler);
+                  return other.applyUpgrade({ name: o.name, height: o.height }, o.height);
+                }
+                case "raw":
+                  if (o.name === null) return sw.delete(PLAN);
+                  return sw.set(PLAN, o.corrupt ? Uint8Array.of(0x0a, 0x09, 0x61) : js.encodePlan({ name: o.name, height: o.height, info: "" }));
+                case "branch":
+                  branch ??= new CacheStore(bases[base]);
+                  sw.target = branch;
+                  return;
+                case "write":
+                case "discard":
+                  if (branch) o.kind === "write" ? branch.write() : branch.discard();
+                  branch = undefined;
+                  sw.target = bases[base];
+                  return;
+                case "swap":
+                  branch = undefined;
+                  base = 1 - base;
+                  sw.target = bases[base];
+                  return;
+              }
+            };
+            try {
+              log.push({ ok: await step() });
+            } catch (e) {
+              log.push({ error: (e as Error).message });
+            }
+          }
+          log.push(outcome(() => k.getUpgradePlan()), k.downgradeVerified);
+          return { log, stores: bases.map((b) => [...b.iterate(new Uint8Array(0), undefined)]) };
+        };
+        expect(await run(wasm)).toEqual(await run(js));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
+
+const PLAN = Uint8Array.of(0);

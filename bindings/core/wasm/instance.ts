@@ -19,6 +19,9 @@ const NO_STORE: KVStore = {
 
 const ONE_BYTE_KEYS: (Uint8Array | undefined)[] = [];
 
+/** `CoreInstance.plan` before the first read and while a copy is under way: equal to no store value. */
+const NOT_READ: Uint8Array = new Uint8Array(0);
+
 function noStore(): never {
   throw new Error("this core instance has no store; use core.session(store)");
 }
@@ -31,8 +34,12 @@ export class CoreInstance {
   i64!: BigInt64Array;
   u64!: BigUint64Array;
   dv!: DataView;
-  /** The plan value last copied into the core's PLAN region (see kvGetPlan in assembly/host.ts). */
-  private plan: Uint8Array | undefined;
+  /**
+   * The stored plan as the core last received it (kvGetPlan in assembly/host.ts): the value copied into
+   * its PLAN region, or `undefined` when it was told there is no plan; NOT_READ before the first read and
+   * if a copy failed, so it then matches no store value.
+   */
+  plan: Uint8Array | undefined = NOT_READ;
   /** Reused views of the core's key region, by key length (see key()). */
   private readonly keyViews: (Uint8Array | undefined)[] = [];
   /** Bytes the last kvScan wrote: the next one reserves that much up front. */
@@ -107,10 +114,17 @@ export class CoreInstance {
    * the call: copies the stored plan into the core unless it is the value copied last time.
    */
   readPlan(): number {
-    const value = this.store.get(PLAN_KEY);
+    return this.handPlan(this.store.get(PLAN_KEY));
+  }
+
+  /** The kvGetPlan answer for `value`, the store's current plan value, copying it into PLAN when new. */
+  handPlan(value: Uint8Array | undefined): number {
     if (value === this.plan) return value === undefined ? -1 : UNCHANGED;
-    this.plan = undefined;
-    if (value === undefined) return -1;
+    this.plan = NOT_READ;
+    if (value === undefined) {
+      this.plan = undefined;
+      return -1;
+    }
     this.copyIn(value, this.x.planReserve(value.length));
     this.plan = value;
     return value.length;
@@ -136,6 +150,15 @@ export class CoreInstance {
   hi32(offset: number): number {
     this.view();
     return this.i32[(this.header + offset) >> 2];
+  }
+
+  /** The index of a header i32 / i64 in the `i32` / `i64` view (the header does not move). */
+  headerIndex32(offset: number): number {
+    return (this.header + offset) >> 2;
+  }
+
+  headerIndex64(offset: number): number {
+    return (this.header + offset) >> 3;
   }
 
   hi64(offset: number): bigint {

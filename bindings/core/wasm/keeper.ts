@@ -2,6 +2,10 @@
  * The keeper operations on the WebAssembly core: one core instance per store, decisions made inside it
  * (assembly/keeper.ts; twin bindings/core/js/keeper.ts). Arguments are checked first (../args.ts), before
  * anything is written into linear memory; preBlock takes none that need it.
+ *
+ * The two calls a node makes most skip part of the boundary (docs/spec/core.md §12): preBlock answers a
+ * block below the core's quiet bound without calling in, and doneHeight looks the record up with a key
+ * the core built earlier and hands the value in, so the core makes no call back out.
  */
 import type { KVStore } from "../kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
@@ -17,14 +21,23 @@ import {
   H_LAST_PTR,
   H_NAME_LEN,
   H_NAME_PTR,
+  H_LEN,
   H_PLAN_HEIGHT,
+  H_QUIET_ALL,
+  H_QUIET_BELOW,
+  H_STATUS,
   H_VALUE,
   Status,
 } from "../constants.generated.js";
+import { statusError } from "../status.js";
 import { CoreInstance } from "./instance.js";
+import { PLAN_KEY } from "./layout.js";
 import { readEntries } from "./entries.js";
 
 const NONE: PreBlockDecision = { action: "none" };
+
+/** Done-record keys kept per session; past this many names the cache starts over. */
+const DONE_KEYS_MAX = 1024;
 
 /** The decision for each action code of preBlock (assembly/status.ts ACT_*). */
 const ACTIONS: PreBlockDecision["action"][] = [];
@@ -37,9 +50,25 @@ ACTIONS[Action.Downgrade] = "downgrade";
 
 export class WasmSession implements CoreSession {
   private readonly c: CoreInstance;
+  /** Indexes of H_QUIET_ALL, H_STATUS and H_QUIET_BELOW in the core's i32 and i64 views. */
+  private readonly quietAllAt: number;
+  private readonly statusAt: number;
+  private readonly quietBelowAt: number;
+  /**
+   * name → its done-record key, as the core's doneKey built it. A key is a function of the name alone
+   * (the layout is compiled into the core), so an entry never goes stale; the store is read on every call.
+   */
+  private readonly doneKeys = new Map<string, Uint8Array>();
 
-  constructor(module: WebAssembly.Module, store: KVStore, skipHeights: readonly bigint[]) {
+  constructor(
+    module: WebAssembly.Module,
+    private readonly store: KVStore,
+    skipHeights: readonly bigint[],
+  ) {
     this.c = new CoreInstance(module, store);
+    this.quietAllAt = this.c.headerIndex32(H_QUIET_ALL);
+    this.statusAt = this.c.headerIndex32(H_STATUS);
+    this.quietBelowAt = this.c.headerIndex64(H_QUIET_BELOW);
     const at = this.c.reserve(skipHeights.length * 8);
     const dv = this.c.dv;
     skipHeights.forEach((h, i) => dv.setBigInt64(at + i * 8, h, true));
@@ -78,8 +107,30 @@ export class WasmSession implements CoreSession {
   }
 
   doneHeight(name: string): bigint {
-    this.c.check(this.c.x.doneHeight(this.c.putName(checkString(name, "name"))));
-    return this.c.hi64(H_VALUE);
+    checkString(name, "name");
+    const c = this.c;
+    const key = this.doneKeys.get(name) ?? this.doneKey(name);
+    const value = this.store.get(key);
+    let len = -1;
+    if (value !== undefined) {
+      len = value.length;
+      c.copyIn(value, c.reserve(len));
+    }
+    // doneValue allocates nothing, so the i32 view is current (a stale view would read undefined, which
+    // statusError throws as an unknown status: never a silent answer).
+    const height = c.x.doneValue(len);
+    const st = c.i32[this.statusAt];
+    if (st !== Status.Ok) throw statusError(st, { key, length: c.hi32(H_LEN) });
+    return height;
+  }
+
+  /** The done-record key of a (checked) name, built by the core, kept for the next lookup. */
+  private doneKey(name: string): Uint8Array {
+    this.c.x.doneKey(this.c.putName(name));
+    const key = this.c.out();
+    if (this.doneKeys.size >= DONE_KEYS_MAX) this.doneKeys.clear();
+    this.doneKeys.set(name, key);
+    return key;
   }
 
   lastCompleted(): CompletedUpgrade | undefined {
@@ -124,7 +175,18 @@ export class WasmSession implements CoreSession {
   }
 
   preBlock(h: bigint): PreBlockDecision {
-    const r = this.c.x.preBlock(h, this.c.readPlan());
+    const value = this.store.get(PLAN_KEY);
+    const c = this.c;
+    // The core's promise (the quiet bound, assembly/keeper.ts): with the plan it was last handed still the
+    // stored one, every height below the bound (or every height) is a block with nothing to do. After
+    // memory grew the old views read undefined, the comparisons are false and the call goes in.
+    if (value === c.plan && (c.i32[this.quietAllAt] === 1 || h < c.i64[this.quietBelowAt])) return NONE;
+    return this.preBlockInCore(h, value);
+  }
+
+  /** The block the core must see (apart, so that the quiet path above stays small enough to inline). */
+  private preBlockInCore(h: bigint, value: Uint8Array | undefined): PreBlockDecision {
+    const r = this.c.x.preBlock(h, this.c.handPlan(value));
     if (r < 0) throw this.c.error(-r);
     const action = ACTIONS[r];
     if (action === "none") return NONE;

@@ -39,13 +39,15 @@ export interface CoreExports {
   clearPlan(): number;
   plan(): number;
   doneHeight(nameLen: number): number;
+  /** doneHeight for the value (in IO, `len` bytes; -1 absent) the host read with a doneKey key; status in H_STATUS. */
+  doneValue(len: number): bigint;
   lastCompleted(): number;
   moduleVersions(): number;
   moduleVersion(nameLen: number): number;
   setModuleVersions(count: number): void;
   protocolVersion(): number;
   finishUpgrade(nameLen: number, planHeight: bigint, blockHeight: bigint, count: number): number;
-  /** `plan`: the result of kvGetPlan for this call (CoreInstance.readPlan). */
+  /** `plan`: the result of kvGetPlan for this call (CoreInstance.handPlan). Sets H_QUIET_BELOW. */
   preBlock(h: bigint, plan: number): number;
   registerHandler(nameLen: number): void;
   hasHandler(nameLen: number): number;
