@@ -1,0 +1,245 @@
+/**
+ * Every difference between xupgrade and the real Cosmos SDK that the comparisons accept, with its reason.
+ * docs/spec/interop.md lists the same keys in its tables (test/interop/differences.test.ts holds the two
+ * together). A record pair that differs in an aspect no entry covers fails its test.
+ *
+ * - `deliberate`: kept on purpose; the reason says why.
+ * - `bug`: ours should change; the test of that pair is an `it.fails` that asserts identity, so it starts
+ *   failing (and the entry must go) once the fix lands. `fix` says where.
+ */
+import { comparable, type AnyRecord, type Pair } from "./compare.js";
+
+export type Area = "rest" | "grpc" | "cli-v047" | "cli-v050" | "upgrade-info" | "tx" | "light-client" | "visor" | "cosmovisor";
+
+export interface Difference {
+  key: string;
+  area: Area;
+  kind: "deliberate" | "bug";
+  /** The record ids it covers (REST/gRPC ids of ./wire.ts, CLI `query upgrade` arguments with the known name as `<known>`). */
+  ids: string[];
+  /** The aspects that differ: REST `status`, `body`, `header:<name>`; gRPC `code`, `details`, `response`, `height_header`; CLI `code`, `stdout`, `stderr`; `*` for all. */
+  aspects: string[];
+  /** simd's side and ours, in short. */
+  what: string;
+  reason: string;
+  /** For bugs: the change that removes the difference. */
+  fix?: string;
+}
+
+const ALL_REST_OK = [
+  "current_plan", "current_plan?query", "applied_plan/known", "applied_plan/unknown", "applied_plan/known-uppercased", "applied_plan/space",
+  "applied_plan/nul", "applied_plan/euro", "applied_plan/long-300", "module_versions", "module_versions?bank", "module_versions?upgrade",
+  "module_versions?runtime", "module_versions?unknown", "module_versions?empty", "authority", "upgraded_consensus_state/5",
+];
+
+export const DIFFERENCES: Difference[] = [
+  // ---- REST gateway (docs/spec/interfaces.md §3) ----
+  {
+    key: "REST-1",
+    area: "rest",
+    kind: "deliberate",
+    ids: ALL_REST_OK,
+    aspects: ["header:x-cosmos-block-height"],
+    what: "simd sends the served height only as `Grpc-Metadata-X-Cosmos-Block-Height`; xupgrade sends it also as `x-cosmos-block-height`",
+    reason: "the plain header is the one gRPC clients and the CORS `Access-Control-Expose-Headers` name; an extra response header changes no client",
+  },
+  {
+    key: "REST-2",
+    area: "rest",
+    kind: "deliberate",
+    ids: ["applied_plan/dot", "applied_plan/dotdot", "applied_plan/dotdot-escaped", "applied_plan/slash-escaped", "route/double-slash"],
+    aspects: ["*"],
+    what: "simd's router cleans the path and answers `301` to it (`…/applied_plan/..` → `Location: /cosmos/upgrade/v1beta1`); xupgrade answers `.`, `..`, `%2e%2e`, `%2F` as names (`{\"height\":\"0\"}`) and `//cosmos/…` with 501",
+    reason: "Decision B: `{name}` is one raw segment and the path is never normalised, so a name is never turned into another route",
+  },
+  {
+    key: "REST-3",
+    area: "rest",
+    kind: "bug",
+    ids: ["applied_plan/empty"],
+    aspects: ["*"],
+    what: "`GET …/applied_plan/` (empty name): simd 200 `{\"height\":\"0\"}` (grpc-gateway matches an empty last segment); xupgrade 501 Not Implemented",
+    reason: "docs/spec/interfaces.md §3 says an empty segment is unmatched, which is not what a v0.50 node does; the gRPC side already answers `name: \"\"` with height 0",
+    fix: "bindings/services/rest-gateway.ts (the `applied_plan/{name}` route match): accept an empty final segment as the name \"\" and answer it like any other name (200 `{\"height\":\"0\"}` with the height headers); then drop the \"empty segment → 501\" sentence of interfaces.md §3",
+  },
+  {
+    key: "REST-4",
+    area: "rest",
+    kind: "deliberate",
+    ids: ["applied_plan/two-segments"],
+    aspects: ["status", "body"],
+    what: "`…/applied_plan/a/b`: simd 501 Not Implemented; xupgrade 400 `invalid path parameter \"name\": it must be one path segment, …`",
+    reason: "(project) interfaces.md §3: a request that names the route but carries an unusable name is a bad request, said in words",
+  },
+  {
+    key: "REST-5",
+    area: "rest",
+    kind: "deliberate",
+    ids: ["applied_plan/bad-escape"],
+    aspects: ["header:content-type", "body"],
+    what: "`…/applied_plan/%zz`: simd's Go HTTP server refuses the request line, 400 `text/plain` `400 Bad Request`; xupgrade 400 with a JSON Status `invalid URL escape \"%zz\"`",
+    reason: "(project) every error of the gateway is a `google.rpc.Status` in JSON (interfaces.md §3)",
+  },
+  {
+    key: "REST-6",
+    area: "rest",
+    kind: "deliberate",
+    ids: ["applied_plan/not-utf8"],
+    aspects: ["*"],
+    what: "`…/applied_plan/%ff`: simd 200 `{\"height\":\"0\"}` (gogoproto does not check UTF-8); xupgrade 400 `not valid UTF-8 after percent-decoding`",
+    reason: "(project) names are Unicode strings in the keeper and in both cores; bytes that are not UTF-8 cannot name an upgrade",
+  },
+  {
+    key: "REST-7",
+    area: "rest",
+    kind: "deliberate",
+    ids: ["method/POST", "method/DELETE"],
+    aspects: ["status", "header:allow", "body"],
+    what: "a known path with POST or DELETE: simd 501 `{\"code\":12,\"message\":\"Not Implemented\",\"details\":[]}`; xupgrade 405, `Allow: GET, OPTIONS`, `{\"code\":12,\"message\":\"Method Not Allowed\",\"details\":[]}`",
+    reason: "(project) HTTP semantics; note that simd's body says `Not Implemented`, not `Method Not Allowed` as interfaces.md §3 supposed",
+  },
+
+  // ---- gRPC (docs/spec/interfaces.md §2) ----
+  {
+    key: "GRPC-1",
+    area: "grpc",
+    kind: "deliberate",
+    ids: ["AppliedPlan/not-utf8"],
+    aspects: ["*"],
+    what: "AppliedPlan with a name that is not UTF-8 (`0a01ff`): simd OK, empty response; xupgrade 13 INTERNAL `grpc: error unmarshalling request: proto: field Name contains invalid UTF-8`",
+    reason: "as REST-6: a proto3 string must be UTF-8 (protobuf-go refuses it the same way); gogoproto, which simd v0.50 decodes with, does not check",
+  },
+  {
+    key: "GRPC-2",
+    area: "grpc",
+    kind: "bug",
+    ids: ["bytes/undecodable", "bytes/truncated"],
+    aspects: ["details"],
+    what: "request bytes that end early (`ff`, `0a05616263`): simd `grpc: error unmarshalling request: unexpected EOF`; xupgrade `grpc: error unmarshalling request: proto: premature EOF`",
+    reason: "same code (13); only the detail text differs",
+    fix: "the gRPC server's request decoding (bindings/services/grpc-server.ts, where `grpc: error unmarshalling request: ` is prefixed): report a truncated message (a varint, tag or length-delimited field running past the end) as `unexpected EOF`, Go's io.ErrUnexpectedEOF text that gogoproto returns",
+  },
+  {
+    key: "GRPC-3",
+    area: "grpc",
+    kind: "deliberate",
+    ids: ["method/unknown", "service/unknown"],
+    aspects: ["details"],
+    what: "an unknown method or service: both 12 UNIMPLEMENTED; grpc-go says `unknown method Nope for service cosmos.upgrade.v1beta1.Query` / `unknown service cosmos.upgrade.v1beta1.Nope`, @grpc/grpc-js `The server does not implement the method /cosmos.upgrade.v1beta1.Query/Nope`",
+    reason: "the text is the gRPC library's own and clients check only the code (interfaces.md §2)",
+  },
+
+  // ---- CLI against the same simd node: simd v0.47's legacy commands (the form the seed's CLI follows) ----
+  {
+    key: "CLI-1",
+    area: "cli-v047",
+    kind: "deliberate",
+    ids: ["plan -o json", "plan -o text", "applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text", "module_versions foo -o json", "module_versions foo -o text"],
+    aspects: ["stderr"],
+    what: "a failing query: v0.47 prints `Error: <message>` and then the command's whole usage text; xupgrade prints the one `Error: <message>` line",
+    reason: "interfaces.md §7: every failure is one `Error: …` line on stderr, exit code 1 (the same code as v0.47)",
+  },
+  {
+    key: "CLI-2",
+    area: "cli-v047",
+    kind: "bug",
+    ids: ["plan -o text"],
+    aspects: ["stdout"],
+    what: "`plan -o text` of a plan whose info is JSON: v0.47 `info: '{\"binaries\":{…}}'` (single-quoted); xupgrade `info: \"{\\\"binaries\\\":{…}}\"` (double-quoted, escaped)",
+    reason: "both are valid YAML for the same string, but the bytes differ: go-yaml quotes a string that only cannot be plain (it starts with an indicator such as `{`) with single quotes, and uses double quotes only for strings that would read back as another type (`\"5\"`, `\"0001-01-01T00:00:00Z\"`, `\"\"`) or hold characters that need escapes",
+    fix: "bindings/apps/cli/yaml.ts `scalar()`: split needsQuotes() into the type cases (empty, bool, null, int, float, timestamp → double-quoted as now) and the syntax cases (indicators, `: `, ` #`, surrounding spaces → single-quoted `'…'` with `'` doubled), keeping double quotes whenever the string holds a character that needs an escape; expected `info: '{\"binaries\":{\"linux/amd64\":\"https://…\"}}'`",
+  },
+
+  // ---- CLI against the same simd node: simd v0.50's autocli ----
+  {
+    key: "CLI-3",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["plan -o json", "module_versions -o json", "module_versions bank -o json", "authority -o json"],
+    aspects: ["stdout"],
+    what: "JSON output: v0.50 (autocli) indents by two spaces, wraps the plan as `{\"plan\":{…}}` and leaves out empty fields (`info`, `upgraded_client_state`); xupgrade prints one compact line, the plan itself with every field",
+    reason: "interfaces.md §7.1 keeps the seed's (and v0.47's) output, which xupgrade matches byte for byte (the cli-v047 comparison)",
+  },
+  {
+    key: "CLI-4",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["plan -o json", "plan -o text"],
+    aspects: ["code", "stdout", "stderr"],
+    what: "no plan: v0.50 prints `{}` and exits 0; xupgrade `Error: no upgrade scheduled`, exit 1",
+    reason: "interfaces.md §7.1 (the seed's and v0.47's behaviour): scripts can test the exit code",
+  },
+  {
+    key: "CLI-5",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text"],
+    aspects: ["code", "stdout", "stderr"],
+    what: "`applied <name>`: v0.50 prints the AppliedPlan answer (`{\"height\":\"40\"}`, `height: \"40\"`; `{}` exit 0 when not applied); xupgrade prints the block record of that height (always JSON), or `Error: no upgrade found`, exit 1",
+    reason: "interfaces.md §6–§7.1: the seed's `applied` shows the block header, as v0.47 does (identical bytes on the same node)",
+  },
+  {
+    key: "CLI-6",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["plan -o text"],
+    aspects: ["stdout"],
+    what: "`plan -o text`: v0.50 `plan:` then the fields indented, info single-quoted, no `upgraded_client_state`; xupgrade the fields at the top level with `upgraded_client_state: null`",
+    reason: "the seed's (v0.47's) text form; the quoting of `info` is CLI-2",
+  },
+  {
+    key: "CLI-7",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["module_versions -o text"],
+    aspects: ["stdout"],
+    what: "`module_versions -o text`: v0.50 leaves out a zero version (`- name: runtime`); xupgrade writes `version: \"0\"`",
+    reason: "xupgrade's text is the YAML of its JSON, which emits defaults like the REST gateway (interfaces.md §7); v0.47 prints the same as xupgrade",
+  },
+  {
+    key: "CLI-8",
+    area: "cli-v050",
+    kind: "deliberate",
+    ids: ["module_versions foo -o json", "module_versions foo -o text"],
+    aspects: ["stderr"],
+    what: "an unknown module: v0.50 prints `rpc error: code = Unknown desc = …` without a prefix; xupgrade `Error: rpc error: code = Unknown desc = …`",
+    reason: "interfaces.md §7: every failure is one `Error: …` line (v0.47 prints the same first line)",
+  },
+];
+
+export const byKey = new Map(DIFFERENCES.map((d) => [d.key, d]));
+
+/** The aspects in which two records differ. */
+export function differingAspects(a: AnyRecord, b: AnyRecord): string[] {
+  const x = comparable(a);
+  const y = comparable(b);
+  const out: string[] = [];
+  for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    if (k === "headers") {
+      const hx = (x.headers ?? {}) as Record<string, string>;
+      const hy = (y.headers ?? {}) as Record<string, string>;
+      for (const h of new Set([...Object.keys(hx), ...Object.keys(hy)])) if (hx[h] !== hy[h]) out.push(`header:${h}`);
+    } else if (JSON.stringify(x[k]) !== JSON.stringify(y[k])) out.push(k);
+  }
+  return out.sort();
+}
+
+export interface Verdict {
+  id: string;
+  aspects: string[];
+  /** Entries covering some aspect. */
+  covered: Difference[];
+  /** Aspects no entry covers. */
+  uncovered: string[];
+  /** True when a bug entry covers a difference of this pair. */
+  bug: boolean;
+}
+
+/** Judges one pair of records of an area: which differences are listed, which are not. */
+export function judge(area: Area, pair: Pair<AnyRecord>): Verdict {
+  const aspects = differingAspects(pair.simd, pair.ours);
+  const entries = DIFFERENCES.filter((d) => d.area === area && d.ids.includes(pair.id));
+  const covered = entries.filter((d) => d.aspects.includes("*") || aspects.some((a) => d.aspects.includes(a)));
+  const uncovered = aspects.filter((a) => !covered.some((d) => d.aspects.includes("*") || d.aspects.includes(a)));
+  return { id: pair.id, aspects, covered, uncovered, bug: covered.some((d) => d.kind === "bug") };
+}
