@@ -91,8 +91,8 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
       rpcUrl: () => rpcUrl,
     });
     router = queries.abci;
-    logger.info("starting CometBFT", { module: "node", cometbft: o.cometbft.path, version: o.cometbft.version, proxy_app: server.address, rpc: rpcUrl });
     child = spawnCometbft({ bin: o.cometbft.path, home, proxyApp: server.address, rpcLaddr, logger });
+    logger.info("started CometBFT", { module: "node", pid: child.pid, cometbft: o.cometbft.path, version: o.cometbft.version, proxy_app: server.address, rpc: rpcUrl });
     await serving(rpcUrl, child, server, app);
   } catch (e) {
     await cleanup();
@@ -143,6 +143,11 @@ function supervise(o: CometEngineOptions, rpcUrl: string, server: AbciServer, qu
 
   const done = (async () => {
     const why = await Promise.race([server.stopped.then((s) => ({ abci: s })), child.exited.then((e) => ({ comet: e })), stopRequested]);
+    // After a halt CometBFT stops by itself (it SIGTERMs itself when the app answers an exception).
+    const exit = await (app.halted ? Promise.race([child.exited, sleep(COMET_GRACE_MS).then(() => child.stop(COMET_GRACE_MS))]) : child.stop(COMET_GRACE_MS));
+    // Closing the server lets an app call in flight finish: a stop asked for while the keeper was halting
+    // the block (a sidecar reacts to upgrade-info.json at once) still exits with the halt's code.
+    await server.close();
     let code: number;
     if (app.halted) code = app.halted.exitCode ?? 1;
     else if (why === "stop") code = 0;
@@ -153,10 +158,7 @@ function supervise(o: CometEngineOptions, rpcUrl: string, server: AbciServer, qu
       code = 1;
       logger.error("the ABCI server stopped", { module: "node", reason: why.abci.reason, err: why.abci.error ? errorMessage(why.abci.error) : "" });
     }
-    // After a halt CometBFT stops by itself (it SIGTERMs itself when the app answers an exception).
-    const exit = await (app.halted ? Promise.race([child.exited, sleep(COMET_GRACE_MS).then(() => child.stop(COMET_GRACE_MS))]) : child.stop(COMET_GRACE_MS));
     logger.info("CometBFT stopped", { module: "node", code: exit.code, signal: exit.signal });
-    await server.close();
     await queries.close(1000);
     try {
       await o.ms.close();
