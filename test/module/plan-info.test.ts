@@ -10,6 +10,7 @@ import { gzipSync } from "node:zlib";
 import * as tar from "tar";
 import yazl from "yazl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limitsFromEnv } from "../../bindings/module/plan-info/download.js";
 import { validatePlanInfo } from "../../bindings/module/plan-info/validate.js";
 import { httpServer, removeTempDirs, tempDir } from "../apps/cli/helpers.js";
 
@@ -114,6 +115,13 @@ beforeAll(async () => {
       res.writeHead(200, { "content-length": "100" });
       res.write("abc");
       return; // never ends
+    }
+    if (path === "trickle") {
+      // 8 MiB announced, one byte a second (never trips an idle timeout)
+      res.writeHead(200, { "content-length": String(8 << 20) });
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write("a")), 1000);
+      res.on("close", () => clearInterval(t));
+      return;
     }
     if (path === "truncated") {
       res.writeHead(200, { "content-length": "100" });
@@ -235,5 +243,32 @@ describe("info given as a URL (one level)", () => {
   it("is not followed twice", async () => {
     files.set("indirect.txt", Buffer.from(url("info.json")));
     expect(await problem(url("indirect.txt"))).toMatch(/^could not parse plan info: /);
+  });
+});
+
+describe("download limits from the environment (docs/spec/sidecar.md §3, §7.2): the CLI's validation uses them too", () => {
+  it("defaults, values, and one message for a bad one", () => {
+    expect(limitsFromEnv({})).toEqual({ maxBytes: 4294967296, idleMs: 60_000, timeoutMs: 3_600_000, minRate: 1024 });
+    expect(limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "90s", DAEMON_DOWNLOAD_MIN_RATE: "0", DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1.5s" })).toMatchObject({
+      timeoutMs: 90_000,
+      minRate: 0,
+      idleMs: 1500,
+    });
+    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "600" })).toThrow(`invalid: DAEMON_DOWNLOAD_TIMEOUT: could not parse '600' into a duration: time: missing unit in duration "600"`);
+    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "0s" })).toThrow("invalid: DAEMON_DOWNLOAD_TIMEOUT: must be greater than 0");
+    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_MIN_RATE: "-1" })).toThrow('invalid: DAEMON_DOWNLOAD_MIN_RATE: must be a non-negative integer, got "-1"');
+    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_MIN_RATE: "1kb" })).toThrow('invalid: DAEMON_DOWNLOAD_MIN_RATE: must be a non-negative integer, got "1kb"');
+  });
+
+  it("a trickling binary fails the validation at the minimum rate or the deadline, not never", async () => {
+    const h = "0".repeat(64);
+    const t0 = performance.now();
+    expect(await problem(info({ any: `${base}/trickle?checksum=sha256:${h}` }), opts({ limits: { maxBytes: 16 << 20, idleMs: 1500, minRate: 1024 } }))).toMatch(
+      /^error downloading binary for os\/arch any: download too slow: \d bytes in the last 1\.\d+s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)$/,
+    );
+    expect(await problem(info({ any: `${base}/trickle?checksum=sha256:${h}` }), opts({ limits: { maxBytes: 16 << 20, idleMs: 5000, timeoutMs: 1000 } }))).toBe(
+      "error downloading binary for os/arch any: download not complete after 1s (DAEMON_DOWNLOAD_TIMEOUT)",
+    );
+    expect(performance.now() - t0).toBeLessThan(5000);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The visor's child processes (docs/spec/sidecar.md §5.3–§5.4): the node (stdout and stderr passed through
- * unchanged), and the pre-upgrade commands (output captured for the log). One signal handler, installed
- * once, forwards SIGINT, SIGTERM and SIGQUIT to whichever child is current (D6 #4) and remembers the signal
- * so the run loop stops after the step in progress. Stopping the node for an upgrade: SIGINT and the grace
- * period, then SIGKILL; SIGKILL at once without a grace.
+ * unchanged), and the pre-upgrade commands (output captured for the log, each in its own process group).
+ * One signal handler, installed once, forwards SIGINT, SIGTERM and SIGQUIT to whichever child is current
+ * (D6 #4) — to a pre-upgrade command's whole group, SIGKILL following if it outlives the kill grace — and
+ * aborts `signal`, which every long step of the pipeline listens to. Stopping the node for an upgrade:
+ * SIGINT and the grace period, then SIGKILL; SIGKILL at once without a grace.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { constants } from "node:os";
@@ -22,6 +23,8 @@ export interface Exit {
 
 export interface Running {
   proc: ChildProcess;
+  /** It leads its own process group (a pre-upgrade command): signals go to the whole group. */
+  group: boolean;
   exited: Promise<Exit>;
   /** Set once it has exited. */
   exit?: Exit;
@@ -37,6 +40,18 @@ export interface SupervisorOptions {
   stdio?: StdioOptions;
   /** Called with each started node process (tests collect its output). */
   onNode?: (proc: ChildProcess) => void;
+  /** How long a pipeline command may outlive a forwarded signal before its group gets SIGKILL, default 2 s. */
+  killGraceMs?: number;
+}
+
+/** Signals a child, or its whole process group; a child already gone is not an error. */
+function signalChild(r: Running, s: NodeJS.Signals): void {
+  try {
+    if (r.group && r.proc.pid !== undefined) process.kill(-r.proc.pid, s);
+    else r.proc.kill(s);
+  } catch {
+    /* already gone */
+  }
 }
 
 const MAX_CAPTURE = 64 * 1024;
@@ -44,6 +59,7 @@ const MAX_CAPTURE = 64 * 1024;
 export class Supervisor {
   /** The first SIGINT/SIGTERM/SIGQUIT received (the visor then stops as soon as it safely can). */
   userSignal: NodeJS.Signals | undefined;
+  private readonly abort = new AbortController();
   private current: Running | undefined;
   private waiters: ((s: NodeJS.Signals) => void)[] = [];
   private handlers = new Map<NodeJS.Signals, () => void>();
@@ -65,21 +81,36 @@ export class Supervisor {
     this.handlers.clear();
   }
 
-  /** A signal for the visor: forwarded to the current child, remembered, and announced to waiters. */
+  /** Aborted by the first SIGINT/SIGTERM/SIGQUIT; its reason is an Error `interrupted by <signal>`. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** A signal for the visor: forwarded to the current child, remembered, the pipeline aborted, waiters told. */
   onSignal(s: NodeJS.Signals): void {
     this.userSignal ??= s;
     const c = this.current;
     if (c && !c.exit) {
       this.o.log.info(`received ${s}, forwarding it to the child process`, { pid: c.proc.pid });
-      try {
-        c.proc.kill(s);
-      } catch {
-        /* already gone */
-      }
+      this.forward(c, s);
     } else {
-      this.o.log.info(`received ${s}, stopping after the current step`);
+      this.o.log.info(`received ${s}, stopping the step in progress`);
     }
+    if (!this.abort.signal.aborted) this.abort.abort(new Error(`interrupted by ${s}`));
     for (const w of this.waiters.splice(0)) w(s);
+  }
+
+  /** Signals a child; a pipeline command's group gets SIGKILL if it outlives the kill grace. */
+  private forward(c: Running, s: NodeJS.Signals): void {
+    signalChild(c, s);
+    if (!c.group) return;
+    const grace = this.o.killGraceMs ?? 2000;
+    const timer = setTimeout(() => {
+      if (c.exit) return;
+      this.o.log.info(`the child process did not exit within ${grace}ms of ${s}, killing it`, { pid: c.proc.pid });
+      signalChild(c, "SIGKILL");
+    }, grace);
+    void c.exited.then(() => clearTimeout(timer));
   }
 
   /** Resolves with the signal when one arrives (at once if one already has). */
@@ -88,12 +119,17 @@ export class Supervisor {
     return new Promise((r) => this.waiters.push(r));
   }
 
-  /** Starts a child and makes it the one signals are forwarded to. */
+  /**
+   * Starts a child and makes it the one signals are forwarded to. A captured command (a pre-upgrade) leads its
+   * own process group, so a signal reaches the processes it started too.
+   */
   start(bin: string, args: readonly string[], o: { cwd?: string; capture?: boolean; node?: boolean } = {}): Running {
     let output = "";
+    const group = o.capture === true;
     const proc = spawn(bin, [...args], {
       cwd: o.cwd,
       stdio: o.capture ? ["ignore", "pipe", "pipe"] : (this.o.stdio ?? "inherit"),
+      detached: group,
     });
     if (o.capture) {
       const add = (d: Buffer) => {
@@ -106,6 +142,7 @@ export class Supervisor {
     if (o.node) this.o.onNode?.(proc);
     const running: Running = {
       proc,
+      group,
       exited: new Promise<Exit>((resolve) => {
         let settled = false;
         const done = (exit: Exit) => {
@@ -127,7 +164,7 @@ export class Supervisor {
       if (this.current === running) this.current = undefined;
     });
     // A signal that arrived just before the start still reaches the new child.
-    if (this.userSignal && proc.pid !== undefined) proc.kill(this.userSignal);
+    if (this.userSignal && proc.pid !== undefined) this.forward(running, this.userSignal);
     return running;
   }
 

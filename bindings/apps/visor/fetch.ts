@@ -15,10 +15,25 @@ import { parseChecksum, type CheckedUrl, type Checksum } from "../../module/plan
 import { download, fileNameOf, type DownloadLimits } from "../../module/plan-info/download.js";
 import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
 import { parseInfoJson } from "../../module/plan-info/parse.js";
+import { ms, type VisorConfig } from "./config/index.js";
 import { ensureBinary, type Layout } from "./layout.js";
 import type { Logger } from "./log.js";
 import { osArch } from "./names.js";
 import { createProgress } from "./progress.js";
+
+/**
+ * The download limits of the configuration (docs/spec/sidecar.md §3, §7.2): size, idle timeout, deadline, minimum
+ * rate, and the visor's signal.
+ */
+export function downloadLimits(cfg: VisorConfig, signal?: AbortSignal): DownloadLimits {
+  return {
+    maxBytes: cfg.downloadMaxBytes,
+    idleMs: Math.max(1, ms(cfg.downloadIdleTimeout)),
+    timeoutMs: Math.max(1, Math.min(Number.MAX_SAFE_INTEGER, ms(cfg.downloadTimeout))),
+    minRate: cfg.downloadMinRate,
+    signal,
+  };
+}
 
 /** Info documents fetched by URL are read into memory: capped well below the binary limit. */
 const MAX_INFO_BYTES = 16 * 1024 * 1024;
@@ -160,7 +175,7 @@ export async function fetchUpgrade(planName: string, info: string, o: FetchOptio
     await rename(result, target);
     return { bin: join(target, "bin", o.daemonName), source };
   } finally {
-    await rm(work, { recursive: true, force: true });
+    await rm(work, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
   }
 }
 

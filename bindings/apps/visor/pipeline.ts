@@ -1,8 +1,15 @@
 /**
- * The upgrade pipeline (docs/spec/sidecar.md §6): delay → backup → custom pre-upgrade → resolve or download the
- * binary → the new binary's pre-upgrade → record → atomic switch. Any failure leaves `current` and the data
- * directory as they were and deletes the temporary files; the next start retries through the pending check.
- * A SIGINT/SIGTERM/SIGQUIT stops it after the step in progress (never inside the switch).
+ * The upgrade pipeline (docs/spec/sidecar.md §6): delay → resolve or download the binary → backup → custom
+ * pre-upgrade → the new binary's pre-upgrade → record → atomic switch. Any failure leaves `current` and the
+ * data directory as they were and deletes the temporary files; the next start retries through the pending
+ * check.
+ *
+ * The backup comes once the binary is in place (project): a download that keeps failing never copies the
+ * chain data, and it still precedes the two pre-upgrade commands, which may change that data. A complete
+ * backup of the same plan is reused (backup.ts). A SIGINT/SIGTERM/SIGQUIT aborts the step in progress at once
+ * (the delay, the download and its checksum, the extraction, the backup copy; the commands get the signal,
+ * then SIGKILL) — never between the two halves of the switch — and the visor exits 128 + the signal's number
+ * (D6 #14, #15).
  */
 import { lstat, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,7 +17,7 @@ import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
-import { exists, fetchUpgrade } from "./fetch.js";
+import { downloadLimits, exists, fetchUpgrade } from "./fetch.js";
 import { isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
 import { ensureBinary, random, type Layout } from "./layout.js";
 import type { Logger } from "./log.js";
@@ -23,11 +30,16 @@ export class Interrupted extends Error {
   }
 }
 
+/** Where a test may hold the pipeline (abortably) to deliver a signal inside a step. */
+export type PausePoint = "backup";
+
 export interface PipelineHooks {
   /** Fault injection between the temporary link and the rename (tests of the atomic switch). */
   beforeRename?: (tempLink: string) => Promise<void> | void;
   /** The platform key to download for (tests); default this machine's. */
   platform?: string;
+  /** Awaited inside a step ("backup": after each file copied); it should honour `signal`. */
+  pause?: (point: PausePoint, signal: AbortSignal) => Promise<void>;
 }
 
 export interface PipelineContext {
@@ -37,6 +49,22 @@ export interface PipelineContext {
   supervisor: Supervisor;
   progressStream?: NodeJS.WriteStream;
   hooks?: PipelineHooks;
+}
+
+/** Waits `msec`, or rejects with the signal's reason as soon as it fires. */
+function sleep(msec: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, msec);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** Writes `path` atomically (temp file in the same directory, then rename). */
@@ -51,7 +79,7 @@ async function writeAtomic(path: string, data: string, mode = 0o644): Promise<vo
   }
 }
 
-/** Step 4: the upgrade's binary, staged or downloaded. */
+/** Step 2: the upgrade's binary, staged or downloaded (into `upgrades/<dir>`, only ever complete). */
 async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<string> {
   const { cfg, layout, log } = ctx;
   const bin = layout.upgradeBin(plan.name);
@@ -74,7 +102,7 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
     layout,
     daemonName: cfg.name,
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
-    limits: { maxBytes: cfg.downloadMaxBytes, idleMs: Math.max(1, ms(cfg.downloadIdleTimeout)) },
+    limits: downloadLimits(cfg, ctx.supervisor.signal),
     log,
     progressStream: ctx.progressStream,
     temp,
@@ -82,6 +110,42 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
   });
   log.info("downloading binary complete", { bin: r.bin, url: r.source.url.raw });
   return r.bin;
+}
+
+/** Step 3: the backup of `data/` (re-reading the file first), or the complete one already taken for this plan. */
+async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<void> {
+  const { cfg, layout, log, supervisor } = ctx;
+  if (cfg.unsafeSkipBackup) return void log.info("UNSAFE_SKIP_BACKUP is set: no data backup");
+  let text: string | undefined;
+  try {
+    text = await readText(layout.infoFile);
+    if (text === undefined) throw new Error(`open ${layout.infoFile}: no such file or directory`);
+    planFromText(text, layout.infoFile, cfg.disableRecase);
+  } catch (e) {
+    if (text !== undefined && /name cannot be empty/.test((e as Error).message)) throw new Error("upgrade-info.json is empty");
+    throw new Error(`error while reading upgrade-info.json: ${(e as Error).message}`);
+  }
+  log.info("starting to take backup of data directory", { backup_dir: cfg.dataBackupDir });
+  const pause = ctx.hooks?.pause;
+  let saved: { path: string; reused: boolean };
+  try {
+    saved = await backupData({
+      layout,
+      backupDir: cfg.dataBackupDir,
+      plan,
+      log,
+      progressStream: ctx.progressStream,
+      temp,
+      signal: supervisor.signal,
+      afterFile: pause && (() => pause("backup", supervisor.signal)),
+    });
+  } catch (e) {
+    if (supervisor.signal.aborted) throw e;
+    throw new Error(`error while taking data backup: ${(e as Error).message}`);
+  }
+  if (saved.reused) return void log.info(`backup for "${plan.name}" at height ${plan.height} already taken, reusing it`, { path: saved.path });
+  log.info("backup completed");
+  log.info(`backup saved at ${saved.path}`);
 }
 
 /** Runs the pipeline for `plan`; throws (Interrupted for a signal) and leaves `current` untouched on failure. */
@@ -94,48 +158,27 @@ export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promis
   };
   log.info(`upgrading to "${plan.name}"`, { height: plan.height });
   try {
+    checkpoint();
     // 1. delay
     if (cfg.restartDelay > 0n) {
       log.info("waiting DAEMON_RESTART_DELAY before the upgrade", { delay: `${ms(cfg.restartDelay)}ms` });
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((r) => (timer = setTimeout(r, ms(cfg.restartDelay)))), supervisor.signalled()]);
-      clearTimeout(timer);
+      await sleep(ms(cfg.restartDelay), supervisor.signal);
     }
     checkpoint();
 
-    // 2. backup
-    if (cfg.unsafeSkipBackup) log.info("UNSAFE_SKIP_BACKUP is set: no data backup");
-    else {
-      let text: string | undefined;
-      try {
-        text = await readText(layout.infoFile);
-        if (text === undefined) throw new Error(`open ${layout.infoFile}: no such file or directory`);
-        planFromText(text, layout.infoFile, cfg.disableRecase);
-      } catch (e) {
-        if (text !== undefined && /name cannot be empty/.test((e as Error).message)) throw new Error("upgrade-info.json is empty");
-        throw new Error(`error while reading upgrade-info.json: ${(e as Error).message}`);
-      }
-      log.info("starting to take backup of data directory", { backup_dir: cfg.dataBackupDir });
-      let saved: string;
-      try {
-        saved = await backupData({ layout, backupDir: cfg.dataBackupDir, log, progressStream: ctx.progressStream, temp });
-      } catch (e) {
-        throw new Error(`error while taking data backup: ${(e as Error).message}`);
-      }
-      log.info("backup completed");
-      log.info(`backup saved at ${saved}`);
-    }
+    // 2. the binary: staged, or downloaded, verified and unpacked (nothing of the node's is touched yet)
+    const bin = await resolveBinary(ctx, plan, temp);
     checkpoint();
 
-    // 3. custom pre-upgrade
+    // 3. the backup, now that the switch can happen, before anything that may change data/
+    await backup(ctx, plan, temp);
+    checkpoint();
+
+    // 4. custom pre-upgrade
     if (cfg.customPreupgrade !== "") {
       await runCustomPreUpgrade({ layout, script: cfg.customPreupgrade, plan, supervisor, log });
       checkpoint();
     }
-
-    // 4. the binary
-    const bin = await resolveBinary(ctx, plan, temp);
-    checkpoint();
 
     // 5. the new binary's pre-upgrade, before the switch
     await runAppPreUpgrade({ layout, bin, maxRetries: cfg.preupgradeMaxRetries, supervisor, log, interrupted: () => supervisor.userSignal !== undefined });
@@ -148,13 +191,13 @@ export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promis
     log.info(`current now points to ${join("upgrades", dir.slice(layout.upgradesDir.length + 1))}`, { upgrade: plan.name, height: plan.height });
     if (isManual(plan, await readManualRecord(layout.manualRecord))) await rm(layout.manualRecord, { force: true });
   } catch (e) {
-    // A step cut short by a forwarded signal (a pre-upgrade command killed by it) is an interruption.
+    // A step cut short by a signal (aborted, or its command killed by the forwarded signal) is an interruption.
     if (supervisor.userSignal && !(e instanceof Interrupted)) {
-      log.info(`step failed after ${supervisor.userSignal}: ${(e as Error).message}`);
+      log.info(`step stopped by ${supervisor.userSignal}: ${(e as Error).message}`);
       throw new Interrupted(supervisor.userSignal);
     }
     throw e;
   } finally {
-    for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
+    for (const p of temps) await rm(p, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 }).catch(() => {});
   }
 }

@@ -15,7 +15,7 @@ import { installBinary, archiveKind } from "../../module/plan-info/archive.js";
 import { download, fileNameOf } from "../../module/plan-info/download.js";
 import type { VisorConfig } from "./config/index.js";
 import { ms } from "./config/index.js";
-import { binarySource, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
+import { binarySource, downloadLimits, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
 import { readText, planFromText } from "./info-file.js";
 import { Layout } from "./layout.js";
 import type { Logger } from "./log.js";
@@ -44,7 +44,7 @@ function fetchOptions(cfg: VisorConfig, layout: Layout, log: Logger, temp: (p: s
     layout,
     daemonName: cfg.name,
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
-    limits: { maxBytes: cfg.downloadMaxBytes, idleMs: Math.max(1, ms(cfg.downloadIdleTimeout)) },
+    limits: downloadLimits(cfg),
     log,
     temp,
     platform,

@@ -1,5 +1,5 @@
 /**
- * The two pre-upgrade hooks (docs/spec/sidecar.md §6 steps 3 and 5).
+ * The two pre-upgrade hooks (docs/spec/sidecar.md §6 steps 4 and 5), each in its own process group (child.ts).
  *
  * Custom: `$DAEMON_HOME/cosmovisor/<COSMOVISOR_CUSTOM_PREUPGRADE> <plan name> <plan height>`, cwd
  * `$DAEMON_HOME`, the name as written (not recased); any non-zero exit aborts.

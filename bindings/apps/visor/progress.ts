@@ -1,5 +1,5 @@
 /**
- * Progress of the long steps (backup, download; docs/spec/sidecar.md §6 step 2, docs/spec/sidecar.md §7.2): a bar (cli-progress) when
+ * Progress of the long steps (backup, download; docs/spec/sidecar.md §6 step 3, docs/spec/sidecar.md §7.2): a bar (cli-progress) when
  * stderr is a terminal — bytes, total, speed — and otherwise a log line at most every few seconds plus one
  * at the end, so redirected logs stay readable. Silenced with the visor's logs.
  */

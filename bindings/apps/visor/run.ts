@@ -9,7 +9,8 @@
  *   PIPELINE → restart (same args, same watch state), or exit 0 when DAEMON_RESTART_AFTER_UPGRADE is off
  *
  * A SIGINT/SIGTERM/SIGQUIT is forwarded to the node, and the visor exits with the node's status; during the
- * pipeline it stops after the step in progress and exits 128 + the signal's number.
+ * pipeline it aborts the step in progress (its command gets the signal, SIGKILL after the kill grace: the
+ * shutdown grace, or 2 s), deletes the temporary files and exits 128 + the signal's number.
  */
 import type { ChildProcess, StdioOptions } from "node:child_process";
 import { signalNumber, Supervisor, type Exit, type Running } from "./child.js";
@@ -71,12 +72,15 @@ async function recheck(watcher: InfoWatcher, layout: Layout): Promise<VisorPlan 
   }
 }
 
+/** How long a pipeline command may outlive a forwarded signal: DAEMON_SHUTDOWN_GRACE, or 2 s when unset. */
+export const killGraceMs = (cfg: VisorConfig): number => (cfg.shutdownGrace > 0n ? ms(cfg.shutdownGrace) : 2000);
+
 /** Runs the visor until it should exit; resolves with the exit status, throws for configuration or pipeline errors. */
 export async function runVisor(o: RunOptions): Promise<number> {
   const { cfg } = o;
   const log = o.log ?? createLogger({ disabled: cfg.disableLogs, color: cfg.colorLogs, timeFormat: cfg.timeFormatLogs });
   const layout = new Layout(cfg);
-  const sup = o.supervisor ?? new Supervisor({ log, stdio: o.stdio, onNode: o.onNode });
+  const sup = o.supervisor ?? new Supervisor({ log, stdio: o.stdio, onNode: o.onNode, killGraceMs: killGraceMs(cfg) });
   if (o.signals) sup.install();
   const ctx = { cfg, layout, log, supervisor: sup, progressStream: o.progressStream, hooks: o.hooks };
   const watcher = new InfoWatcher({ layout, log, skip: skipHeights(o.args), nodeHeight: () => nodeHeight(cfg.rpcAddress) });

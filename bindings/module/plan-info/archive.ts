@@ -3,7 +3,8 @@
  * tar.gz/tgz/tar through `tar`, zip through `yauzl`, single-file .gz through zlib. The whole archive is
  * refused for an absolute path, a drive letter, a backslash, a NUL, a `..` segment or a path resolving
  * outside the target; for any symlink, hard link, device, FIFO or socket; for more than 100,000 entries or
- * more than the byte limit extracted. Setuid/setgid/sticky bits are stripped.
+ * more than the byte limit extracted. Setuid/setgid/sticky bits are stripped. The limits' signal stops an
+ * extraction at once (the error is the signal's reason); the caller removes the half-made output.
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { chmod, lstat, mkdir, readdir, rename } from "node:fs/promises";
@@ -72,17 +73,51 @@ function limitStream(limits: DownloadLimits, counter: { bytes: number }): Transf
   });
 }
 
+/** Throws the signal's reason when it has fired. */
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+}
+
 // ---- tar ----
+
+/**
+ * Feeds `file` into a tar Parser (settles on "end") or Unpack (settles on "close", once every file is
+ * written), as tar's own file mode does; the signal aborts the parser and the read at once.
+ */
+function runTar(stream: tar.Parser | tar.Unpack, file: string, done: "end" | "close", signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const input = createReadStream(file);
+    const cleanup = () => signal?.removeEventListener("abort", onAbort);
+    const fail = (e: unknown) => {
+      cleanup();
+      input.destroy();
+      reject(e);
+    };
+    const onAbort = () => {
+      fail(signal!.reason);
+      stream.abort(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    stream.on("error", fail);
+    input.on("error", fail);
+    stream.on(done, () => {
+      cleanup();
+      resolve();
+    });
+    input.pipe(stream as unknown as NodeJS.WritableStream);
+  });
+}
 
 async function extractTar(file: string, out: string, gzip: boolean, limits: DownloadLimits): Promise<void> {
   let count = 0;
   let total = 0;
   let problem: Error | undefined;
-  await tar.t({
-    file,
+  const listing = new tar.Parser({
     gzip,
     strict: true,
     onReadEntry: (entry) => {
+      entry.resume(); // listed only: the body is skipped
       if (problem) return;
       count++;
       const name = entry.path;
@@ -92,15 +127,17 @@ async function extractTar(file: string, out: string, gzip: boolean, limits: Down
       else if (count > MAX_ENTRIES) problem = new Error(`refusing archive: more than ${MAX_ENTRIES} entries`);
       else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new Error(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     },
-  }).catch((e: Error) => {
+  } as ConstructorParameters<typeof tar.Parser>[0]);
+  await runTar(listing, file, "end", limits.signal).catch((e: Error) => {
+    checkAborted(limits.signal);
     throw new Error(`cannot read archive: ${e.message}`);
   });
   if (problem) throw problem;
-  await tar
-    .x({ file, gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true })
-    .catch((e: Error) => {
-      throw new Error(`cannot extract archive: ${e.message}`);
-    });
+  const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as ConstructorParameters<typeof tar.Unpack>[0]);
+  await runTar(unpack, file, "close", limits.signal).catch((e: Error) => {
+    checkAborted(limits.signal);
+    throw new Error(`cannot extract archive: ${e.message}`);
+  });
 }
 
 // ---- zip ----
@@ -155,6 +192,7 @@ async function extractZip(file: string, out: string, limits: DownloadLimits): Pr
     }
     const counter = { bytes: 0 };
     for (const e of entries) {
+      checkAborted(limits.signal);
       const target = resolve(out, e.fileName);
       const unix = e.versionMadeBy >> 8 === 3;
       const mode = unix ? e.externalFileAttributes >>> 16 : 0;
@@ -164,7 +202,9 @@ async function extractZip(file: string, out: string, limits: DownloadLimits): Pr
       }
       await mkdir(dirname(target), { recursive: true, mode: 0o755 });
       const perm = mode & 0o777 || 0o644;
-      await pipeline(await entryStream(zip, e), limitStream(limits, counter), createWriteStream(target, { mode: perm, flags: "wx" })).catch((err: Error) => {
+      const streams = [await entryStream(zip, e), limitStream(limits, counter), createWriteStream(target, { mode: perm, flags: "wx" })] as const;
+      await (limits.signal ? pipeline(...streams, { signal: limits.signal }) : pipeline(...streams)).catch((err: Error) => {
+        checkAborted(limits.signal);
         throw (err as { code?: string }).code === "EEXIST" ? refuse(e.fileName, "duplicate entry") : err;
       });
     }
@@ -199,6 +239,7 @@ async function walk(dir: string, rel = ""): Promise<string[]> {
  * or `<daemon>` at the top moved into `bin/`.
  */
 export async function installBinary(downloaded: string, kind: ArchiveKind | undefined, out: string, daemon: string, url: string, limits: DownloadLimits): Promise<string> {
+  checkAborted(limits.signal);
   await mkdir(out, { recursive: true, mode: 0o700 });
   const bin = join(out, "bin", daemon);
   if (kind === undefined) {
@@ -207,12 +248,15 @@ export async function installBinary(downloaded: string, kind: ArchiveKind | unde
   } else if (kind === "gz") {
     await mkdir(join(out, "bin"), { mode: 0o755 });
     const counter = { bytes: 0 };
-    await pipeline(createReadStream(downloaded), createGunzip(), limitStream(limits, counter), createWriteStream(bin, { mode: 0o755 })).catch((e: Error) => {
+    const streams = [createReadStream(downloaded), createGunzip(), limitStream(limits, counter), createWriteStream(bin, { mode: 0o755 })] as const;
+    await (limits.signal ? pipeline(...streams, { signal: limits.signal }) : pipeline(...streams)).catch((e: Error) => {
+      checkAborted(limits.signal);
       throw new Error(e.message.startsWith("refusing") ? e.message : `cannot decompress: ${e.message}`);
     });
   } else {
     if (kind === "zip") await extractZip(downloaded, out, limits);
     else await extractTar(downloaded, out, kind === "tar.gz", limits);
+    checkAborted(limits.signal);
     const files = await walk(out);
     if (files.length === 1 && files[0] !== `bin/${daemon}`) {
       await mkdir(join(out, "bin"), { recursive: true, mode: 0o755 });

@@ -2,7 +2,9 @@
  * Downloads for plan-info validation with the sidecar's transfer rules (docs/spec/sidecar.md §7.2–§7.3): http, https
  * and file only; `checksum` and `archive` query parameters removed before the request; at most 10
  * redirects and never https → http; non-2xx → `bad response code: <status>`; a byte limit checked against
- * Content-Length and while streaming; an idle timeout; the digest computed on the fly and checked after.
+ * Content-Length and while streaming; an idle timeout, an overall deadline and a minimum rate (a server
+ * trickling one byte a second never trips the idle timeout); the digest computed on the fly and checked
+ * after. An AbortSignal stops a transfer at once (the sidecar's SIGINT/SIGTERM).
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -18,36 +20,63 @@ import type { CheckedUrl, Checksum } from "./check.js";
 import { PlanInfoError } from "./errors.js";
 
 export interface DownloadLimits {
+  /** Bytes per download and per extraction (DAEMON_DOWNLOAD_MAX_BYTES). */
   maxBytes: number;
+  /** A transfer that receives nothing for this long fails (DAEMON_DOWNLOAD_IDLE_TIMEOUT). */
   idleMs: number;
+  /** A transfer must be complete within this, redirects included (DAEMON_DOWNLOAD_TIMEOUT); undefined: no deadline. */
+  timeoutMs?: number;
+  /**
+   * Bytes per second a transfer must keep up over every `idleMs`-long span (DAEMON_DOWNLOAD_MIN_RATE): fewer
+   * than minRate × idleMs bytes in such a span fail it. 0 or undefined: no minimum (the idle timeout stays).
+   */
+  minRate?: number;
+  /** Stops a transfer, and an extraction, at once; the error thrown is the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_MAX_BYTES = 4294967296;
 export const DEFAULT_IDLE_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 3_600_000;
+export const DEFAULT_MIN_RATE = 1024;
 const MAX_REDIRECTS = 10;
 
-export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): DownloadLimits {
-  let maxBytes = DEFAULT_MAX_BYTES;
-  let idleMs = DEFAULT_IDLE_MS;
-  const max = env.DAEMON_DOWNLOAD_MAX_BYTES;
-  if (max !== undefined && max !== "") {
-    if (!/^[0-9]+$/.test(max) || Number(max) <= 0 || !Number.isSafeInteger(Number(max))) {
-      throw new PlanInfoError(`invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got ${JSON.stringify(max)}`);
-    }
-    maxBytes = Number(max);
+/** A Go duration variable that must be > 0, in milliseconds (at least 1). */
+function durationVar(env: NodeJS.ProcessEnv, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(raw);
+  } catch (e) {
+    throw new PlanInfoError(`invalid: ${name}: could not parse '${raw}' into a duration: ${(e as Error).message}`);
   }
-  const idle = env.DAEMON_DOWNLOAD_IDLE_TIMEOUT;
-  if (idle !== undefined && idle !== "") {
-    let ns: bigint;
-    try {
-      ns = parseGoDuration(idle);
-    } catch (e) {
-      throw new PlanInfoError(`invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: could not parse '${idle}' into a duration: ${(e as Error).message}`);
-    }
-    if (ns <= 0n) throw new PlanInfoError("invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: must be greater than 0");
-    idleMs = Math.max(1, Number(ns / 1_000_000n));
+  if (ns <= 0n) throw new PlanInfoError(`invalid: ${name}: must be greater than 0`);
+  const ms = ns / 1_000_000n;
+  return ms > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Math.max(1, Number(ms));
+}
+
+/** An integer variable (decimal digits), ≥ `min`. */
+function integerVar(env: NodeJS.ProcessEnv, name: string, def: number, min: 0 | 1): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new PlanInfoError(`invalid: ${name}: must be a ${min === 1 ? "positive" : "non-negative"} integer, got ${JSON.stringify(raw)}`);
   }
-  return { maxBytes, idleMs };
+  return Number(raw);
+}
+
+/**
+ * The download limits from the environment (docs/spec/sidecar.md §3): DAEMON_DOWNLOAD_MAX_BYTES, _IDLE_TIMEOUT,
+ * _TIMEOUT and _MIN_RATE, with their defaults; the first invalid one throws its message.
+ */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Required<Omit<DownloadLimits, "signal">> {
+  return {
+    maxBytes: integerVar(env, "DAEMON_DOWNLOAD_MAX_BYTES", DEFAULT_MAX_BYTES, 1),
+    idleMs: durationVar(env, "DAEMON_DOWNLOAD_IDLE_TIMEOUT", DEFAULT_IDLE_MS),
+    timeoutMs: durationVar(env, "DAEMON_DOWNLOAD_TIMEOUT", DEFAULT_TIMEOUT_MS),
+    minRate: integerVar(env, "DAEMON_DOWNLOAD_MIN_RATE", DEFAULT_MIN_RATE, 0),
+  };
 }
 
 /** The URL without its `checksum` and `archive` parameters (other parameters kept as written). */
@@ -107,6 +136,8 @@ function fsError(op: string, path: string, e: unknown): Error {
   return new Error(`${op} ${path}: ${(code && ERRNO_TEXT[code]) ?? (e as Error).message}`);
 }
 
+const idleError = (idleMs: number) => new Error(`no data received for ${formatGoDuration(BigInt(idleMs) * 1_000_000n)} (DAEMON_DOWNLOAD_IDLE_TIMEOUT)`);
+
 const tooLarge = (limit: number) => new Error(`download exceeds the limit of ${limit} bytes (DAEMON_DOWNLOAD_MAX_BYTES)`);
 
 /** Bytes received so far and the expected total (Content-Length or file size) when known. */
@@ -142,31 +173,89 @@ export interface Downloaded {
 }
 
 /**
+ * Watches a transfer: its overall deadline and its minimum rate over every `idleMs`-long span; a breach, or
+ * the caller's signal, aborts `controller` with the error to report.
+ */
+function watchdog(limits: DownloadLimits, bytes: () => number, controller: AbortController): () => void {
+  const outer = limits.signal;
+  const onAbort = () => controller.abort(outer!.reason);
+  if (outer?.aborted) onAbort();
+  outer?.addEventListener("abort", onAbort, { once: true });
+  const start = performance.now();
+  const window = limits.idleMs;
+  const minRate = limits.minRate ?? 0;
+  const samples: { t: number; bytes: number }[] = [{ t: start, bytes: 0 }];
+  const tickMs = Math.max(10, Math.min(1000, Math.floor(Math.min(window, limits.timeoutMs ?? Infinity) / 4)));
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const got = bytes();
+    if (limits.timeoutMs !== undefined && now - start >= limits.timeoutMs) {
+      return controller.abort(new Error(`download not complete after ${formatGoDuration(BigInt(limits.timeoutMs) * 1_000_000n)} (DAEMON_DOWNLOAD_TIMEOUT)`));
+    }
+    samples.push({ t: now, bytes: got });
+    if (minRate <= 0) return void samples.shift();
+    // The newest sample at least one window old: what arrived since must meet the rate.
+    let i = -1;
+    while (i + 1 < samples.length && samples[i + 1].t <= now - window) i++;
+    if (i < 0) return;
+    samples.splice(0, i);
+    const span = now - samples[0].t;
+    const need = (minRate * span) / 1000;
+    // Nothing at all in the span is the idle timeout's case, worded as the socket's own timer words it.
+    if (got === samples[0].bytes) return controller.abort(idleError(limits.idleMs));
+    if (got - samples[0].bytes < need) {
+      controller.abort(
+        new Error(
+          `download too slow: ${got - samples[0].bytes} bytes in the last ${formatGoDuration(BigInt(Math.round(span)) * 1_000_000n)}, ` +
+            `below ${minRate} bytes/s (DAEMON_DOWNLOAD_MIN_RATE)`,
+        ),
+      );
+    }
+  }, tickMs);
+  return () => {
+    clearInterval(timer);
+    outer?.removeEventListener("abort", onAbort);
+  };
+}
+
+/**
  * Downloads `url` into `dest`, verifying its checksum when it has one. Errors are plain (the caller words the
- * context). `onProgress` sees every chunk (the sidecar's progress bar).
+ * context). `onProgress` sees every chunk (the sidecar's progress bar). A breached deadline or rate, or the
+ * caller's signal, ends the transfer at once; the error is then the breach's, or the signal's reason.
  */
 export async function download(url: CheckedUrl, dest: string, limits: DownloadLimits, onProgress?: ProgressCallback): Promise<Downloaded> {
   const m = meter(limits, url.checksum?.algo, onProgress);
-  if (url.scheme === "file") {
-    const path = localPath(url);
-    let st;
-    try {
-      st = await stat(path);
-    } catch (e) {
-      throw fsError("open", path, e);
+  const controller = new AbortController();
+  const stop = watchdog(limits, m.bytes, controller);
+  const { signal } = controller;
+  try {
+    if (url.scheme === "file") {
+      const path = localPath(url);
+      let st;
+      try {
+        st = await stat(path);
+      } catch (e) {
+        throw fsError("open", path, e);
+      }
+      if (!st.isFile()) throw new Error(`open ${path}: not a regular file`);
+      if (st.size > limits.maxBytes) throw tooLarge(limits.maxBytes);
+      m.setTotal(st.size);
+      try {
+        await pipeline(createReadStream(path), m.stream, createWriteStream(dest, { mode: 0o600 }), { signal });
+      } catch (e) {
+        throw (e as { code?: string }).code && !signal.aborted ? fsError("read", path, e) : (e as Error);
+      }
+    } else {
+      const { body, length } = await httpGet(new URL(requestTarget(url.raw)), limits, signal);
+      m.setTotal(length);
+      await pipeline(body, m.stream, createWriteStream(dest, { mode: 0o600 }), { signal });
     }
-    if (!st.isFile()) throw new Error(`open ${path}: not a regular file`);
-    if (st.size > limits.maxBytes) throw tooLarge(limits.maxBytes);
-    m.setTotal(st.size);
-    try {
-      await pipeline(createReadStream(path), m.stream, createWriteStream(dest, { mode: 0o600 }));
-    } catch (e) {
-      throw (e as { code?: string }).code ? fsError("read", path, e) : (e as Error);
-    }
-  } else {
-    const { body, length } = await httpGet(new URL(requestTarget(url.raw)), limits);
-    m.setTotal(length);
-    await pipeline(body, m.stream, createWriteStream(dest, { mode: 0o600 }));
+  } catch (e) {
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason));
+    throw e;
+  } finally {
+    stop();
+    controller.abort(); // tears down a connection left open by a failure
   }
   verify(url.checksum, m.digest(), basename(dest));
   return { file: dest, bytes: m.bytes() };
@@ -178,12 +267,13 @@ function verify(checksum: Checksum | undefined, got: string | undefined, file: s
 }
 
 /** GET with redirects, the idle timeout and the Content-Length check; resolves to the body stream. */
-function httpGet(url: URL, limits: DownloadLimits, redirects = 0): Promise<{ body: Readable; length: number | undefined }> {
+function httpGet(url: URL, limits: DownloadLimits, signal: AbortSignal, redirects = 0): Promise<{ body: Readable; length: number | undefined }> {
   return new Promise((resolve, reject) => {
     const mod = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
     if (!mod) return reject(new Error(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
-    const req = mod.get(url, { headers: { "user-agent": "xupgrade-cli", "accept-encoding": "identity" } });
-    const idle = () => req.destroy(new Error(`no data received for ${formatGoDuration(BigInt(limits.idleMs) * 1_000_000n)} (DAEMON_DOWNLOAD_IDLE_TIMEOUT)`));
+    if (signal.aborted) return reject(signal.reason);
+    const req = mod.get(url, { headers: { "user-agent": "xupgrade-cli", "accept-encoding": "identity" }, signal });
+    const idle = () => req.destroy(idleError(limits.idleMs));
     req.setTimeout(limits.idleMs, idle);
     req.on("error", (e) => reject(new Error(networkText(e))));
     req.on("response", (res) => {
@@ -203,7 +293,7 @@ function httpGet(url: URL, limits: DownloadLimits, redirects = 0): Promise<{ bod
         if (next.protocol !== "https:" && next.protocol !== "http:") {
           return reject(new Error(`unsupported URL scheme ${JSON.stringify(next.protocol.replace(/:$/, ""))} in redirect`));
         }
-        httpGet(next, limits, redirects + 1).then(resolve, reject);
+        httpGet(next, limits, signal, redirects + 1).then(resolve, reject);
         return;
       }
       if (status < 200 || status > 299) {

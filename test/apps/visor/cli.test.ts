@@ -3,46 +3,18 @@
  * S1–S2, docs/spec/sidecar.md §10.7 R7–R8), with real signals, exit codes and stdout/stderr separation, and the pre-flight and
  * configuration commands.
  */
-import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliArgs, runCli, type CliResult } from "../cli/helpers.js";
+import { runCli } from "../cli/helpers.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
-import { CHAIN2_DUMMYD, GENESIS_DUMMYD, fakeRpc, httpServer, newHome, processesMentioning, removeTempDirs, sha256, stage, waitUntil, type Home } from "./helpers.js";
+import { CHAIN2_DUMMYD, GENESIS_DUMMYD, fakeRpc, httpServer, newHome, processesMentioning, removeTempDirs, sha256, spawnVisor, stage, visor, waitUntil } from "./helpers.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
 
 afterAll(() => {
   removeTempDirs();
   removeCliBuild();
 });
-
-const envOf = (h: Home, extra: Record<string, string> = {}) => ({ DAEMON_HOME: h.home, DAEMON_NAME: h.name, DAEMON_POLL_INTERVAL: "50ms", COSMOVISOR_COLOR_LOGS: "false", ...extra });
-const visor = (h: Home, args: string[], extra: Record<string, string> = {}): Promise<CliResult> => runCli(["visor", ...args], { env: envOf(h, extra) });
-
-interface Spawned {
-  pid: number;
-  out: () => string;
-  err: () => string;
-  exited: Promise<number | string>;
-}
-
-/** `xupgrade visor run …` left running (its own process group, as a service manager would start it). */
-function spawnVisor(h: Home, args: string[], extra: Record<string, string> = {}): Spawned {
-  const child = spawn(process.execPath, [...cliArgs(), "visor", "run", ...args], {
-    env: { ...process.env, ...envOf(h, extra) },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let out = "";
-  let err = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (err += d));
-  const exited = new Promise<number | string>((r) => child.on("close", (code, signal) => r(code ?? signal ?? -1)));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  void exited.then(() => clearTimeout(timer));
-  return { pid: child.pid!, out: () => out, err: () => err, exited };
-}
 
 const VISOR_LINE = /^\S* ?(INF|WRN|ERR) .* module=visor$/;
 

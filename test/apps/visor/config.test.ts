@@ -156,6 +156,22 @@ describe("config listing, paths and the config file (C8–C11)", () => {
     expect(text).toContain(`  Monitored File: ${home}/data/upgrade-info.json\n`);
   });
 
+  it("C12 ★: the download deadline and minimum rate: defaults, values, every problem collected, listed by `config`", () => {
+    const home = validHome();
+    const base = { DAEMON_HOME: home, DAEMON_NAME: "d" };
+    const def = loadConfig({ env: base });
+    expect([def.downloadTimeout, def.downloadMinRate, def.downloadIdleTimeout]).toEqual([3_600_000_000_000n, 1024, 60_000_000_000n]);
+    const text = detailString(def);
+    expect(text).toContain("  DAEMON_DOWNLOAD_IDLE_TIMEOUT: 1m0s\n  DAEMON_DOWNLOAD_TIMEOUT: 1h0m0s\n  DAEMON_DOWNLOAD_MIN_RATE: 1024\n");
+    const set = loadConfig({ env: { ...base, DAEMON_DOWNLOAD_TIMEOUT: "90s", DAEMON_DOWNLOAD_MIN_RATE: "0" } });
+    expect([set.downloadTimeout, set.downloadMinRate]).toEqual([90_000_000_000n, 0]);
+    expect(errorsOf({ ...base, DAEMON_DOWNLOAD_TIMEOUT: "600", DAEMON_DOWNLOAD_MIN_RATE: "fast", DAEMON_DOWNLOAD_IDLE_TIMEOUT: "-1s" })).toEqual([
+      "invalid: DAEMON_DOWNLOAD_IDLE_TIMEOUT: must be greater than 0",
+      `invalid: DAEMON_DOWNLOAD_TIMEOUT: could not parse '600' into a duration: time: missing unit in duration "600"`,
+      'invalid: DAEMON_DOWNLOAD_MIN_RATE: must be a non-negative integer, got "fast"',
+    ]);
+  });
+
   it("C9: upgrade directories; a home with a trailing slash is normalised", () => {
     const l = new Layout({ home: "/longer/prefix", name: "yourd", disableRecase: false });
     expect(l.upgradeBin("some spaces")).toBe("/longer/prefix/cosmovisor/upgrades/some%20spaces/bin/yourd");

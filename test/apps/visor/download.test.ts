@@ -14,7 +14,8 @@ import { checkDownloadUrl, fetchUpgrade, parseSidecarChecksum } from "../../../b
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { prepareUpgrade } from "../../../bindings/apps/visor/preflight.js";
-import { captureLog, config, fakeRpc, fileServer, newHome, removeTempDirs, sha256, snapshot, tarBuffer, tempDir, zipBuffer, zipWithName, type Home } from "./helpers.js";
+import type { DownloadLimits } from "../../../bindings/module/plan-info/download.js";
+import { captureLog, config, fakeRpc, fileServer, newHome, removeTempDirs, sha256, snapshot, tarBuffer, tempDir, trickleServer, zipBuffer, zipWithName, type Home } from "./helpers.js";
 
 const files = new Map<string, Buffer>();
 let server: Awaited<ReturnType<typeof fileServer>>;
@@ -57,7 +58,7 @@ async function home(): Promise<Home> {
 }
 
 /** fetchUpgrade for plan `name`; the error text, or the installed binary. Checks no leftovers on failure. */
-async function get(h: Home, name: string, planInfo: string, o: { must?: boolean; maxBytes?: number; idleMs?: number; daemon?: string } = {}) {
+async function get(h: Home, name: string, planInfo: string, o: { must?: boolean; maxBytes?: number; idleMs?: number; daemon?: string; limits?: Partial<DownloadLimits> } = {}) {
   const layout = new Layout({ home: h.home, name: o.daemon ?? h.name, disableRecase: false });
   const logs = captureLog();
   const outside = snapshot(h.parent, ["home"]);
@@ -66,7 +67,7 @@ async function get(h: Home, name: string, planInfo: string, o: { must?: boolean;
       layout,
       daemonName: o.daemon ?? h.name,
       mustHaveChecksum: o.must ?? false,
-      limits: { maxBytes: o.maxBytes ?? 64 << 20, idleMs: o.idleMs ?? 5000 },
+      limits: { maxBytes: o.maxBytes ?? 64 << 20, idleMs: o.idleMs ?? 5000, ...o.limits },
       log: logs.log,
       temp: () => {},
     });
@@ -194,6 +195,59 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     expect(len.error).toContain("download exceeds the limit of 10 bytes");
     const silent = await get(h, "v13", info({ any: `${server.url}/silent` }), { idleMs: 300 });
     expect(silent.error).toContain("no data received for 300ms (DAEMON_DOWNLOAD_IDLE_TIMEOUT)");
+  });
+
+  it("D15 ★: a trickle (8 MiB announced, 1 byte/s) fails at the minimum rate, or at the deadline; a stall at the idle timeout", async () => {
+    const trickle = await trickleServer({ length: 8 << 20, chunk: 1, intervalMs: 1000 });
+    const stalled = await trickleServer({ length: 8 << 20, chunk: 0 });
+    const mute = await trickleServer({ length: 8 << 20, chunk: 0, headers: false });
+    try {
+      const h = await home();
+      const timed = async (planInfo: string, limits: Partial<DownloadLimits>) => {
+        const t0 = performance.now();
+        const r = await get(h, "v15", planInfo, { limits });
+        return { ...r, ms: performance.now() - t0 };
+      };
+      const bin = (srv: { url: string }) => info({ any: `${srv.url}/v2.bin` });
+      // Every 1.5 s span must bring 1.5 × 1024 bytes: the first check after 1.5 s fails it (a tick is 375 ms).
+      const slow = await timed(bin(trickle), { idleMs: 1500, minRate: 1024 });
+      expect(slow.error).toMatch(/^cannot download binary\. error downloading ".*": download too slow: [1-2] bytes in the last 1\.\d+s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)$/);
+      expect(slow.ms).toBeGreaterThanOrEqual(1500);
+      expect(slow.ms).toBeLessThan(3000);
+      // Without a minimum rate, the overall deadline ends it.
+      const late = await timed(bin(trickle), { idleMs: 5000, minRate: 0, timeoutMs: 1500 });
+      expect(late.error).toMatch(/download not complete after 1\.5s \(DAEMON_DOWNLOAD_TIMEOUT\)$/);
+      expect(late.ms).toBeGreaterThanOrEqual(1500);
+      expect(late.ms).toBeLessThan(3000);
+      // Headers, then nothing; no headers at all: the idle timeout.
+      for (const srv of [stalled, mute]) {
+        const idle = await timed(bin(srv), { idleMs: 500, minRate: 0, timeoutMs: 60_000 });
+        expect(idle.error).toMatch(/no data received for 500ms \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)$/);
+        expect(idle.ms).toBeLessThan(2000);
+      }
+      // A fast download is not troubled by the same limits.
+      expect((await get(h, "v16", info({ any: url("raw") }), { limits: { idleMs: 1500, minRate: 1024, timeoutMs: 1500 } })).error).toBe("");
+    } finally {
+      await Promise.all([trickle.close(), stalled.close(), mute.close()]);
+    }
+  });
+
+  it("D16 ★: the caller's signal stops a transfer, an info download and an extraction at once, with its own reason", async () => {
+    const trickle = await trickleServer({ length: 8 << 20, chunk: 1024, intervalMs: 50 });
+    try {
+      const h = await home();
+      for (const planInfo of [info({ any: `${trickle.url}/v2.bin` }), `${trickle.url}/info.json`, info({ any: url("many.tar.gz") })]) {
+        const ctl = new AbortController();
+        const timer = setTimeout(() => ctl.abort(new Error("interrupted by SIGTERM")), 300);
+        const t0 = performance.now();
+        const r = await get(h, "v17", planInfo, { limits: { signal: ctl.signal } });
+        clearTimeout(timer);
+        expect(r.error).toMatch(/interrupted by SIGTERM$/);
+        expect(performance.now() - t0).toBeLessThan(2000);
+      }
+    } finally {
+      await trickle.close();
+    }
   });
 
   it("D14: a redirect loop, an https → http redirect, an ftp:// URL", async () => {

@@ -135,7 +135,7 @@ exit 20`);
     expect(r.logs).toContain("unexpected end of JSON input");
   });
 
-  it("a signal during the pipeline stops it after the step in progress: exit 128 + n, nothing half-done", async () => {
+  it("a signal during the pipeline aborts the step in progress (here the delay): exit 128 + n, nothing half-done", async () => {
     const h = await newHome("exit 20");
     await stage(h, "chain2", CHAIN2_DUMMYD);
     writeFileSync(infoFile(h), '{"name":"chain2","height":49}');

@@ -6,7 +6,7 @@
  * written exactly).
  */
 import { createHash } from "node:crypto";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
@@ -20,7 +20,9 @@ import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/conf
 import { createLogger, type Logger } from "../../../bindings/apps/visor/log.js";
 import { runVisor, type RunOptions } from "../../../bindings/apps/visor/run.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";
+import { cliArgs, runCli, type CliResult } from "../cli/helpers.js";
 import { httpServer } from "../../support/http.js";
+import { ROOT } from "../../support/paths.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
 import { waitUntil } from "../../support/wait.js";
 
@@ -321,6 +323,84 @@ export async function fakeRpc(o: { height?: bigint; plan?: { name: string; heigh
     });
   });
   return { ...srv, state };
+}
+
+/**
+ * A server that announces `length` bytes and then sends `chunk` bytes every `intervalMs` (a trickle), or
+ * nothing more after the headers (`chunk: 0`: stalled), or not even headers (`headers: false`).
+ */
+export async function trickleServer(o: { length: number; chunk: number; intervalMs?: number; headers?: boolean }) {
+  let sent = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const srv = await httpServer((req, res) => {
+    req.socket.on("error", () => undefined);
+    if (o.headers === false) return; // accept, then silence
+    res.writeHead(200, { "content-length": String(o.length) });
+    res.flushHeaders();
+    if (o.chunk === 0) return;
+    const timer = setInterval(() => {
+      if (res.destroyed || sent >= o.length) return void clearInterval(timer);
+      res.write(Buffer.alloc(o.chunk, 0x61));
+      sent += o.chunk;
+    }, o.intervalMs ?? 1000);
+    timers.add(timer);
+    res.on("close", () => clearInterval(timer));
+  });
+  return {
+    ...srv,
+    sent: () => sent,
+    close: async () => {
+      for (const t of timers) clearInterval(t);
+      await srv.close();
+    },
+  };
+}
+
+// ---- the visor as its own process ----
+
+export const visorEnv = (h: Home, extra: Record<string, string> = {}) => ({ DAEMON_HOME: h.home, DAEMON_NAME: h.name, DAEMON_POLL_INTERVAL: "50ms", COSMOVISOR_COLOR_LOGS: "false", ...extra });
+
+/** `xupgrade visor <args>` through the real CLI, to completion. */
+export const visor = (h: Home, args: string[], extra: Record<string, string> = {}): Promise<CliResult> => runCli(["visor", ...args], { env: visorEnv(h, extra) });
+
+export interface Spawned {
+  pid: number;
+  out: () => string;
+  err: () => string;
+  /** The exit code, or the signal name. */
+  exited: Promise<number | string>;
+  /** performance.now() when it exited. */
+  exitedAt(): number | undefined;
+}
+
+const HOOKED = join(ROOT, "test/apps/visor/fixtures/hooked-visor.ts");
+
+/**
+ * `xupgrade visor run …` left running (its own process group, as a service manager would start it). With
+ * `pause`, the hooked launcher (fixtures/hooked-visor.ts) runs instead of the CLI and holds the pipeline there.
+ */
+export function spawnVisor(h: Home, args: string[], extra: Record<string, string> = {}, o: { pause?: string } = {}): Spawned {
+  const entry = o.pause === undefined ? [...cliArgs(), "visor", "run"] : ["--import", "tsx", HOOKED];
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...visorEnv(h, extra), ...(o.pause === undefined ? {} : { VISOR_TEST_PAUSE: o.pause }) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  let err = "";
+  let at: number | undefined;
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise<number | string>((r) =>
+    child.on("close", (code, signal) => {
+      at = performance.now();
+      r(code ?? signal ?? -1);
+    }),
+  );
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  void exited.then(() => clearTimeout(timer));
+  return { pid: child.pid!, out: () => out, err: () => err, exited, exitedAt: () => at };
 }
 
 export { processesMentioning } from "../../support/processes.js";

@@ -3,7 +3,7 @@ import { isAbsolute, normalize } from "node:path";
 import { parseGoDuration, MS } from "../../../go/duration.js";
 import { goAtoi } from "../../../go/int.js";
 import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../go/time-layout.js";
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, limitsFromEnv } from "../../../module/plan-info/download.js";
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, DEFAULT_MIN_RATE, DEFAULT_TIMEOUT_MS, limitsFromEnv } from "../../../module/plan-info/download.js";
 import { messageOf } from "../errors.js";
 import { DEFAULT_GRPC_ADDRESS, DEFAULT_POLL_INTERVAL, DEFAULT_RPC_ADDRESS, ENV, type Source, type VisorConfig } from "./types.js";
 
@@ -76,24 +76,24 @@ function rpcOption(src: Source, errs: string[]): string {
   return raw;
 }
 
-function limitsOptions(src: Source, errs: string[]): { maxBytes: number; idle: bigint } {
-  let maxBytes = DEFAULT_MAX_BYTES;
-  let idle = BigInt(DEFAULT_IDLE_MS) * MS;
-  try {
-    maxBytes = limitsFromEnv({ [ENV.downloadMaxBytes]: src[ENV.downloadMaxBytes] }).maxBytes;
-  } catch (e) {
-    errs.push(messageOf(e));
-  }
-  const raw = src[ENV.downloadIdleTimeout];
-  if (raw !== undefined && raw !== "") {
+/** The download limits: the module's parsers (one message each), durations kept in ns for `visor config`. */
+function limitsOptions(src: Source, errs: string[]): { maxBytes: number; idle: bigint; timeout: bigint; minRate: number } {
+  const out = { maxBytes: DEFAULT_MAX_BYTES, idle: BigInt(DEFAULT_IDLE_MS) * MS, timeout: BigInt(DEFAULT_TIMEOUT_MS) * MS, minRate: DEFAULT_MIN_RATE };
+  const one = (name: string, take: (raw: string) => void) => {
+    const raw = src[name];
+    if (raw === undefined || raw === "") return;
     try {
-      limitsFromEnv({ [ENV.downloadIdleTimeout]: raw });
-      idle = parseGoDuration(raw);
+      limitsFromEnv({ [name]: raw });
+      take(raw);
     } catch (e) {
       errs.push(messageOf(e));
     }
-  }
-  return { maxBytes, idle };
+  };
+  one(ENV.downloadMaxBytes, (raw) => (out.maxBytes = Number(raw)));
+  one(ENV.downloadIdleTimeout, (raw) => (out.idle = parseGoDuration(raw)));
+  one(ENV.downloadTimeout, (raw) => (out.timeout = parseGoDuration(raw)));
+  one(ENV.downloadMinRate, (raw) => (out.minRate = Number(raw)));
+  return out;
 }
 
 /** An absolute path without a trailing slash (`/a/b/` → `/a/b`). */
@@ -144,6 +144,8 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
     rpcAddress,
     downloadMaxBytes: limits.maxBytes,
     downloadIdleTimeout: limits.idle,
+    downloadTimeout: limits.timeout,
+    downloadMinRate: limits.minRate,
   };
   return { cfg, errors: errs };
 }

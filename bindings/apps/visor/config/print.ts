@@ -28,6 +28,8 @@ export function detailString(cfg: VisorConfig): string {
     `  ${ENV.rpcAddress}: ${cfg.rpcAddress}`,
     `  ${ENV.downloadMaxBytes}: ${cfg.downloadMaxBytes}`,
     `  ${ENV.downloadIdleTimeout}: ${formatGoDuration(cfg.downloadIdleTimeout)}`,
+    `  ${ENV.downloadTimeout}: ${formatGoDuration(cfg.downloadTimeout)}`,
+    `  ${ENV.downloadMinRate}: ${cfg.downloadMinRate}`,
     "Derived Values:",
     `        Root Dir: ${root}`,
     `     Upgrade Dir: ${join(root, "upgrades")}`,

@@ -22,6 +22,8 @@ export const ENV = {
   rpcAddress: "DAEMON_RPC_ADDRESS",
   downloadMaxBytes: "DAEMON_DOWNLOAD_MAX_BYTES",
   downloadIdleTimeout: "DAEMON_DOWNLOAD_IDLE_TIMEOUT",
+  downloadTimeout: "DAEMON_DOWNLOAD_TIMEOUT",
+  downloadMinRate: "DAEMON_DOWNLOAD_MIN_RATE",
 } as const;
 
 export const ENV_NAMES: readonly string[] = Object.values(ENV);
@@ -49,6 +51,10 @@ export interface VisorConfig {
   rpcAddress: string;
   downloadMaxBytes: number;
   downloadIdleTimeout: bigint;
+  /** The deadline of one download (ns). */
+  downloadTimeout: bigint;
+  /** Bytes per second a download must keep up over every idle-timeout span; 0: no minimum. */
+  downloadMinRate: number;
 }
 
 export const DEFAULT_POLL_INTERVAL = 300n * MS;

@@ -1,0 +1,167 @@
+/**
+ * The backup hazard of issue 10 (docs/spec/sidecar.md §6 step 3): a start that is refused must not copy the chain
+ * data again and again. The backup is taken only once the binary is in place, and a complete backup of the
+ * same plan, height and data directory is reused; completeness is the marker written last inside the copy,
+ * so a crash in the middle of a copy never leaves a backup that could be reused. Real processes, as a
+ * service manager restarting the visor would run them.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BACKUP_MARKER, backupData, findBackup } from "../../../bindings/apps/visor/backup.js";
+import { Layout } from "../../../bindings/apps/visor/layout.js";
+import { osArch } from "../../../bindings/apps/visor/names.js";
+import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
+import { CHAIN2_DUMMYD, captureLog, fileServer, newHome, removeTempDirs, seal, snapshot, spawnVisor, stage, tempDir, visor, waitUntil, type Home } from "./helpers.js";
+
+afterAll(() => {
+  removeTempDirs();
+  removeCliBuild();
+});
+
+const infoFile = (h: Home) => join(h.home, "data", "upgrade-info.json");
+const backupsIn = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("data-backup-"));
+const marker = (dir: string) => JSON.parse(readFileSync(join(dir, BACKUP_MARKER), "utf8")) as Record<string, unknown>;
+const plan = (h: Home, url = "") => writeFileSync(infoFile(h), JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: url && JSON.stringify({ binaries: { [osArch()]: url } }) }));
+const RESTARTS = 4;
+
+describe.concurrent("repeated failing starts leave at most one backup per plan", () => {
+  it(`a download that keeps failing (${RESTARTS} starts): no backup at all, the node's files unchanged`, async () => {
+    const srv = await fileServer(new Map());
+    try {
+      const h = await newHome("echo v1");
+      plan(h, `${srv.url}/v2.tar.gz`);
+      const before = seal(h);
+      for (let i = 0; i < RESTARTS; i++) {
+        const r = await visor(h, ["run", "start"], { DAEMON_ALLOW_DOWNLOAD_BINARIES: "true" });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/Error: cannot download binary\. error downloading ".*": bad response code: 404\n$/);
+      }
+      expect(backupsIn(h.home)).toEqual([]);
+      expect(seal(h)).toEqual(before);
+    } finally {
+      await srv.close();
+    }
+  }, 60_000);
+
+  it(`a pre-upgrade that keeps failing (${RESTARTS} starts): exactly one backup, complete, reused by every later start`, async () => {
+    const h = await newHome("echo v1");
+    await stage(h, "v2", 'if [ "$1" = pre-upgrade ]; then exit 30; fi\necho v2');
+    plan(h);
+    const data = snapshot(join(h.home, "data"));
+    for (let i = 0; i < RESTARTS; i++) {
+      const r = await visor(h, ["run", "start"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("Error: pre-upgrade command failed : exit status 30\n");
+      if (i === 0) expect(r.stderr).toMatch(/INF backup saved at .*data-backup-\d+-\d+-\d+ module=visor/);
+      else expect(r.stderr).toMatch(/INF backup for "v2" at height 49 already taken, reusing it path=.*data-backup-\d+-\d+-\d+ module=visor/);
+    }
+    const backups = backupsIn(h.home);
+    expect(backups).toHaveLength(1);
+    const b = join(h.home, backups[0]);
+    expect(marker(b)).toMatchObject({ name: "v2", height: "49", data: join(h.home, "data"), files: 2 });
+    // The copy is the data as it was (the marker aside).
+    expect(snapshot(b, [BACKUP_MARKER])).toEqual(data);
+    expect(snapshot(join(h.home, "data"))).toEqual(data);
+  }, 60_000);
+
+  it("a crash in the middle of the copy leaves no backup to reuse; the next start makes one complete backup and upgrades", async () => {
+    const h = await newHome("echo v1");
+    await stage(h, "v2", CHAIN2_DUMMYD);
+    for (let i = 0; i < 5; i++) writeFileSync(join(h.home, "data", `part-${i}.db`), `part ${i}\n`);
+    plan(h);
+    const data = snapshot(join(h.home, "data"));
+    const crashed = spawnVisor(h, ["start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" }, { pause: "backup" });
+    await waitUntil(() => crashed.err().includes("paused at backup"), 60_000, "the backup copy");
+    process.kill(crashed.pid, "SIGKILL");
+    await crashed.exited;
+    expect(backupsIn(h.home)).toEqual([]);
+    const partial = readdirSync(join(h.home, "cosmovisor", ".tmp"));
+    expect(partial).toEqual([expect.stringMatching(/^backup-[0-9a-f]+$/)]);
+    expect(existsSync(join(h.home, "cosmovisor", ".tmp", partial[0], BACKUP_MARKER))).toBe(false);
+
+    const next = await visor(h, ["run", "start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toContain("removed temporary files of an earlier run");
+    expect(next.stderr).toContain("backup completed");
+    const backups = backupsIn(h.home);
+    expect(backups).toHaveLength(1);
+    expect(snapshot(join(h.home, backups[0]), [BACKUP_MARKER])).toEqual(data);
+    expect(marker(join(h.home, backups[0]))).toMatchObject({ name: "v2", height: "49", files: 7 });
+    expect(readdirSync(join(h.home, "cosmovisor", ".tmp"))).toEqual([]);
+  }, 90_000);
+
+  const shm = "/dev/shm";
+  const otherVolume = existsSync(shm) && statSync(shm).isDirectory() && statSync(shm).dev !== statSync(tempDir()).dev;
+  it.skipIf(!otherVolume)("the backup directory on another volume: a crash leaves a tagged temporary copy there, swept by the next start", async () => {
+    const h = await newHome("echo v1");
+    await stage(h, "v2", CHAIN2_DUMMYD);
+    plan(h);
+    const backupDir = join(shm, `xupgrade-test-${process.pid}-${Date.now()}`);
+    mkdirSync(backupDir);
+    try {
+      const env = { DAEMON_RESTART_AFTER_UPGRADE: "false", DAEMON_DATA_BACKUP_DIR: backupDir };
+      const crashed = spawnVisor(h, ["start"], env, { pause: "backup" });
+      await waitUntil(() => crashed.err().includes("paused at backup"), 60_000, "the backup copy");
+      process.kill(crashed.pid, "SIGKILL");
+      await crashed.exited;
+      expect(readdirSync(backupDir)).toEqual([expect.stringMatching(/^\.data-backup-[0-9a-f]{12}-[0-9a-f]+\.tmp$/)]);
+      // Another home's unfinished copy in the same directory is not ours to remove.
+      const foreign = join(backupDir, ".data-backup-000000000000-abc.tmp");
+      mkdirSync(foreign);
+      const next = await visor(h, ["run", "start"], env);
+      expect(next.code).toBe(0);
+      expect(next.stderr).toContain("removing an unfinished backup of an earlier run");
+      expect(readdirSync(backupDir).sort()).toEqual([".data-backup-000000000000-abc.tmp", expect.stringMatching(/^data-backup-\d+-\d+-\d+$/)]);
+    } finally {
+      const { rmSync } = await import("node:fs");
+      rmSync(backupDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+describe("which backups are reused", () => {
+  it("only a complete one (with its marker) of the same plan name, height and data directory", async () => {
+    const h = await newHome("echo v1");
+    const layout = new Layout({ home: h.home, name: h.name, disableRecase: false });
+    const data = join(h.home, "data");
+    const take = async (name: string, height: bigint, now: Date) =>
+      backupData({ layout, backupDir: h.home, plan: { name, height }, log: captureLog().log, temp: () => undefined, now });
+    const first = await take("v2", 49n, new Date(2024, 7, 5));
+    expect(first).toEqual({ path: join(h.home, "data-backup-2024-8-5"), reused: false });
+    expect(await take("v2", 49n, new Date(2024, 7, 6))).toEqual({ path: first.path, reused: true });
+    // Another height, another name: new backups, never merged (`.1` on the same day).
+    expect(await take("v2", 50n, new Date(2024, 7, 5))).toEqual({ path: join(h.home, "data-backup-2024-8-5.1"), reused: false });
+    expect((await take("v3", 49n, new Date(2024, 7, 5))).reused).toBe(false);
+    // A backup directory without a marker (an older visor's, cosmovisor's, a hand-made one) is never reused.
+    mkdirSync(join(h.home, "data-backup-2024-1-1"));
+    expect(await findBackup(h.home, data, { name: "v9", height: 1n })).toBeUndefined();
+    // Another home's data directory is not this one.
+    expect(await findBackup(h.home, "/elsewhere/data", { name: "v2", height: 49n })).toBeUndefined();
+    expect(await findBackup(h.home, data, { name: "v2", height: 49n })).toBe(first.path);
+  });
+
+  it("a signal stops the copy: the half-made copy is left for the caller to remove, nothing is published", async () => {
+    const h = await newHome("echo v1");
+    for (let i = 0; i < 20; i++) writeFileSync(join(h.home, "data", `f${i}`), `${i}\n`);
+    const layout = new Layout({ home: h.home, name: h.name, disableRecase: false });
+    const ctl = new AbortController();
+    const temps: string[] = [];
+    let files = 0;
+    const err = await backupData({
+      layout,
+      backupDir: h.home,
+      plan: { name: "v2", height: 49n },
+      log: captureLog().log,
+      temp: (p) => void temps.push(p),
+      signal: ctl.signal,
+      afterFile: async () => {
+        if (++files === 3) ctl.abort(new Error("interrupted by SIGTERM"));
+      },
+    }).catch((e: Error) => e);
+    expect((err as Error).message).toBe("interrupted by SIGTERM");
+    expect(backupsIn(h.home)).toEqual([]);
+    expect(temps).toHaveLength(1);
+    expect(existsSync(join(temps[0], BACKUP_MARKER))).toBe(false);
+  });
+});
