@@ -8,11 +8,12 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initDevnet, silentLogger, startDevnet } from "../../bindings/apps/devnet/index.js";
 import { INTERNAL_MESSAGE, serviceNames, QUERY_METHODS } from "../../bindings/services/index.js";
 import { HOSTILE_SEGMENTS, METHODS, hostilePaths, leaksIn } from "../support/leaks.js";
 import { ROOT } from "../support/paths.js";
 import { exchange } from "../support/sockets.js";
-import { removeTempDirs } from "../support/temp.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
 import { grpcClient, rawUnary } from "./helpers.js";
 import { SECRET, startAll, type AllServers } from "./servers.js";
 
@@ -82,6 +83,33 @@ function expectClean(answers: Answer[]): void {
 
 const P = "/cosmos/upgrade/v1beta1";
 const T = "/cosmos/base/tendermint/v1beta1";
+
+describe("on a real devnet (the servers as `xupgrade devnet start` wires them)", () => {
+  it("the issue's instance and hostile paths: 404/400/431, no path of the machine, RPC and REST", async () => {
+    const home = tempDir();
+    await initDevnet({ home, validators: 1, blockTime: "50ms" });
+    const node = await startDevnet({ home, rpc: "127.0.0.1:0", rest: "127.0.0.1:0", grpc: "127.0.0.1:0", logger: silentLogger });
+    try {
+      const rest = Number(new URL(node.restUrl).port);
+      const rpc = Number(new URL(node.rpcUrl).port);
+      const answers = await pool([
+        ...[`/ui/${"a".repeat(256)}`, `/ui/assets/${"a".repeat(256)}`].map((p) => () => ask(rest, "GET", p)),
+        ...hostilePaths("/ui").map((p) => () => ask(rest, "GET", p)),
+        ...hostilePaths("/ui/assets").map((p) => () => ask(rest, "GET", p)),
+        ...hostilePaths("").map((p) => () => ask(rpc, "GET", p)),
+        ...HOSTILE_SEGMENTS.map((seg) => () => ask(rpc, "GET", `/abci_query?path="/${seg}"&data=0x${"ff".repeat(4)}&height=${seg}`)),
+      ]);
+      expect(answers.slice(0, 2).map((a) => a.status)).toEqual([404, 404]);
+      for (const a of answers) expect([200, 400, 404, 431, 500, 501]).toContain(a.status);
+      const extra = [home, ROOT];
+      expect(answers.flatMap((a) => (leaksIn(a.text, extra).length ? [`${a.request} → ${a.status}: ${leaksIn(a.text, extra).join(", ")}`] : []))).toEqual([]);
+      expect(answers.filter((a) => a.text.includes(INTERNAL_MESSAGE)).map((a) => a.request)).toEqual([]);
+    } finally {
+      await node.stop();
+      await node.done;
+    }
+  }, 60_000);
+});
 
 describe("REST gateway: hostile paths on every route", () => {
   it("the issue's instance: /ui/<256 × a> and /ui/assets/<256 × a> are 404 with no path in them", async () => {
