@@ -80,6 +80,7 @@ export function run(binary: string, args: string[], o: { input?: string; timeout
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    child.stdin.on("error", () => undefined); // a program that exits without reading its stdin
     child.stdin.end(o.input ?? "");
   });
 }

@@ -1,0 +1,180 @@
+/**
+ * A real, hands-off chain upgrade under a supervisor, timed: simd v0.47 runs under `xupgrade visor` or under
+ * cosmovisor v1.5.0, governance schedules `v047-to-v050` with a Plan.Info naming simd v0.50's tarball on
+ * loopback (./release.ts), simd v0.47 halts at the height, and the supervisor backs up data/, downloads,
+ * verifies and unpacks the tarball, switches `current` and starts simd v0.50, which runs the real
+ * migrations and goes on. Nobody touches anything after the proposal.
+ *
+ * The timings (all from the arrival of log lines in this process, one clock):
+ * - `halt`: simd v0.47 logs `UPGRADE "v047-to-v050" NEEDED at height: <h>` (it has written
+ *   upgrade-info.json just before; the process does not exit, the supervisor kills it);
+ * - `newBinaryStart`: simd v0.50 logs its first line, `starting node with ABCI CometBFT in-process`;
+ * - `upgradeBlock`: simd v0.50 logs `committed state` for the upgrade height (the block the old binary
+ *   refused, which the new one replays, applying the upgrade);
+ * - `firstNewBlock`: simd v0.50 logs `committed state` for the height after it (its first block through
+ *   consensus).
+ *
+ * Bench code can call supervisedSimdUpgrade() as it is and read the returned timings.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { cliArgs, runCli } from "../../apps/cli/helpers.js";
+import { spawnCollected } from "../../support/child.js";
+import { ROOT } from "../../support/paths.js";
+import { processesMentioning } from "../../support/processes.js";
+import type { InteropPeers } from "./peers.js";
+import type { Release } from "./release.js";
+import { attach, initSimd, parseLog, passProposal, runOk, softwareUpgradeMsg, stopChild, waitForHalt, type SimdLog, type SimdNode } from "./simd.js";
+
+export type Supervisor = "xupgrade-visor" | "cosmovisor";
+
+export const UPGRADE_NAME = "v047-to-v050";
+
+export interface UpgradeTimings {
+  supervisor: Supervisor;
+  /** The upgrade height. */
+  height: number;
+  /** ms from the halt to simd v0.50's first log line (the supervisor's whole pipeline, plus simd's exec). */
+  haltToNewBinaryStart: number;
+  /** ms from the halt to simd v0.50 committing the upgrade height. */
+  haltToUpgradeBlock: number;
+  /** ms from the halt to simd v0.50's first block through consensus (height + 1). */
+  haltToFirstNewBlock: number;
+}
+
+export interface SupervisedRun extends UpgradeTimings {
+  home: string;
+  /** Every line the supervisor and its nodes wrote (stdout and stderr together). */
+  lines: string[];
+  /** The supervisor's own lines (not simd's JSON) from the halt to the first new block, with ms since the halt. */
+  steps: { ms: number; line: string }[];
+  /** What REST answered for `applied_plan/v047-to-v050` after the upgrade. */
+  appliedPlan: string;
+  /** `cosmovisor/current` after the upgrade. */
+  current: string;
+  /** sha256 of `cosmovisor/upgrades/v047-to-v050/bin/simd`. */
+  installedSha256: string;
+  /** Names in DAEMON_HOME starting with `data-backup-`. */
+  backups: string[];
+  /** The supervisor's exit code after SIGTERM. */
+  exitCode: number | string;
+  /** Processes mentioning the home at the moment the supervisor exited (its node still stopping). */
+  outlived: number[];
+  /** Processes still mentioning the home 10 s after the supervisor exited (then killed). */
+  leftovers: number[];
+}
+
+export interface SupervisedRunOptions {
+  supervisor: Supervisor;
+  peers: InteropPeers;
+  release: Release;
+  /** The upgrade height (default 40, raised when the chain is too close to it). */
+  height?: number;
+  /** Writes every line here as well. */
+  logFile?: string;
+}
+
+async function sha256File(path: string): Promise<string> {
+  const h = createHash("sha256");
+  await pipeline(createReadStream(path), h);
+  return h.digest("hex");
+}
+
+/** The same environment for both supervisors: download allowed with a checksum, backup on, the same poll period. */
+export const supervisorEnv = (home: string): Record<string, string> => ({
+  DAEMON_HOME: home,
+  DAEMON_NAME: "simd",
+  DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+  DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
+  DAEMON_RESTART_AFTER_UPGRADE: "true",
+  DAEMON_POLL_INTERVAL: "300ms",
+  UNSAFE_SKIP_BACKUP: "false",
+  COSMOVISOR_COLOR_LOGS: "false",
+});
+
+export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<SupervisedRun> {
+  const h = await initSimd({ binary: o.peers.simd047 });
+  const env = supervisorEnv(h.home);
+  if (o.supervisor === "xupgrade-visor") {
+    const r = await runCli(["visor", "init", o.peers.simd047], { env });
+    if (r.code !== 0) throw new Error(`xupgrade visor init failed: ${r.stderr}`);
+  } else {
+    await runOk(o.peers.cosmovisor, ["init", o.peers.simd047], { env });
+  }
+  const cmd = o.supervisor === "xupgrade-visor" ? [process.execPath, ...cliArgs(), "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
+  // One stream for both: the supervisors write their own lines on stderr or stdout, the node's pass through.
+  const child = spawnCollected<SimdLog>("sh", ["-c", 'exec "$0" "$@" 2>&1', ...cmd], {
+    env,
+    parse: parseLog,
+    echo: process.env.XUPGRADE_TEST_LOGS === "1" ? o.supervisor : undefined,
+  });
+  const node: SimdNode = attach(h, child);
+  const lines = () => child.records.map((r) => (r.level !== undefined ? JSON.stringify({ ...r, at: undefined }) : r.message));
+  let exitCode: number | string = "running";
+  try {
+    await node.rpcReady(120_000);
+    const height = Math.max(o.height ?? 40, (await node.height()) + 25);
+    await passProposal(h, o.peers.simd047, softwareUpgradeMsg({ name: UPGRADE_NAME, height, info: o.release.info }), 60_000);
+    const halt = await waitForHalt(child, UPGRADE_NAME, 120_000);
+    const after = (test: (r: SimdLog) => boolean) => child.waitFor((r) => r.at > halt.at && test(r), 180_000);
+    const start = await after((r) => r.message === "starting node with ABCI CometBFT in-process");
+    const upgradeBlock = await after((r) => r.message === "committed state" && Number(r.height) >= height);
+    const firstNew = await after((r) => r.message === "committed state" && Number(r.height) >= height + 1);
+    await node.ready();
+    const appliedPlan = await (await fetch(`${h.restUrl}/cosmos/upgrade/v1beta1/applied_plan/${UPGRADE_NAME}`)).text();
+    const cv = join(h.home, "cosmovisor");
+    const run: SupervisedRun = {
+      supervisor: o.supervisor,
+      height,
+      haltToNewBinaryStart: Math.round(start.at - halt.at),
+      haltToUpgradeBlock: Math.round(upgradeBlock.at - halt.at),
+      haltToFirstNewBlock: Math.round(firstNew.at - halt.at),
+      home: h.home,
+      lines: [],
+      steps: child.records
+        .filter((r) => r.level === undefined && r.at >= halt.at && r.at <= firstNew.at)
+        .map((r) => ({ ms: Math.round(r.at - halt.at), line: r.message })),
+      appliedPlan,
+      current: readlinkSync(join(cv, "current")),
+      installedSha256: await sha256File(join(cv, "upgrades", UPGRADE_NAME, "bin", "simd")),
+      backups: readdirSync(h.home).filter((n) => n.startsWith("data-backup-")),
+      exitCode,
+      outlived: [],
+      leftovers: [],
+    };
+    await stopChild(child, 15_000);
+    run.exitCode = exitCode = await child.exited;
+    run.outlived = processesMentioning(h.home);
+    const end = Date.now() + 10_000;
+    while (processesMentioning(h.home).length > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    run.leftovers = processesMentioning(h.home);
+    run.lines = lines();
+    return run;
+  } finally {
+    await stopChild(child, 5_000);
+    // cosmovisor v1.5.0 can leave its child behind (test/peers/README.md): anything still running on this home is ours.
+    for (const pid of processesMentioning(h.home)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }
+    if (o.logFile) {
+      mkdirSync(join(o.logFile, ".."), { recursive: true });
+      writeFileSync(o.logFile, `${lines().join("\n")}\n`);
+    }
+  }
+}
+
+export const UPGRADE_LOG_DIR = join(ROOT, "test-output/interop");
+
+/** Median of numbers (the mean of the middle two for an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : Math.round((s[m - 1] + s[m]) / 2);
+}
+

@@ -1,0 +1,109 @@
+/**
+ * Real upgrades across the two implementations (live only; docs/spec/interop.md §8): a real simd v0.47 node
+ * upgraded hands-off to simd v0.50 at `v047-to-v050`, once under `xupgrade visor` and once under the real
+ * cosmovisor v1.5.0, with the same chain settings, the same environment and the same tarball on loopback
+ * (Plan.Info carries its URL and sha256). Each supervisor must back up data/, download, verify, unpack,
+ * switch and start simd v0.50, which runs the real migrations and goes on; the timings (halt → first block
+ * of the new binary, see support/upgrade-run.ts) are written to test-output/interop/upgrade-timings.json.
+ *
+ * XUPGRADE_INTEROP_UPGRADE_RUNS=<n> runs each supervisor n times, alternating (the README's medians).
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeTempDirs } from "../apps/cli/helpers.js";
+import { interopPeers } from "./support/peers.js";
+import { serveRelease, type Release } from "./support/release.js";
+import { killAll } from "./support/simd.js";
+import { UPGRADE_LOG_DIR, UPGRADE_NAME, median, supervisedSimdUpgrade, type Supervisor, type SupervisedRun } from "./support/upgrade-run.js";
+
+const peers = interopPeers();
+const RUNS = Math.max(1, Number(process.env.XUPGRADE_INTEROP_UPGRADE_RUNS ?? 1));
+const SUPERVISORS: Supervisor[] = ["xupgrade-visor", "cosmovisor"];
+
+let release: Release;
+let simd050Sha = "";
+const runs: SupervisedRun[] = [];
+
+async function sha256File(path: string): Promise<string> {
+  const h = createHash("sha256");
+  await pipeline(createReadStream(path), h);
+  return h.digest("hex");
+}
+
+beforeAll(async () => {
+  simd050Sha = await sha256File(peers.simd050);
+  release = await serveRelease(peers.simd050, { name: "simd", label: "simd-v0.50.15" });
+}, 180_000);
+
+afterAll(async () => {
+  await release?.close();
+  await killAll();
+  removeTempDirs();
+  if (runs.length === 0) return;
+  const summary = Object.fromEntries(
+    SUPERVISORS.map((s) => {
+      const mine = runs.filter((r) => r.supervisor === s);
+      return [
+        s,
+        {
+          runs: mine.length,
+          haltToNewBinaryStart: mine.map((r) => r.haltToNewBinaryStart),
+          haltToUpgradeBlock: mine.map((r) => r.haltToUpgradeBlock),
+          haltToFirstNewBlock: mine.map((r) => r.haltToFirstNewBlock),
+          median: {
+            haltToNewBinaryStart: median(mine.map((r) => r.haltToNewBinaryStart)),
+            haltToUpgradeBlock: median(mine.map((r) => r.haltToUpgradeBlock)),
+            haltToFirstNewBlock: median(mine.map((r) => r.haltToFirstNewBlock)),
+          },
+          steps: mine[0]?.steps,
+        },
+      ];
+    }),
+  );
+  mkdirSync(UPGRADE_LOG_DIR, { recursive: true });
+  writeFileSync(join(UPGRADE_LOG_DIR, "upgrade-timings.json"), `${JSON.stringify({ tarball_bytes: release?.bytes, summary }, null, 2)}\n`);
+  console.log(
+    "halt → first block of simd v0.50 (ms, medians):\n" +
+      SUPERVISORS.map((s) => `  ${s.padEnd(15)} ${JSON.stringify((summary[s] as { median: unknown }).median)}`).join("\n"),
+  );
+});
+
+describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
+  for (let i = 1; i <= RUNS; i++) {
+    for (const supervisor of SUPERVISORS) {
+      it(`${supervisor} (run ${i}/${RUNS}): backs up, downloads, verifies, switches; simd v0.50 migrates and goes on`, async () => {
+        const before = release.downloads();
+        const r = await supervisedSimdUpgrade({ supervisor, peers, release, logFile: join(UPGRADE_LOG_DIR, `upgrade-${supervisor}-${i}.log`) });
+        const gets = release.downloads() - before;
+        runs.push(r);
+        expect(r.appliedPlan).toBe(`{"height":"${r.height}"}`);
+        expect(r.installedSha256).toBe(simd050Sha);
+        expect(r.current.endsWith(`upgrades/${UPGRADE_NAME}`)).toBe(true);
+        expect(r.backups).toHaveLength(1);
+        expect(r.leftovers).toEqual([]);
+        // simd v0.50's real migrations, from its own log.
+        for (const m of ["adding a new module: circuit", "migrating module gov from version 4 to version 5", "migrating module auth from version 4 to version 5"]) {
+          expect(r.lines.some((l) => l.includes(m)), m).toBe(true);
+        }
+        if (supervisor === "xupgrade-visor") {
+          // The visor exits with the node's status; its link is relative (docs/spec/sidecar.md).
+          expect(r.exitCode).toBe(0);
+          expect(r.outlived).toEqual([]);
+          expect(r.current).toBe(`upgrades/${UPGRADE_NAME}`);
+          expect(gets).toBe(1);
+        } else {
+          // VISOR-3: after an upgrade, SIGTERM reaches cosmovisor v1.5.0's stale handler of the first node, which
+          // fails (`terminated error="os: process already finished"`) and exits 1 at once, while the new node
+          // (signalled by the second handler) is still stopping. Its link is absolute.
+          expect(r.exitCode).toBe(1);
+          expect(r.current).toBe(join(r.home, "cosmovisor/upgrades", UPGRADE_NAME));
+          // VISOR-2: cosmovisor v1.5.0 (go-getter) fetches the tarball several times, each GET after a HEAD.
+          expect(gets).toBeGreaterThan(1);
+        }
+      }, 400_000);
+    }
+  }
+});
