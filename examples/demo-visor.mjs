@@ -19,14 +19,14 @@
 // The CLI is `node dist/apps/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
 // XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_VOTING_S change the block time and the voting period (the
 // validators' four votes must land within it, also on a busy machine; the deposit period is 2 s).
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as tar from "tar";
+import { demoRuntime, rpcHeight as height, sleep } from "./support.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/apps/cli/main.js");
@@ -34,49 +34,14 @@ const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
 const VOTING_S = Number(process.env.XUPGRADE_DEMO_VOTING_S ?? 6);
 const DEPOSIT_S = 2;
 const DAEMON = "xupgraded";
-const started = Date.now();
 
-const children = new Set(); // every process started and not exited yet
-let interrupted = false;
 let work = ""; // the temporary root: node/ (DAEMON_HOME) and release/
 let home = "";
 let server;
-
-// ---- output ----
-
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
-let stepNo = 0;
-const step = (text) => console.log(`\n[${++stepNo}] ${text}`);
-const say = (text) => console.log(`  ${text}`);
-const indent = (text) => text.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`).join("\n");
-const short = (s) => (work ? s.split(home).join("$DAEMON_HOME").split(work).join("$WORK") : s);
-
-// ---- the CLI ----
-
-function xupgrade(args, { quiet = false, allowFail = false, env = {} } = {}) {
-  if (!quiet) say(`$ xupgrade ${args.map((a) => (/[\s"{}&?]/.test(a) ? `'${a}'` : a)).map(short).join(" ")}`);
-  return new Promise((resolve, reject) => {
-    if (interrupted) return reject(new Error("interrupted"));
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
-    children.add(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      if (!quiet) {
-        if (stdout.trim()) console.log(indent(short(stdout)));
-        if (stderr.trim()) console.log(indent(short(stderr)));
-      }
-      if (code !== 0 && !allowFail) reject(new Error(`xupgrade ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
-      else resolve({ code, stdout, stderr });
-    });
-  });
-}
+const rt = demoRuntime({ cli: CLI });
+rt.shorten = (s) => (work ? s.split(home).join("$DAEMON_HOME").split(work).join("$WORK") : s);
+const { step, say, xupgrade } = rt;
+const short = (s) => rt.shorten(s);
 
 // ---- the two node "binaries" ----
 
@@ -159,15 +124,9 @@ function startVisor() {
   const args = ["visor", "run", "--home", home];
   say(`$ DAEMON_HOME=$DAEMON_HOME DAEMON_NAME=${DAEMON} DAEMON_ALLOW_DOWNLOAD_BINARIES=true DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=true \\`);
   say(`    DAEMON_SHUTDOWN_GRACE=10s DAEMON_POLL_INTERVAL=200ms xupgrade ${args.map(short).join(" ")}`);
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...visorEnv() } });
-  children.add(child);
+  const child = rt.spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...visorEnv() } });
   const v = { child, app: "v1", rpc: "", lastProgress: 0, shownBlocks: 0, records: [], visorLines: [], waiters: [], stderr: "" };
-  v.exited = new Promise((resolve) =>
-    child.on("exit", (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal);
-    }),
-  );
+  v.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
   const notify = () => {
     for (const w of [...v.waiters]) {
       const hit = w.test();
@@ -221,13 +180,6 @@ function startVisor() {
   v.logged = (re) => () => v.visorLines.find((l) => re.test(l));
   return v;
 }
-
-async function height(rpc) {
-  const res = await fetch(`${rpc}/status`);
-  return Number((await res.json()).result.sync_info.latest_block_height);
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- the upgrade ----
 
@@ -305,70 +257,14 @@ async function main() {
   say("the visor exited with code 0");
 }
 
-// ---- cleanup: on success, failure, Ctrl-C or SIGTERM ----
+// ---- cleanup: on success, failure, Ctrl-C or SIGTERM (examples/support.mjs) ----
 
-let cleaning;
-function cleanup() {
-  cleaning ??= (async () => {
+await rt.run(main, {
+  dir: () => work,
+  what: "its directory",
+  graceMs: 8000,
+  before: () => {
     server?.closeAllConnections?.();
     server?.close();
-    await Promise.all(
-      [...children].map(
-        (c) =>
-          new Promise((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once("exit", resolve);
-            c.kill("SIGTERM");
-            setTimeout(() => c.kill("SIGKILL"), 8000).unref();
-          }),
-      ),
-    );
-    // The visor forwards SIGTERM to its node; a node that outlived a SIGKILLed visor is found by its home.
-    if (work) killStragglers(work);
-    if (work) rmSync(work, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-/** Processes whose command line mentions `text` (Linux /proc), SIGKILLed. */
-function killStragglers(text) {
-  if (!existsSync("/proc")) return;
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${e}/cmdline`, "utf8").includes(text)) process.kill(Number(e), "SIGKILL");
-    } catch {
-      /* gone */
-    }
-  }
-}
-
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.log(`\n${signal}: stopping the demo's processes and removing ${work || "its directory"}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-  if (work) {
-    killStragglers(work);
-    rmSync(work, { recursive: true, force: true });
-  }
+  },
 });
-
-try {
-  await main();
-  await cleanup();
-  console.log(`\nDone in ${elapsed().trim()}: the temporary directory is removed and no process is left.`);
-  process.exit(0);
-} catch (e) {
-  // A step that fails just as Ctrl-C arrives (the node stopping under it) is the signal's doing: let its handler run.
-  await sleep(200);
-  if (interrupted) await new Promise(() => {});
-  console.error(`\ndemo failed after ${elapsed().trim()}: ${e instanceof Error ? e.message : e}`);
-  await cleanup();
-  process.exit(1);
-}

@@ -14,61 +14,24 @@
 //
 // The CLI is `node dist/apps/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
 // XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_PERIOD_S change the block time and the gov periods (tests).
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { demoRuntime, exitWithin as exitOf, followJson, rpcHeight, sleep } from "./support.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = process.env.XUPGRADE_CLI ?? join(ROOT, "dist/apps/cli/main.js");
 const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 200);
 const PERIOD_S = Number(process.env.XUPGRADE_DEMO_PERIOD_S ?? 6); // room for 4 votes on a busy 2-core machine
-const started = Date.now();
 
-const children = new Set(); // every process we started and that has not exited yet
-let interrupted = false; // Ctrl-C (or SIGTERM): start nothing new, clean up, exit 130
 let home = "";
 let binaryServer;
-
-// ---- output ----
-
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
-let stepNo = 0;
-const step = (text) => console.log(`\n[${++stepNo}] ${text}`);
-const say = (text) => console.log(`  ${text}`);
-const indent = (text) => text.replace(/\n+$/, "").split("\n").map((l) => `    ${l}`).join("\n");
-const short = (p) => (home && p.startsWith(home) ? "$HOME_DIR" + p.slice(home.length) : p);
-
-// ---- the CLI ----
-
-/** Runs `xupgrade <args>`, prints the command and its output, and returns { code, stdout, stderr }. */
-function xupgrade(args, { quiet = false, allowFail = false } = {}) {
-  if (!quiet) say(`$ xupgrade ${args.map((a) => (/[\s"{}&?]/.test(a) ? `'${a}'` : a)).map(short).join(" ")}`);
-  return new Promise((resolve, reject) => {
-    if (interrupted) return reject(new Error("interrupted"));
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    children.add(child);
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      if (!quiet) {
-        if (stdout.trim()) console.log(indent(stdout));
-        if (stderr.trim()) console.log(indent(stderr));
-      }
-      if (code !== 0 && !allowFail) reject(new Error(`xupgrade ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`));
-      else resolve({ code, stdout, stderr });
-    });
-  });
-}
+const rt = demoRuntime({ cli: CLI });
+rt.shorten = (p) => (home && p.startsWith(home) ? "$HOME_DIR" + p.slice(home.length) : p);
+const { step, say, xupgrade } = rt;
 
 // ---- a devnet node ----
 
@@ -99,67 +62,22 @@ function show(label, rec, node) {
 /** `xupgrade devnet start --app <app>` as a child process; resolves once it serves (with its RPC URL). */
 function startNode(label, app, { showBlocksFrom } = {}) {
   say(`$ xupgrade devnet start --home $HOME_DIR --app ${relative(process.cwd(), app) || app}`);
-  if (interrupted) return Promise.reject(new Error("interrupted"));
-  const child = spawn(process.execPath, [CLI, "devnet", "start", "--home", home, "--app", app], { stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  const node = { label, child, rpc: "", lastProgress: 0, shownBlocks: 0, showBlocksFrom, records: [], stderr: "", waiters: [] };
-  node.exited = new Promise((resolve) =>
-    child.on("exit", (code, signal) => {
-      children.delete(child);
-      if (signal && !interrupted) say(`${label} │ killed by ${signal}`);
-      resolve(code ?? signal);
-    }),
-  );
-  let partial = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d) => {
-    const lines = (partial + d).split("\n");
-    partial = lines.pop();
-    for (const text of lines) {
-      let rec;
-      try {
-        rec = JSON.parse(text);
-      } catch {
-        continue;
-      }
-      node.records.push(rec);
-      if (node.records.length > 200) node.records.shift();
-      show(label, rec, node);
-      for (const w of [...node.waiters]) {
-        if (!w.test(rec)) continue;
-        node.waiters.splice(node.waiters.indexOf(w), 1);
-        w.resolve(rec);
-      }
-    }
+  if (rt.interrupted) return Promise.reject(new Error("interrupted"));
+  const child = rt.spawn(process.execPath, [CLI, "devnet", "start", "--home", home, "--app", app]);
+  const node = { label, child, rpc: "", lastProgress: 0, shownBlocks: 0, showBlocksFrom };
+  const follow = followJson(child, { label, keep: 200, onRecord: (rec) => show(label, rec, node) });
+  node.exited = follow.exited.then((code) => {
+    if (typeof code === "string" && !rt.interrupted) say(`${label} │ killed by ${code}`);
+    return code;
   });
-  child.stderr.on("data", (d) => (node.stderr += d));
-  /** The first log record passing `test`; rejects if the node exits first or after `ms`. */
-  node.waitFor = (test, ms, what) =>
-    new Promise((resolve, reject) => {
-      const seen = node.records.find(test);
-      if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`${label}: timed out after ${ms / 1000}s waiting for ${what}`)), ms);
-      node.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
-      node.exited.then((code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${node.stderr.trim()}`))));
-    });
+  node.waitFor = follow.waitFor;
+  Object.defineProperty(node, "stderr", { get: () => follow.stderr });
   return node.waitFor((r) => r.msg === "serving", 30_000, "the node to serve").then((r) => ((node.rpc = r.rpc), node));
 }
 
 /** Resolves with the exit code, or rejects after `ms`. */
-function exitWithin(node, ms) {
-  return Promise.race([node.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`${node.label} did not exit within ${ms / 1000}s`)), ms))]);
-}
-
-async function height(node) {
-  try {
-    const res = await fetch(`${node.rpc}/status`);
-    return Number((await res.json()).result.sync_info.latest_block_height);
-  } catch (e) {
-    throw new Error(`cannot read the height from ${node.rpc}: ${e.cause?.message ?? e.message}`);
-  }
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const exitWithin = (node, ms) => exitOf(node.exited, ms, node.label);
+const height = (node) => rpcHeight(node.rpc);
 
 // ---- a "v2 binary" for the plan info: served here, downloaded and checksum-verified by the CLI ----
 
@@ -245,51 +163,14 @@ async function main() {
   if (stopped !== 0) throw new Error(`the v2 node exited with ${stopped} on SIGTERM`);
 }
 
-// ---- cleanup: on success, failure, Ctrl-C or SIGTERM ----
+// ---- cleanup: on success, failure, Ctrl-C or SIGTERM (examples/support.mjs) ----
 
-let cleaning;
-function cleanup() {
-  cleaning ??= (async () => {
+await rt.run(main, {
+  dir: () => home,
+  what: "its home",
+  done: "the home directory is removed",
+  before: () => {
     binaryServer?.closeAllConnections?.();
     binaryServer?.close();
-    await Promise.all(
-      [...children].map(
-        (c) =>
-          new Promise((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once("exit", resolve);
-            c.kill("SIGTERM");
-            setTimeout(() => c.kill("SIGKILL"), 5000).unref();
-          }),
-      ),
-    );
-    if (home) rmSync(home, { recursive: true, force: true });
-  })();
-  return cleaning;
-}
-
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-  process.on(signal, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.log(`\n${signal}: stopping the demo's processes and removing ${home || "its home"}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-// Last resort (e.g. an uncaught error): nothing may outlive the demo.
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-  if (home) rmSync(home, { recursive: true, force: true });
+  },
 });
-
-try {
-  await main();
-  await cleanup();
-  console.log(`\nDone in ${elapsed().trim()}: the home directory is removed and no process is left.`);
-  process.exit(0);
-} catch (e) {
-  if (interrupted) await new Promise(() => {}); // the signal handler cleans up and exits
-  console.error(`\ndemo failed after ${elapsed().trim()}: ${e instanceof Error ? e.message : e}`);
-  await cleanup();
-  process.exit(1);
-}
