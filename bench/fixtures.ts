@@ -1,14 +1,15 @@
 /** Shared inputs: keepers on either core, pre-filled stores and the plans every codec case encodes. */
 import type { Backend, Core } from "../bindings/core/contract.js";
-import { loadCore } from "../bindings/core/index.js";
-import { UpgradeKeeper } from "../bindings/module/keeper.js";
+import { createKeeper } from "../bindings/node.js";
+import type { UpgradeKeeper } from "../bindings/module/keeper.js";
 import { MemoryStore } from "../bindings/store/memory.js";
 import type { Plan, VersionMap } from "../bindings/core/types.js";
 
 export const BACKENDS: readonly Backend[] = ["wasm", "js"];
 
-export async function keeperOn(backend: Backend, store = new MemoryStore()): Promise<UpgradeKeeper> {
-  return new UpgradeKeeper(await loadCore(backend), { store });
+/** A keeper as a user makes one: the package's createKeeper({backend, store}). */
+export function keeperOn(backend: Backend, store = new MemoryStore()): Promise<UpgradeKeeper> {
+  return createKeeper({ backend, store });
 }
 
 /** The handler every applied upgrade runs: keeps the version map as it is. */
