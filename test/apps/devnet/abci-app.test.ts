@@ -4,7 +4,7 @@
  * the same app hash at every height, whatever their wall clocks; Info answers the last durable commit; a
  * crash between FinalizeBlock and Commit leaves the store at the last commit and the replayed block gives
  * the same app hash; CheckTx and Query never stop the node; the upgrade keeper's halts are AbciHalts with
- * their exit codes (20 with upgrade-info.json, 21 too early), v2 applies the upgrade once and reports the
+ * their exit codes (20 with upgrade-info.json, 21 too early, 22 downgrade, 23 handler failed), v2 applies the upgrade once and reports the
  * new app version as a consensus-params update; a bad genesis is refused.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -204,6 +204,13 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     await a.ms.close();
   });
 
+  it("a v2 whose handler throws halts with AbciHalt(23), nothing committed", async () => {
+    const broken = await open(join(dir, "node0"), fixtureApp("v2-broken"));
+    expect(await rejection(broken.app.finalizeBlock(block(g, 20n)))).toMatchObject({ exitCode: 23, message: "boom: the v2 handler failed after migrating" });
+    expect(broken.app.info().lastBlockHeight).toBe(19n);
+    await broken.ms.close();
+  });
+
   it("v2 applies the upgrade once on each validator, reports the app version as a consensus-params update, and they agree", async () => {
     a = await open(join(dir, "node0"), V2);
     b = await open(join(dir, "node1"), V2);
@@ -225,6 +232,8 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
       expect(n.state.keeper.getDoneHeight("v2")).toBe(20n);
       await n.ms.close();
     }
+    // v1 on the upgraded chain: refused before a block, as the keeper words it (22).
+    expect(exitCodeFor(await rejection(open(join(dir, "node0"), V1)))).toBe(22);
   });
 
   it("InitChain refuses another chain's genesis, a validator without a gov account and an unreadable app state (AbciHalt, exit 1)", async () => {

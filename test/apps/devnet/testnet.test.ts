@@ -6,12 +6,15 @@
  * other engine, a block time for a CometBFT node, no CometBFT, the wrong CometBFT.
  */
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { afterAll, describe, expect, it } from "vitest";
 import { peerBinaries } from "../../../scripts/peers/paths.mjs";
-import { findCometbft, initDevnet, initTestnet, startDevnet, type InitTestnetResult } from "../../../bindings/apps/devnet/index.js";
+import { findCometbft, initDevnet, initTestnet, silentLogger, startDevnet, type InitTestnetResult } from "../../../bindings/apps/devnet/index.js";
+import { processesMentioning } from "../../support/processes.js";
 import { consensusKeyFromSeed } from "../../../bindings/apps/devnet/keys.js";
 import { errorLine, runCli } from "../cli/helpers.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
@@ -120,6 +123,23 @@ describe("starting a node: the engine must fit the home, and CometBFT must be th
     const net = await initTestnet({ home: tempDir(), validators: 1 });
     await expect(startDevnet({ home: net.nodes[0].home, engine: "local" })).rejects.toThrow(/is a CometBFT node home \(devnet init --engine cometbft\): start it with --engine cometbft$/);
     await expect(startDevnet({ home: net.nodes[0].home, blockTime: "1s" })).rejects.toThrow(/^the block time of a CometBFT node is its timeout_commit: set it in .+config\.toml$/);
+  });
+
+  it.skipIf(!COMETBFT)("a CometBFT that cannot start (its RPC port taken) fails the start with its own words, and leaves nothing running", async () => {
+    const net = await initTestnet({ home: tempDir(), validators: 1 });
+    const port = Number(new URL(net.nodes[0].rpc).port);
+    const blocker = createServer().listen(port, "127.0.0.1");
+    await once(blocker, "listening");
+    try {
+      const e = await startDevnet({ home: net.nodes[0].home, cometbft: COMETBFT, logger: silentLogger }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(String(e)).toMatch(/CometBFT exited \(exit code 1\); its last lines:\n[\s\S]*address already in use/);
+      expect(processesMentioning(net.nodes[0].home)).toEqual([]);
+    } finally {
+      blocker.close();
+    }
   });
 
   it("finds CometBFT or says what to install; refuses a binary that is not CometBFT v0.38", () => {
