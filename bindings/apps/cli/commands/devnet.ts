@@ -11,9 +11,6 @@ import type * as Devnet from "../../devnet/index.js";
 import { CliError, messageOf } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { INT64_MAX } from "../../../go/int.js";
-import { fromPrivkey, parseHexPrivkey } from "../keys/derive.js";
-import { Keyring } from "../keys/keyring.js";
-import { passphraseSource } from "../keys/passphrase.js";
 
 /** Loads the devnet host; a clear error when this build has none. */
 export async function loadDevnet(): Promise<typeof Devnet> {
@@ -80,6 +77,12 @@ function parseEngine(value: string | undefined): Devnet.DevnetEngine | undefined
 
 /** The genesis accounts' keys into the test keyring of `dir` (keys already there with the same address are kept). */
 async function importTestKeys(dir: string, keys: readonly Devnet.GenesisKey[]): Promise<void> {
+  // Loaded here, not at the top: this module is part of every command's tree, and the keyring pulls in signing.
+  const [{ fromPrivkey, parseHexPrivkey }, { Keyring }, { passphraseSource }] = await Promise.all([
+    import("../keys/derive.js"),
+    import("../keys/keyring.js"),
+    import("../keys/passphrase.js"),
+  ]);
   const keyring = new Keyring(dir, "test", passphraseSource(undefined));
   for (const k of keys) {
     const material = await fromPrivkey(parseHexPrivkey(k.private_key));
