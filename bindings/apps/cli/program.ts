@@ -1,16 +1,12 @@
 /**
- * The `xupgrade` command tree (commander; each command's module is imported when it runs, so a query
- * loads neither signing, the devnet, the sidecar nor gRPC) and the one place where every failure becomes
- * `Error: <message>` on stderr with exit code 1 (docs/spec/interfaces.md §7), usage errors included, worded as the
- * SDK's cobra CLI words them (`unknown flag: --x`, `required flag(s) "title" not set`, …).
+ * The `xupgrade` root command (commander) and the one place where every failure becomes `Error: <message>` on
+ * stderr with exit code 1 (docs/spec/interfaces.md §7), usage errors included, worded as the SDK's cobra CLI
+ * words them (`unknown flag: --x`, `required flag(s) "title" not set`, …). The command groups are registered
+ * by the caller (tree.ts: all of them; query-main.ts: `query` alone, for the bin's query fast path); each
+ * command's module is imported when it runs, so a query loads neither signing, the devnet, the sidecar nor gRPC.
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { registerDevnet } from "./commands/devnet.js";
-import { registerKeys } from "./commands/keys.js";
-import { registerQueries } from "./commands/query.js";
-import { registerTxs } from "./commands/tx.js";
-import { registerVisor } from "./commands/visor.js";
 import { CliError, messageOf } from "./errors.js";
 import { commandPath } from "./flags.js";
 
@@ -34,7 +30,10 @@ function version(): string {
   }
 }
 
-export function buildProgram(): Command {
+/** Adds command groups to the root program. */
+export type RegisterCommands = (program: Command) => void;
+
+export function buildProgram(register: RegisterCommands): Command {
   const program = new XCommand("xupgrade");
   program
     .description("xupgrade: the Cosmos x/upgrade module's command line — query and schedule chain upgrades, manage keys, run a devnet")
@@ -44,15 +43,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureHelp({ sortSubcommands: false, helpWidth: 110 });
 
-  const query = program.command("query").alias("q").summary("Querying subcommands").description("Querying subcommands");
-  registerQueries(query);
-
-  const tx = program.command("tx").summary("Transactions subcommands").description("Transactions subcommands");
-  registerTxs(tx);
-
-  registerKeys(program);
-  registerDevnet(program);
-  registerVisor(program);
+  register(program);
   return program;
 }
 
@@ -73,8 +64,8 @@ function usageMessage(err: CommanderError): string {
 }
 
 /** Runs the CLI on argv (without `node` and the script); returns the exit code. Never throws. */
-export async function run(argv: string[]): Promise<number> {
-  const program = buildProgram();
+export async function run(argv: string[], register: RegisterCommands): Promise<number> {
+  const program = buildProgram(register);
   let help = "";
   const capture = (s: string) => {
     help += s;

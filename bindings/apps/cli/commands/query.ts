@@ -5,6 +5,12 @@
 import type { Command } from "commander";
 import { addQueryFlags, type QueryOpts } from "../flags.js";
 
+/** `query` (alias `q`) with its subcommands, on the root program. */
+export function registerQueryGroup(program: Command): void {
+  const query = program.command("query").alias("q").summary("Querying subcommands").description("Querying subcommands");
+  registerQueries(query);
+}
+
 export function registerQueries(query: Command): void {
   const upgrade = query
     .command("upgrade")

@@ -18,6 +18,12 @@ function addProposalFlags(cmd: Command): Command {
   return addTxFlags(cmd);
 }
 
+/** `tx` with its subcommands, on the root program. */
+export function registerTxGroup(program: Command): void {
+  const tx = program.command("tx").summary("Transactions subcommands").description("Transactions subcommands");
+  registerTxs(tx);
+}
+
 export function registerTxs(tx: Command): void {
   const upgrade = tx.command("upgrade").summary("Upgrade transaction subcommands").description("Upgrade transaction subcommands");
 
