@@ -37,6 +37,23 @@ export function nodeUrl(node: string): URL {
 
 let nextId = 1;
 
+/** The part of a fetch Response a CometRpc reads. */
+export interface RpcResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  text(): Promise<string>;
+}
+
+/**
+ * How a CometRpc sends one request: POST `body` (JSON) to `url` within `timeoutMs`. It fails as fetch does (a
+ * TimeoutError, or an error whose `cause` carries the socket's `code`), so every transport gets the same messages.
+ */
+export type RpcTransport = (url: URL, body: string, timeoutMs: number) => Promise<RpcResponse>;
+
+/** The default transport: fetch (Node and browsers). */
+export const fetchTransport: RpcTransport = (url, body, timeoutMs) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(timeoutMs) });
+
 export class CometRpc {
   readonly url: URL;
   /** The endpoint as the user wrote it, for messages. */
@@ -45,6 +62,7 @@ export class CometRpc {
   constructor(
     node: string,
     private readonly timeoutMs = 15_000,
+    private readonly transport: RpcTransport = fetchTransport,
   ) {
     this.url = nodeUrl(node);
     this.label = this.url.origin + (this.url.pathname === "/" ? "" : this.url.pathname);
@@ -52,14 +70,9 @@ export class CometRpc {
 
   async call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     const id = nextId++;
-    let res: Response;
+    let res: RpcResponse;
     try {
-      res = await fetch(this.url, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      res = await this.transport(this.url, JSON.stringify({ jsonrpc: "2.0", id, method, params }), this.timeoutMs);
     } catch (e) {
       throw new ClientError(`cannot reach node ${this.label}: ${networkReason(e, this.timeoutMs)}`);
     }

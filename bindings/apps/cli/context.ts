@@ -7,6 +7,7 @@ import { NodeAddressError } from "../../client/errors.js";
 import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
 import { INT64_MAX } from "../../go/int.js";
 import { readClientConfig, type ClientConfig } from "./config.js";
+import { httpTransport } from "./http.js";
 import { CliError } from "./errors.js";
 import { defaultHome, type KeyringOpts, type QueryOpts } from "./flags.js";
 import { parseOutput, type OutputFormat } from "./output.js";
@@ -29,7 +30,7 @@ export class Context {
   rpc(): CometRpc {
     const node = this.opts.node ?? this.config.node ?? DEFAULT_NODE;
     try {
-      return new CometRpc(node);
+      return new CometRpc(node, undefined, httpTransport);
     } catch (e) {
       if (e instanceof NodeAddressError) throw new CliError(`invalid --node ${JSON.stringify(node)}: ${e.reason}`);
       throw e;
