@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+/**
+ * The package's `xupgrade` bin. scripts/build-cli.mjs builds it into dist/apps/cli/xupgrade.cjs, CommonJS so
+ * that Node starts without its ES module loader, next to two bundles of the CLI:
+ *   - xupgrade-query.cjs (query-main.ts), for `xupgrade query …` / `q …`: compiled here with the V8 code cache
+ *     xupgrade-query.cjs.v8cache that the build wrote, so Node neither parses nor compiles what the cache
+ *     holds (Node 20 has no module compile cache of its own). A cache from another Node or V8 flags is
+ *     rejected by V8 and the bundle is compiled as usual: same behaviour, only slower.
+ *   - xupgrade.js (main.ts, ES modules split per command) for every other command line.
+ * XUPGRADE_CLI_WRITE_CODE_CACHE=1 writes the cache after the command ran (the build does this).
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import vm from "node:vm";
+
+interface QueryBundle {
+  runQuery(argv: string[]): Promise<number>;
+}
+
+/** Loads a CommonJS bundle through vm.Script with its code cache (`<file>.v8cache`), when there is one. */
+function loadWithCodeCache(file: string): QueryBundle {
+  const cacheFile = `${file}.v8cache`;
+  const source = readFileSync(file, "utf8");
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    /* no cache: compile as usual */
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    // `import("node:https")` inside the bundle goes to Node's own loader.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (process.env.XUPGRADE_CLI_WRITE_CODE_CACHE === "1") {
+    process.once("exit", () => {
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, script.createCachedData());
+      renameSync(tmp, cacheFile);
+    });
+  }
+  const module = { exports: {} as QueryBundle };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, __dirname);
+  return module.exports;
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === "query" || argv[0] === "q") {
+  void loadWithCodeCache(join(__dirname, "xupgrade-query.cjs"))
+    .runQuery(argv)
+    .then((code) => {
+      process.exitCode = code;
+      // Exit even when an idle keep-alive socket would hold the event loop open (the timer itself does not).
+      setTimeout(() => process.exit(code), 50).unref();
+    });
+} else {
+  // main.ts's bundle runs the command line itself.
+  void import(pathToFileURL(join(__dirname, "xupgrade.js")).href);
+}
