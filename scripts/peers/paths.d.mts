@@ -12,8 +12,9 @@ export declare const SIMAPP_V050_VERSION: string;
 export declare const SIMAPP_V050_COMMIT: string;
 export declare const XUPGRADE_V050_VERSION: string;
 export declare const SIMD_UPGRADE_NAME: string;
+export declare const GHZ_VERSION: string;
 
-export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor';
+export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz';
 
 export interface PeerSpec {
   key: PeerKey;
@@ -24,6 +25,8 @@ export interface PeerSpec {
   how: 'at-version' | 'module';
   moduleDir?: string;
   unavailableReason?: string;
+  /** A tool (ghz), not a peer the tests run against: `--check` needs it only when named with `--only`. */
+  optional?: boolean;
 }
 
 export interface PeerBinaries {
@@ -33,6 +36,8 @@ export interface PeerBinaries {
   simd047?: string;
   /** simd at SDK v0.50 (new binary: registers SIMD_UPGRADE_NAME). */
   simd050?: string;
+  /** ghz, the gRPC load generator of `npm run bench:peers`. */
+  ghz?: string;
 }
 
 export declare const PEERS: PeerSpec[];

@@ -38,6 +38,12 @@ export const SIMAPP_V050_VERSION = 'v0.0.0-20240118210941-3897926e722e';
 export const SIMAPP_V050_COMMIT = '3897926e722e';
 export const XUPGRADE_V050_VERSION = 'v0.1.4';
 
+/**
+ * ghz, the gRPC load generator (optional: only `npm run bench:peers` uses it, to load xupgrade's and simd's gRPC
+ * servers alike). v0.93.0 is served by the module proxy and builds outside any module (no `replace` lines).
+ */
+export const GHZ_VERSION = 'v0.93.0';
+
 /** The upgrade of the simd v0.47 → v0.50 rehearsal: simapp's UpgradeName at SIMAPP_V050_COMMIT (RunMigrations, adds the circuit store). */
 export const SIMD_UPGRADE_NAME = 'v047-to-v050';
 
@@ -51,6 +57,8 @@ export const SIMD_UPGRADE_NAME = 'v047-to-v050';
  * @property {'at-version'|'module'} how  `go install pkg@version` outside any module, or `go install pkg` inside our wrapper module
  * @property {string} [moduleDir] for 'module': the wrapper module, relative to the repository root
  * @property {string} [unavailableReason] printed when the wrapper module is absent
+ * @property {boolean} [optional] a tool, not a peer the tests run against: `--check` needs it only when named with
+ *   `--only`, and a failed build of it does not fail `npm run peers`
  */
 
 /** @type {PeerSpec[]} */
@@ -89,6 +97,15 @@ export const PEERS = [
     pkg: 'cosmossdk.io/tools/cosmovisor/cmd/cosmovisor',
     how: 'module',
     moduleDir: 'test/peers/cosmovisor',
+  },
+  {
+    key: 'ghz',
+    name: 'ghz',
+    version: GHZ_VERSION,
+    folder: `ghz-${GHZ_VERSION}`,
+    pkg: 'github.com/bojand/ghz/cmd/ghz',
+    how: 'at-version',
+    optional: true,
   },
 ];
 
@@ -152,6 +169,7 @@ export function builtBinary(peer, dir = peersDir()) {
  * @property {string} [simd047]    simd at SDK SDK_V047_VERSION (old binary of the v047-to-v050 rehearsal: halts at SIMD_UPGRADE_NAME)
  * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (new binary: registers SIMD_UPGRADE_NAME and runs the migrations)
  * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
+ * @property {string} [ghz]        ghz GHZ_VERSION (the gRPC load generator of `npm run bench:peers`)
  */
 
 /**
@@ -165,12 +183,12 @@ export function peerBinaries() {
     const peer = PEERS.find((p) => p.key === key);
     return peer ? builtBinary(peer, dir) : undefined;
   };
-  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050') };
+  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050'), ghz: by('ghz') };
 }
 
 /**
  * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
- * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'} key
+ * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'} key
  * @returns {string | undefined}
  */
 export function missingPeerReason(key) {
