@@ -58,7 +58,7 @@ afterAll(async () => {
             haltToUpgradeBlock: median(mine.map((r) => r.haltToUpgradeBlock)),
             haltToFirstNewBlock: median(mine.map((r) => r.haltToFirstNewBlock)),
           },
-          steps: mine[0]?.steps,
+          steps: mine.map((r) => r.steps),
         },
       ];
     }),

@@ -49,5 +49,6 @@ export function normaliseVolatile(text: string): string {
 
 /** Records of two captures of simd side by side, as text with volatile parts normalised. */
 export function driftText(r: AnyRecord): string {
-  return normaliseVolatile(JSON.stringify(comparable(r)));
+  const c = comparable(r);
+  return JSON.stringify(Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === "string" ? normaliseVolatile(v) : v])));
 }

@@ -60,7 +60,7 @@ export const DIFFERENCES: Difference[] = [
     aspects: ["*"],
     what: "`GET …/applied_plan/` (empty name): simd 200 `{\"height\":\"0\"}` (grpc-gateway matches an empty last segment); xupgrade 501 Not Implemented",
     reason: "docs/spec/interfaces.md §3 says an empty segment is unmatched, which is not what a v0.50 node does; the gRPC side already answers `name: \"\"` with height 0",
-    fix: "bindings/services/rest-gateway.ts (the `applied_plan/{name}` route match): accept an empty final segment as the name \"\" and answer it like any other name (200 `{\"height\":\"0\"}` with the height headers); then drop the \"empty segment → 501\" sentence of interfaces.md §3",
+    fix: "bindings/services/rest-gateway.ts (the `applied_plan/{name}` route match): accept an empty final segment as the name \"\" and answer it like any other name (200 `{\"height\":\"0\"}` with the height headers); then drop the \"empty segment → 501\" sentence of docs/spec/interfaces.md §3",
   },
   {
     key: "REST-4",
@@ -69,7 +69,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["applied_plan/two-segments"],
     aspects: ["status", "body"],
     what: "`…/applied_plan/a/b`: simd 501 Not Implemented; xupgrade 400 `invalid path parameter \"name\": it must be one path segment, …`",
-    reason: "(project) interfaces.md §3: a request that names the route but carries an unusable name is a bad request, said in words",
+    reason: "(project) docs/spec/interfaces.md §3: a request that names the route but carries an unusable name is a bad request, said in words",
   },
   {
     key: "REST-5",
@@ -78,7 +78,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["applied_plan/bad-escape"],
     aspects: ["header:content-type", "body"],
     what: "`…/applied_plan/%zz`: simd's Go HTTP server refuses the request line, 400 `text/plain` `400 Bad Request`; xupgrade 400 with a JSON Status `invalid URL escape \"%zz\"`",
-    reason: "(project) every error of the gateway is a `google.rpc.Status` in JSON (interfaces.md §3)",
+    reason: "(project) every error of the gateway is a `google.rpc.Status` in JSON (docs/spec/interfaces.md §3)",
   },
   {
     key: "REST-6",
@@ -96,7 +96,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["method/POST", "method/DELETE"],
     aspects: ["status", "header:allow", "body"],
     what: "a known path with POST or DELETE: simd 501 `{\"code\":12,\"message\":\"Not Implemented\",\"details\":[]}`; xupgrade 405, `Allow: GET, OPTIONS`, `{\"code\":12,\"message\":\"Method Not Allowed\",\"details\":[]}`",
-    reason: "(project) HTTP semantics; note that simd's body says `Not Implemented`, not `Method Not Allowed` as interfaces.md §3 supposed",
+    reason: "(project) HTTP semantics; note that simd's body says `Not Implemented`, not `Method Not Allowed` as docs/spec/interfaces.md §3 supposed",
   },
 
   // ---- gRPC (docs/spec/interfaces.md §2) ----
@@ -126,7 +126,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["method/unknown", "service/unknown"],
     aspects: ["details"],
     what: "an unknown method or service: both 12 UNIMPLEMENTED; grpc-go says `unknown method Nope for service cosmos.upgrade.v1beta1.Query` / `unknown service cosmos.upgrade.v1beta1.Nope`, @grpc/grpc-js `The server does not implement the method /cosmos.upgrade.v1beta1.Query/Nope`",
-    reason: "the text is the gRPC library's own and clients check only the code (interfaces.md §2)",
+    reason: "the text is the gRPC library's own and clients check only the code (docs/spec/interfaces.md §2)",
   },
 
   // ---- CLI against the same simd node: simd v0.47's legacy commands (the form the seed's CLI follows) ----
@@ -137,7 +137,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["plan -o json", "plan -o text", "applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text", "module_versions foo -o json", "module_versions foo -o text"],
     aspects: ["stderr"],
     what: "a failing query: v0.47 prints `Error: <message>` and then the command's whole usage text; xupgrade prints the one `Error: <message>` line",
-    reason: "interfaces.md §7: every failure is one `Error: …` line on stderr, exit code 1 (the same code as v0.47)",
+    reason: "docs/spec/interfaces.md §7: every failure is one `Error: …` line on stderr, exit code 1 (the same code as v0.47)",
   },
   {
     key: "CLI-2",
@@ -158,7 +158,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["plan -o json", "module_versions -o json", "module_versions bank -o json", "authority -o json"],
     aspects: ["stdout"],
     what: "JSON output: v0.50 (autocli) indents by two spaces, wraps the plan as `{\"plan\":{…}}` and leaves out empty fields (`info`, `upgraded_client_state`); xupgrade prints one compact line, the plan itself with every field",
-    reason: "interfaces.md §7.1 keeps the seed's (and v0.47's) output, which xupgrade matches byte for byte (the cli-v047 comparison)",
+    reason: "docs/spec/interfaces.md §7.1 keeps the seed's (and v0.47's) output, which xupgrade matches byte for byte (the cli-v047 comparison)",
   },
   {
     key: "CLI-4",
@@ -167,7 +167,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["plan -o json", "plan -o text"],
     aspects: ["code", "stdout", "stderr"],
     what: "no plan: v0.50 prints `{}` and exits 0; xupgrade `Error: no upgrade scheduled`, exit 1",
-    reason: "interfaces.md §7.1 (the seed's and v0.47's behaviour): scripts can test the exit code",
+    reason: "docs/spec/interfaces.md §7.1 (the seed's and v0.47's behaviour): scripts can test the exit code",
   },
   {
     key: "CLI-5",
@@ -176,7 +176,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text"],
     aspects: ["code", "stdout", "stderr"],
     what: "`applied <name>`: v0.50 prints the AppliedPlan answer (`{\"height\":\"40\"}`, `height: \"40\"`; `{}` exit 0 when not applied); xupgrade prints the block record of that height (always JSON), or `Error: no upgrade found`, exit 1",
-    reason: "interfaces.md §6–§7.1: the seed's `applied` shows the block header, as v0.47 does (identical bytes on the same node)",
+    reason: "docs/spec/interfaces.md §6–§7.1: the seed's `applied` shows the block header, as v0.47 does (identical bytes on the same node)",
   },
   {
     key: "CLI-6",
@@ -194,7 +194,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["module_versions -o text"],
     aspects: ["stdout"],
     what: "`module_versions -o text`: v0.50 leaves out a zero version (`- name: runtime`); xupgrade writes `version: \"0\"`",
-    reason: "xupgrade's text is the YAML of its JSON, which emits defaults like the REST gateway (interfaces.md §7); v0.47 prints the same as xupgrade",
+    reason: "xupgrade's text is the YAML of its JSON, which emits defaults like the REST gateway (docs/spec/interfaces.md §7); v0.47 prints the same as xupgrade",
   },
   {
     key: "CLI-8",
@@ -203,7 +203,66 @@ export const DIFFERENCES: Difference[] = [
     ids: ["module_versions foo -o json", "module_versions foo -o text"],
     aspects: ["stderr"],
     what: "an unknown module: v0.50 prints `rpc error: code = Unknown desc = …` without a prefix; xupgrade `Error: rpc error: code = Unknown desc = …`",
-    reason: "interfaces.md §7: every failure is one `Error: …` line (v0.47 prints the same first line)",
+    reason: "docs/spec/interfaces.md §7: every failure is one `Error: …` line (v0.47 prints the same first line)",
+  },
+
+  // ---- supervisors: the same simd v0.47 → v0.50 upgrade under each (docs/spec/sidecar.md; checked in visor-upgrade.interop.ts) ----
+  {
+    key: "VISOR-1",
+    area: "visor",
+    kind: "deliberate",
+    ids: [],
+    aspects: [],
+    what: "`cosmovisor/current` after the switch: the visor's link is relative (`upgrades/v047-to-v050`), cosmovisor's absolute (`$DAEMON_HOME/cosmovisor/upgrades/v047-to-v050`)",
+    reason: "docs/spec/sidecar.md: a relative link survives moving or mounting DAEMON_HOME elsewhere; the switch is a link renamed over `current` (atomic)",
+  },
+  {
+    key: "VISOR-2",
+    area: "visor",
+    kind: "deliberate",
+    ids: [],
+    aspects: [],
+    what: "the download: the visor fetches the tarball once; cosmovisor v1.5.0 (go-getter) fetched the same 53 MiB tarball 4 times, each GET after a HEAD",
+    reason: "the visor downloads once into `.tmp/`, verifies the checksum, then unpacks (D6, docs/spec/sidecar.md §7)",
+  },
+  {
+    key: "VISOR-3",
+    area: "visor",
+    kind: "deliberate",
+    ids: [],
+    aspects: [],
+    what: "SIGTERM after an upgrade: cosmovisor v1.5.0's stale handler of the first node fails (`ERR terminated error=\"os: process already finished\"`) and it exits 1 at once, while simd v0.50 is still stopping; the visor forwards the signal once, waits for simd and exits with its status (0)",
+    reason: "D6 #4 (one signal handler for the current child) and the exit status passed through",
+  },
+  {
+    key: "VISOR-4",
+    area: "visor",
+    kind: "deliberate",
+    ids: [],
+    aspects: [],
+    what: "the order of the steps: cosmovisor backs up data/ and then downloads; the visor downloads, verifies and unpacks first, then backs up",
+    reason: "docs/spec/sidecar.md §6 (project): a download that keeps failing never copies the chain data",
+  },
+
+  // ---- the light-client page against simd (light-client.interop.ts) ----
+  {
+    key: "LC-1",
+    area: "light-client",
+    kind: "deliberate",
+    ids: [],
+    aspects: [],
+    what: "raw-store mode on simd v0.50: `value at key 0x01000000000000002d763034372d746f2d76303530 is 1 bytes, expected 8: corrupt store value` — simd stores Done records as `01 ‖ BE64(height) ‖ name → 01`, the seed's layout is `01 ‖ name → BE64(height)`",
+    reason: "D1: the module stores the seed's layout and reads it strictly; decoding the SDK ≥ 0.46 layout too is the core's work in progress (the page will then say which layout it found)",
+  },
+  {
+    key: "LC-2",
+    area: "light-client",
+    kind: "bug",
+    ids: [],
+    aspects: [],
+    what: "the page's agreement card marks simd v0.50 after the upgrade as disagreeing: `app (protocol) version store key 0x03 says 1, RPC status says 0` (simd's CometBFT reports app version 0, as does its block header, while x/upgrade's protocol version is 1)",
+    reason: "the check assumes what the devnet does (the RPC status reports the protocol version); a real SDK node need not",
+    fix: "examples/light-client/src/compare.ts compareAppVersion(): when the RPC status says `0` and the store a higher version, return verdict `unknown` with both values (`store key 0x03 says 1; the RPC status reports app version 0, as SDK nodes may`) instead of `differ`",
   },
 ];
 
