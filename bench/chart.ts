@@ -13,14 +13,26 @@ const COLORS: Record<Impl, string> = {
   "cosmjs-types": "#2f8f5b",
   "bufbuild-reflect": "#3b7fc2",
   "bufbuild-wire": "#7fb2e6",
+  xupgrade: "#654ff0",
+  simd: "#2f8f5b",
+  cosmovisor: "#7fb2e6",
 };
+
+/** What bench/peers changes (the keeper bench passes nothing): the ratio column and the axis label. */
+export interface ChartOptions {
+  /** The text at the right of a row and whether it meets its target (green) or not (red); undefined: none. */
+  ratio?: (row: Row) => { text: string; ok?: boolean } | undefined;
+  axisLabel?: string;
+  /** Width of the ratio column (default 120). */
+  ratioWidth?: number;
+}
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-export function renderChart(rows: Row[], title: string, subtitle: string, footer: string[]): string {
+export function renderChart(rows: Row[], title: string, subtitle: string, footer: string[], options: ChartOptions = {}): string {
   const W = 1280;
   const LABEL_W = 470;
-  const RATIO_W = 120;
+  const RATIO_W = options.ratioWidth ?? 120;
   const PLOT_X = LABEL_W + 10;
   const PLOT_W = W - PLOT_X - RATIO_W;
   const BAR = 11;
@@ -53,6 +65,15 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
         `<text x="${(xOf(s.p99) + 4).toFixed(1)}" y="${by + BAR - 2}" class="small">${fmtNs(s.median)}</text>`,
       );
     });
+    const custom = options.ratio?.(row);
+    if (options.ratio) {
+      if (custom) {
+        const fill = custom.ok === undefined ? "#333" : custom.ok ? "#1b5e20" : "#b00020";
+        body.push(`<text x="${W - 12}" y="${y + h / 2 + 4}" text-anchor="end" class="ratio" fill="${fill}">${esc(custom.text)}</text>`);
+      }
+      y += h + GAP;
+      continue;
+    }
     // Case 7 compares a wasm instantiation with a plain object: a size, not a target.
     const ratio = row.case === 7 ? undefined : (row.ratio ?? row.loaderRatio);
     if (ratio !== undefined) {
@@ -90,7 +111,7 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
 <text x="12" y="22" class="title">${esc(title)}</text>
 <text x="12" y="40" class="small">${esc(subtitle)}</text>
 ${legend.join("\n")}
-<text x="${PLOT_X}" y="${TOP - 30}" class="small">median per call (log scale), whisker to p99</text>
+<text x="${PLOT_X}" y="${TOP - 30}" class="small">${esc(options.axisLabel ?? "median per call (log scale), whisker to p99")}</text>
 ${grid.join("\n")}
 ${body.join("\n")}
 ${foot.join("\n")}
