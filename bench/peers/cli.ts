@@ -10,14 +10,29 @@
  * without either, wall time alone.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { log, median, p99 } from "./util.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export const XUPGRADE_BIN = here("../../dist/apps/cli/xupgrade.cjs");
-const QUERY_BUNDLE = here("../../dist/apps/cli/xupgrade-query.cjs");
+const QUERY_FILES = ["xupgrade.cjs", "xupgrade-query.cjs", "xupgrade-query.cjs.v8cache"];
+
+/**
+ * The files a query runs (the bin, the query bundle and its code cache: nothing else is loaded) copied out of
+ * dist/ into <tmp>/dist/apps/cli/, so another `npm run build` on the machine cannot delete them mid-run.
+ */
+export function stageQueryBin(): { bin: string; bundle: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "xupgrade-bench-cli-"));
+  const cli = join(dir, "dist/apps/cli");
+  mkdirSync(cli, { recursive: true });
+  for (const f of QUERY_FILES) if (existsSync(here(`../../dist/apps/cli/${f}`))) copyFileSync(here(`../../dist/apps/cli/${f}`), join(cli, f));
+  chmodSync(join(cli, "xupgrade.cjs"), 0o755);
+  return { bin: join(cli, "xupgrade.cjs"), bundle: join(cli, "xupgrade-query.cjs"), remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 const PY = `
 import os, sys, time, json
@@ -82,8 +97,8 @@ export interface CliCommand {
   simd?: string[];
 }
 
-export function cliCommands(node: string, simd: string | undefined, appliedName: string): CliCommand[] {
-  const x = (...a: string[]) => [XUPGRADE_BIN, "query", "upgrade", ...a, "--node", node];
+export function cliCommands(bin: string, node: string, simd: string | undefined, appliedName: string): CliCommand[] {
+  const x = (...a: string[]) => [bin, "query", "upgrade", ...a, "--node", node];
   const s = (...a: string[]) => (simd ? [simd, "query", "upgrade", ...a, "--node", node] : undefined);
   return [
     { id: "plan", xupgrade: x("plan"), simd: s("plan") },
@@ -124,12 +139,12 @@ function stat(samples: Sample[]): CliStat {
 }
 
 /** What a query loads: the query bundle may require Node's built-ins only (no devnet, sidecar, gRPC or signing). */
-export function queryBundleCheck(): { bytes: number; cacheBytes?: number; requires: string[]; ok: boolean } {
-  const text = readFileSync(QUERY_BUNDLE, "utf8");
+export function queryBundleCheck(bundle: string): { bytes: number; cacheBytes?: number; requires: string[]; ok: boolean } {
+  const text = readFileSync(bundle, "utf8");
   const requires = [...new Set([...text.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]))].sort();
   const builtin = (r: string) => r.startsWith("node:") || builtinModules.includes(r);
-  const cache = `${QUERY_BUNDLE}.v8cache`;
-  return { bytes: statSync(QUERY_BUNDLE).size, cacheBytes: existsSync(cache) ? statSync(cache).size : undefined, requires, ok: requires.every(builtin) };
+  const cache = `${bundle}.v8cache`;
+  return { bytes: statSync(bundle).size, cacheBytes: existsSync(cache) ? statSync(cache).size : undefined, requires, ok: requires.every(builtin) };
 }
 
 export function cliCase(cmds: CliCommand[], m: Meter, runs: number, warmup: number): { rows: CliRow[]; floor: CliStat; raw: Record<string, Sample[]> } {

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { renderChart } from "../chart.js";
 import type { Row } from "../report.js";
 import { GHZ_VERSION, SDK_V050_VERSION, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
-import { XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, type CliRow } from "./cli.js";
+import { XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, stageQueryBin, type CliRow } from "./cli.js";
 import { checkSameAnswers, endpoints, restClientCeiling, servicesCase, startXupgradeServer, type ServerState, type ServicesSummary } from "./services.js";
 import { sidecarCase, sidecarPending, type SidecarResult } from "./sidecar.js";
 import { APPLIED_NAME, startSimdChain, type SimdChain } from "./simd.js";
@@ -78,16 +78,21 @@ if (haveSimd) {
     moduleVersions: [{ name: "auth", version: "5" }, { name: "bank", version: "4" }, { name: "upgrade", version: "2" }],
   };
 }
-const xs = await startXupgradeServer(state, pin);
+const staged = stageQueryBin();
+const xs = await startXupgradeServer(state, pin).catch(async (e: unknown) => {
+  await chain?.stop();
+  staged.remove();
+  throw e;
+});
 const results: Record<string, unknown> = {};
 
 try {
   // ---- 1. CLI cold start ------------------------------------------------------------------------------------
   log(`1. CLI cold start (${config.cliRuns} runs each, alternating, after ${config.cliWarmup} warm-up):`);
-  const bundle = queryBundleCheck();
+  const bundle = queryBundleCheck(staged.bundle);
   if (!bundle.ok) throw new Error(`the query bundle requires more than Node's built-ins: ${bundle.requires.join(", ")}`);
   log(`  the query bundle (${(bundle.bytes / 1024).toFixed(0)} KB, code cache ${bundle.cacheBytes ? `${(bundle.cacheBytes / 1024).toFixed(0)} KB` : "missing"}) requires only ${bundle.requires.join(", ")}`);
-  const cmds = cliCommands(chain?.node ?? xs.rpc, chain?.simd, APPLIED_NAME);
+  const cmds = cliCommands(staged.bin, chain?.node ?? xs.rpc, chain?.simd, APPLIED_NAME);
   const cli = cliCase(cmds, m, config.cliRuns, config.cliWarmup);
   log(`  node -e 0: ${cli.floor.wallMedian.toFixed(0)} ms, ${cli.floor.rssMedian?.toFixed(0) ?? "–"} MiB (Node's own floor)`);
   results.cli = { meter: m, runs: config.cliRuns, warmup: config.cliWarmup, bin: "dist/apps/cli/xupgrade.cjs", queryBundle: bundle, floor: cli.floor, rows: cli.rows, raw: cli.raw };
@@ -144,6 +149,7 @@ try {
 } finally {
   await xs.stop();
   await chain?.stop();
+  staged.remove();
 }
 
 // ---- report -------------------------------------------------------------------------------------------------

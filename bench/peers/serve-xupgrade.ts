@@ -1,8 +1,8 @@
 /**
  * xupgrade's side of the services case, in a process of its own (run.ts starts it pinned to the server core):
- * `serveQueries` from the built package (dist/, as `npm run build` made it) on a keeper holding the simd
- * chain's state — the same plan, the same done record at the same height, the same module versions — and
- * the chain's height. The store is a MemoryStore: the devnet serves queries from the same in-memory copy of
+ * `serveQueries` on a keeper holding the simd chain's state — the same plan, the same done record at the same
+ * height, the same module versions — and the chain's height. It runs the sources through tsx, the same code tsc
+ * emits into dist/ (dist/ is not used: another `npm run build` on the machine could delete it under the bench). The store is a MemoryStore: the devnet serves queries from the same in-memory copy of
  * its committed state (bindings/store/level.ts).
  *   node --import tsx bench/peers/serve-xupgrade.ts '<state JSON>'
  * prints `READY {"grpc":"127.0.0.1:…","rest":"http://127.0.0.1:…","rpc":"http://127.0.0.1:…"}` and serves until SIGTERM.
@@ -10,12 +10,11 @@
  * for `blockchain`), for the CLI case when there is no simd node (`--quick` without peers).
  */
 import { createServer } from "node:http";
+import { createKeeper } from "../../bindings/node.js";
+import { serveQueries } from "../../bindings/services/index.js";
 import type { ServerState } from "./services.js";
 
 const state = JSON.parse(process.argv[2] ?? "") as ServerState;
-// The package as users get it (built by `npm run build`, which `npm run bench:peers` runs first).
-const { createKeeper } = (await import(new URL("../../dist/node.js", import.meta.url).href)) as typeof import("../../bindings/node.js");
-const { serveQueries } = (await import(new URL("../../dist/services/index.js", import.meta.url).href)) as typeof import("../../bindings/services/index.js");
 
 const keeper = await createKeeper({ backend: state.backend });
 keeper.setModuleVersionMap(Object.fromEntries(state.moduleVersions.map((m) => [m.name, BigInt(m.version)])));
