@@ -83,7 +83,6 @@ describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
         expect(r.installedSha256).toBe(simd050Sha);
         expect(r.current.endsWith(`upgrades/${UPGRADE_NAME}`)).toBe(true);
         expect(r.backups).toHaveLength(1);
-        expect(r.leftovers).toEqual([]);
         // simd v0.50's real migrations, from its own log.
         for (const m of ["adding a new module: circuit", "migrating module gov from version 4 to version 5", "migrating module auth from version 4 to version 5"]) {
           expect(r.lines.some((l) => l.includes(m)), m).toBe(true);
@@ -92,13 +91,16 @@ describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
           // The visor exits with the node's status; its link is relative (docs/spec/sidecar.md).
           expect(r.exitCode).toBe(0);
           expect(r.outlived).toEqual([]);
+          expect(r.leftovers).toEqual([]);
           expect(r.current).toBe(`upgrades/${UPGRADE_NAME}`);
           expect(gets).toBe(1);
         } else {
           // VISOR-3: after an upgrade, SIGTERM reaches cosmovisor v1.5.0's stale handler of the first node, which
-          // fails (`terminated error="os: process already finished"`) and exits 1 at once, while the new node
-          // (signalled by the second handler) is still stopping. Its link is absolute.
+          // fails (`terminated error="os: process already finished"`) and exits 1 at once: the new node is still
+          // stopping, or — when that handler wins the race — never signalled and left running (the harness kills it).
+          // Its link is absolute.
           expect(r.exitCode).toBe(1);
+          if (r.leftovers.length > 0) console.log(`cosmovisor run ${i}: simd v0.50 outlived cosmovisor by more than 10 s (pids ${r.leftovers.join(", ")}), killed`);
           expect(r.current).toBe(join(r.home, "cosmovisor/upgrades", UPGRADE_NAME));
           // VISOR-2: cosmovisor v1.5.0 (go-getter) fetches the tarball several times, each GET after a HEAD.
           expect(gets).toBeGreaterThan(1);

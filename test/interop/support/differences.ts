@@ -60,7 +60,7 @@ export const DIFFERENCES: Difference[] = [
     aspects: ["*"],
     what: "`GET …/applied_plan/` (empty name): simd 200 `{\"height\":\"0\"}` (grpc-gateway matches an empty last segment); xupgrade 501 Not Implemented",
     reason: "docs/spec/interfaces.md §3 says an empty segment is unmatched, which is not what a v0.50 node does; the gRPC side already answers `name: \"\"` with height 0",
-    fix: "bindings/services/rest-gateway.ts (the `applied_plan/{name}` route match): accept an empty final segment as the name \"\" and answer it like any other name (200 `{\"height\":\"0\"}` with the height headers); then drop the \"empty segment → 501\" sentence of docs/spec/interfaces.md §3",
+    fix: "bindings/services/rest-routes.ts matchRoute(): for a route with a path parameter, a single empty segment (`applied_plan/`, nothing after the slash) binds the parameter to \"\" instead of returning `unmatched` (the query layer already answers AppliedPlan `name: \"\"` with height 0); expected 200 `{\"height\":\"0\"}` with the height headers. Then drop the \"empty segment → 501\" sentence of docs/spec/interfaces.md §3",
   },
   {
     key: "REST-4",
@@ -117,7 +117,7 @@ export const DIFFERENCES: Difference[] = [
     aspects: ["details"],
     what: "request bytes that end early (`ff`, `0a05616263`): simd `grpc: error unmarshalling request: unexpected EOF`; xupgrade `grpc: error unmarshalling request: proto: premature EOF`",
     reason: "same code (13); only the detail text differs",
-    fix: "the gRPC server's request decoding (bindings/services/grpc-server.ts, where `grpc: error unmarshalling request: ` is prefixed): report a truncated message (a varint, tag or length-delimited field running past the end) as `unexpected EOF`, Go's io.ErrUnexpectedEOF text that gogoproto returns",
+    fix: "bindings/services/codec.ts decodeRequest(): when @bufbuild/protobuf's reader fails because the bytes end early (its `premature EOF`, and a length or varint running past the end), call decodeError(\"unexpected EOF\") — Go's io.ErrUnexpectedEOF text, no `proto: ` prefix; expected gRPC message `grpc: error unmarshalling request: unexpected EOF`",
   },
   {
     key: "GRPC-3",
@@ -231,7 +231,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: [],
     aspects: [],
-    what: "SIGTERM after an upgrade: cosmovisor v1.5.0's stale handler of the first node fails (`ERR terminated error=\"os: process already finished\"`) and it exits 1 at once, while simd v0.50 is still stopping; the visor forwards the signal once, waits for simd and exits with its status (0)",
+    what: "SIGTERM after an upgrade: cosmovisor v1.5.0's stale handler of the first node fails (`ERR terminated error=\"os: process already finished\"`) and it exits 1 at once, while simd v0.50 is still stopping — or, when that handler wins the race, is never signalled and keeps running (seen here); the visor forwards the signal once, waits for simd and exits with its status (0)",
     reason: "D6 #4 (one signal handler for the current child) and the exit status passed through",
   },
   {

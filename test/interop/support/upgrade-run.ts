@@ -69,7 +69,13 @@ export interface SupervisedRun extends UpgradeTimings {
 export interface SupervisedRunOptions {
   supervisor: Supervisor;
   peers: InteropPeers;
-  release: Release;
+  /** The tarball named in Plan.Info, downloaded at the halt (the default variant). */
+  release?: Release;
+  /**
+   * Stage simd v0.50 before the start instead (`add-upgrade v047-to-v050 <simd v0.50>`), with an empty
+   * Plan.Info: the pipeline without the download.
+   */
+  staged?: boolean;
   /** The upgrade height (default 40, raised when the chain is too close to it). */
   height?: number;
   /** Writes every line here as well. */
@@ -95,13 +101,17 @@ export const supervisorEnv = (home: string): Record<string, string> => ({
 });
 
 export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<SupervisedRun> {
+  if (!o.staged && !o.release) throw new TypeError("a release to download, or staged: true");
   const h = await initSimd({ binary: o.peers.simd047 });
   const env = supervisorEnv(h.home);
-  if (o.supervisor === "xupgrade-visor") {
-    const r = await runCli(["visor", "init", o.peers.simd047], { env });
-    if (r.code !== 0) throw new Error(`xupgrade visor init failed: ${r.stderr}`);
-  } else {
-    await runOk(o.peers.cosmovisor, ["init", o.peers.simd047], { env });
+  const steps = [["init", o.peers.simd047], ...(o.staged ? [["add-upgrade", UPGRADE_NAME, o.peers.simd050]] : [])];
+  for (const args of steps) {
+    if (o.supervisor === "xupgrade-visor") {
+      const r = await runCli(["visor", ...args], { env });
+      if (r.code !== 0) throw new Error(`xupgrade visor ${args[0]} failed: ${r.stderr}`);
+    } else {
+      await runOk(o.peers.cosmovisor, args, { env });
+    }
   }
   const cmd = o.supervisor === "xupgrade-visor" ? [process.execPath, ...cliArgs(), "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
   // One stream for both: the supervisors write their own lines on stderr or stdout, the node's pass through.
@@ -116,7 +126,7 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
   try {
     await node.rpcReady(120_000);
     const height = Math.max(o.height ?? 40, (await node.height()) + 25);
-    await passProposal(h, o.peers.simd047, softwareUpgradeMsg({ name: UPGRADE_NAME, height, info: o.release.info }), 60_000);
+    await passProposal(h, o.peers.simd047, softwareUpgradeMsg({ name: UPGRADE_NAME, height, info: o.staged ? "" : o.release!.info }), 60_000);
     const halt = await waitForHalt(child, UPGRADE_NAME, 120_000);
     const after = (test: (r: SimdLog) => boolean) => child.waitFor((r) => r.at > halt.at && test(r), 180_000);
     const start = await after((r) => r.message === "starting node with ABCI CometBFT in-process");
