@@ -7,13 +7,14 @@
  * The peers come from `npm run peers` (simd v0.47 and v0.50, cosmovisor, ghz). A full run writes
  * bench/peers/results.json, bench/peers/results.svg and the table in bench/README.md; a quick run writes
  * bench/out/peers/ and proves only that every case still runs (without peers: xupgrade's side alone).
+ * `--report` writes the table and the chart again from bench/peers/results.json (no measuring).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { renderChart } from "../chart.js";
 import type { Row } from "../report.js";
-import { GHZ_VERSION, SDK_V050_VERSION, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
+import { COSMOVISOR_VERSION, GHZ_VERSION, SDK_V047_VERSION, SDK_V050_VERSION, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
 import { XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, stageQueryBin, type CliRow } from "./cli.js";
 import { checkSameAnswers, endpoints, restClientCeiling, servicesCase, startXupgradeServer, type ServerState, type ServicesSummary } from "./services.js";
 import { sidecarCase, sidecarPending, type SidecarResult } from "./sidecar.js";
@@ -34,6 +35,16 @@ const config = QUICK
       ceilingSeconds: 1.5,
       sidecarRuns: Math.max(0, Number(process.env.BENCH_PEERS_SIDECAR_RUNS ?? 1)),
     };
+
+// `--report`: the table and the chart again from bench/peers/results.json, measuring nothing.
+if (process.argv.includes("--report")) {
+  const r = JSON.parse(readFileSync(here("./results.json"), "utf8"));
+  writeFileSync(here("./results.svg"), chart(r.cli.rows, r.cli.floor.wallMedian, r.cli.runs, r.services.summary, r.sidecar, r.targets, r.meta));
+  const table = markdown(r.cli.rows, r.cli.floor, r.services.summary, r.sidecar);
+  updateReadme(table, r.meta);
+  console.log(table);
+  process.exit(0);
+}
 
 // ---- peers ------------------------------------------------------------------------------------------------
 const bins = peerBinaries();
@@ -132,7 +143,7 @@ try {
     cpu: { model: cpus[0]?.model ?? "unknown", cores: cpus.length },
     memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
     loadAverageAtStart: os.loadavg().map((l) => +l.toFixed(2)),
-    peers: { simd: chain ? `${SDK_V050_VERSION} (${chain.simd})` : null, ghz: bins.ghz ? GHZ_VERSION : null, cosmovisor: bins.cosmovisor ?? null },
+    peers: { simd: chain ? `${SDK_V047_VERSION} → ${SDK_V050_VERSION}` : null, ghz: bins.ghz ? GHZ_VERSION : null, cosmovisor: bins.cosmovisor ? COSMOVISOR_VERSION : null },
     autocannon: JSON.parse(readFileSync(here("../../node_modules/autocannon/package.json"), "utf8")).version as string,
     pinning: pin?.note ?? "none",
     simdSetupSeconds: chain?.setupSeconds,
@@ -140,7 +151,7 @@ try {
   const seconds = +((performance.now() - started) / 1000).toFixed(1);
   mkdirSync(outDir, { recursive: true });
   writeFileSync(`${outDir}results.json`, `${JSON.stringify({ meta, targets, ...results, seconds }, null, 2)}\n`);
-  writeFileSync(`${outDir}results.svg`, chart(cli.rows, cli.floor.wallMedian, services.summary, sidecar, targets, meta));
+  writeFileSync(`${outDir}results.svg`, chart(cli.rows, cli.floor.wallMedian, config.cliRuns, services.summary, sidecar, targets, meta));
   const table = markdown(cli.rows, cli.floor, services.summary, sidecar);
   if (!QUICK) updateReadme(table, meta);
   console.log(table);
@@ -232,13 +243,21 @@ function updateReadme(table: string, meta: { cpu: { model: string; cores: number
   const text = readFileSync(readme, "utf8");
   if (!text.includes("<!-- peers:start -->")) return;
   const next = text.replace(
-    /(<!-- peers:start -->\n)[\s\S]*?(\n<!-- peers:end -->)/,
-    `$1_${meta.cpu.model} ×${meta.cpu.cores}, Node ${meta.node}, simd ${SDK_V050_VERSION}, ${meta.date.slice(0, 16).replace("T", " ")} UTC._\n\n${table}$2`,
+    /(<!-- peers:start -->)[\s\S]*?(<!-- peers:end -->)/,
+    `$1\n_${meta.cpu.model} ×${meta.cpu.cores}, Node ${meta.node}, simd ${SDK_V050_VERSION}, ${meta.date.slice(0, 16).replace("T", " ")} UTC._\n\n${table}\n$2`,
   );
   writeFileSync(readme, next);
 }
 
-function chart(cli: CliRow[], floorMs: number, services: ServicesSummary[], sidecar: SidecarResult, targets: Target[], meta: { cpu: { model: string; cores: number }; os: string; node: string; date: string; pinning: string }): string {
+function chart(
+  cli: CliRow[],
+  floorMs: number,
+  cliRuns: number,
+  services: ServicesSummary[],
+  sidecar: SidecarResult,
+  targets: Target[],
+  meta: { quick: boolean; cpu: { model: string; cores: number }; os: string; node: string; date: string; pinning: string },
+): string {
   const NS = 1e6;
   const rows: (Row & { text?: { text: string; ok?: boolean } })[] = [];
   for (const r of cli) {
@@ -268,10 +287,10 @@ function chart(cli: CliRow[], floorMs: number, services: ServicesSummary[], side
   const byRow = new Map(rows.map((r) => [r, r.text]));
   return renderChart(
     rows,
-    `xupgrade against the Go programs it replaces${QUICK ? " (quick smoke run: not representative)" : ""}`,
+    `xupgrade against the Go programs it replaces${meta.quick ? " (quick smoke run: not representative)" : ""}`,
     `${meta.cpu.model} ×${meta.cpu.cores} · ${meta.os} · Node ${meta.node} · simd ${SDK_V050_VERSION} · ${meta.date.slice(0, 10)} · ${meta.pinning}`,
     [
-      `CLI: whole process, ${QUICK ? config.cliRuns : 30} runs each alternating; Node's own floor (node -e 0) ${floorMs.toFixed(0)} ms. Services: latency p50 (bar) to p99 (whisker); ratios xupgrade/simd.`,
+      `CLI: whole process, ${cliRuns} runs each alternating; Node's own floor (node -e 0) ${floorMs.toFixed(0)} ms. Services: latency p50 (bar) to p99 (whisker); ratios xupgrade/simd.`,
       ...targets.map((t) => `${t.met === undefined ? "…" : t.met ? "✔" : "✘"} ${t.target}`),
     ],
     { ratio: (row) => byRow.get(row as never), axisLabel: "median (log scale), whisker to p99; CLI: wall time of the whole process, services: latency per request", ratioWidth: 170 },
