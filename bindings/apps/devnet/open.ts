@@ -10,8 +10,8 @@ import type { Plan, VersionMap } from "../../core/types.js";
 import { createKeeperWith, type KeeperOptions, type UpgradeKeeper } from "../../module/keeper.js";
 import { defaultStoreLoader, upgradeStoreLoader, type LoadResult, type StoreLoader } from "../../module/store-loader.js";
 import { readUpgradeInfo, writeUpgradeInfo } from "../../module/upgrade-info/file.js";
-import { openNodeMultiStore } from "../../store/level-node.js";
-import type { DurableMultiStore } from "../../store/level.js";
+import { ClassicLevel } from "classic-level";
+import { DurableMultiStore, type LevelDb } from "../../store/level.js";
 import type { AppUpgradeContext, LoadedApp } from "./app.js";
 import type { LoaderUpgrades } from "./app-hash.js";
 import { MountedStores, SwitchableStore } from "./branch.js";
@@ -34,6 +34,8 @@ export interface OpenNodeOptions {
 
 export interface OpenedNode {
   ms: DurableMultiStore;
+  /** The application database under `ms`: the snapshot channel reads its committed state (rehearse/channel.ts). */
+  db: LevelDb;
   state: ChainState;
   mounted: MountedStores;
   /** A keeper over the committed upgrade store, for the query services. */
@@ -47,7 +49,10 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
   // docs/spec/keeper.md §8.2: the plan the old binary wrote before halting decides whether this binary's store loader fires.
   const infoKeeper = await createKeeper({ homePath: home, backend, skipUpgradeHeights: skip });
   const info = await infoKeeper.readUpgradeInfoFromDisk();
-  const ms = await openNodeMultiStore(appDbPath(home));
+  // The database handle is kept (not only the multistore over it) so that the node can serve snapshots of
+  // its committed state: LevelDB's lock lets no other process open it while the node runs.
+  const db = openAppDb(appDbPath(home));
+  const ms = await DurableMultiStore.open(db);
   try {
     let loader: StoreLoader = defaultStoreLoader;
     let loaderUpgrades: LoaderUpgrades | undefined;
@@ -110,11 +115,16 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
       handlerErrors,
       loaderUpgrades,
     });
-    return { ms, state, mounted, queryKeeper };
+    return { ms, db, state, mounted, queryKeeper };
   } catch (e) {
     await ms.close();
     throw e;
   }
+}
+
+/** The application database (classic-level, keys and values as bytes), as `openNodeMultiStore` opens it. */
+export function openAppDb(path: string): LevelDb {
+  return new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
 }
 
 /**

@@ -22,6 +22,7 @@ import { genesisPath, readDevnetConfig, readGenesis, type DevnetConfig } from ".
 import type { DevnetEngine, DevnetHandle } from "./handle.js";
 import { fullLogger, type DevnetLogger } from "./logger.js";
 import { openNode } from "./open.js";
+import { serveSnapshots, type SnapshotServer } from "./rehearse/channel.js";
 import { errorMessage, sha256 } from "./util.js";
 
 export type { DevnetEngine, DevnetHandle };
@@ -88,13 +89,26 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     skip_upgrade_heights: skip,
   });
   const common = { home, config, state, ms: node.ms, mounted: node.mounted, queryKeeper: node.queryKeeper, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
+  let snapshots: SnapshotServer | undefined;
   try {
-    if (engine === "local") return await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc });
-    return await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
+    snapshots = await serveSnapshots({ home, db: node.db, logger });
+    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    return withSnapshots(handle, snapshots);
   } catch (e) {
+    await snapshots?.close();
     await node.ms.close();
     throw e;
   }
+}
+
+/** The handle, with the snapshot channel closed before `done` resolves. */
+function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer): DevnetHandle {
+  const done = handle.done.then(async (code) => {
+    await snapshots.close().catch(() => undefined);
+    return code;
+  });
+  return { ...handle, done, stop: () => handle.stop().then(() => done).then(() => undefined) };
 }
 
 /** The engine to run a home with: the one asked for must be the one the home was made for. */
