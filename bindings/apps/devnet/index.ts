@@ -1,6 +1,7 @@
 /**
  * The devnet chain host (Node only): init a home (one process) or a testnet (CometBFT validators), and
- * start a node that embeds x/upgrade, with the single-process engine or as the ABCI++ app of CometBFT.
+ * start a node that embeds x/upgrade, with the single-process engine or as the ABCI++ app of CometBFT, and
+ * rehearse an upgrade on a copy of a node's committed state (rehearse/).
  */
 export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./init.js";
 export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./start.js";
@@ -52,3 +53,13 @@ export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./lo
 export { accountKeyFromMnemonic } from "./keys.js";
 export { COMET_VERSION } from "./rpc/methods.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";
+export {
+  rehearseUpgrade,
+  type RehearseOptions,
+  type RehearsalReport,
+  type ModuleReport,
+  type MigrationRun,
+} from "./rehearse/rehearse.js";
+export { rehearsalToJson, failedRehearsalJson, formatRehearsal, REHEARSAL_FORMAT, type FormatOptions as RehearsalFormatOptions } from "./rehearse/report.js";
+export type { StoreChange, KeyChange } from "./rehearse/diff.js";
+export { snapshotSocketPath, snapshotEndpointPath } from "./rehearse/channel.js";
