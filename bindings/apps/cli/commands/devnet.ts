@@ -1,5 +1,5 @@
 /**
- * `xupgrade devnet init|start`: flag parsing only. The chain host (bindings/apps/devnet) is loaded with a
+ * `xupgrade devnet init|start|rehearse`: flag parsing only (rehearse's action is cli/devnet/rehearse.ts). The chain host (bindings/apps/devnet) is loaded with a
  * dynamic import when a devnet command runs, so no other command pays for it, and a build without it
  * says clearly what is missing. `start` exits with the devnet's own exit code (e.g. 20 when it halts
  * for an upgrade). `init --engine cometbft` writes a testnet of CometBFT validators (one node home each)
@@ -8,6 +8,7 @@
 import type { Command } from "commander";
 import { parseGoDuration } from "../../../go/duration.js";
 import type * as Devnet from "../../devnet/index.js";
+import type { RehearseOpts } from "../devnet/rehearse.js";
 import { CliError, messageOf } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { INT64_MAX } from "../../../go/int.js";
@@ -275,4 +276,25 @@ export function registerDevnet(program: Command): void {
       process.off("SIGTERM", stop);
       throw new CliError("", typeof code === "number" ? code : 1);
     });
+
+  devnet
+    .command("rehearse")
+    .summary("Rehearse an upgrade on a copy of a node's committed state, before the height")
+    .description(
+      "Do now, on a copy of the node's committed state, what the new binary (--app) will do at the upgrade height: the store loader's " +
+        "StoreUpgrades, the start-up checks, PreBlock with the app's handler and every module migration, the block and its commit. " +
+        "The snapshot is one committed height, served by the running node without stopping it (or copied from a stopped node's " +
+        "database); the node's home is never written. Reports the plan, each module's versions and migration times, the keys added, " +
+        "changed and deleted per store, the app hash before and after, and — when the upgrade would halt the node — the exact error. " +
+        "Exits with the exit code the real upgrade would give: 0, or 20–25 (1 for a store loader error). The plan is the one scheduled " +
+        "on chain unless --plan (and --height) name another, which is then scheduled on the copy.",
+    )
+    .option("--home <dir>", "the node's home (a devnet home, or a CometBFT node home; default ~/.xupgrade)")
+    .option("--app <module>", "the new binary's application definition module (its upgrade handlers, migrations, store upgrades)")
+    .option("--plan <name>", "the upgrade to rehearse (default: the plan scheduled on chain)")
+    .option("--height <h>", "the upgrade height (default: the chain's plan's height; for another plan, two blocks after the snapshot)")
+    .option("-o, --output <format>", "text or json (default text)")
+    .option("--verbose", "show up to 5 keys added, changed and deleted per store (and, in JSON, the new binary's log lines)")
+    .option("--core <backend>", "keeper core: wasm (default) or js")
+    .action(async (opts: RehearseOpts, cmd: Command) => (await import("../devnet/rehearse.js")).rehearse(opts, cmd));
 }

@@ -1,0 +1,55 @@
+/**
+ * `xupgrade devnet rehearse`: the new binary's upgrade, run now on a copy of a node's committed state
+ * (docs/spec/rehearse.md). Prints the report (text, or `-o json`) and exits with the exit code the real
+ * upgrade would end the node with: 0 when it would succeed, 20–25 (or 1) when it would halt. A rehearsal
+ * that cannot run is one `Error:` line and exit 1 (with `-o json`, also `{"rehearsed":false,…}` on stdout).
+ */
+import type { Command } from "commander";
+import type * as Devnet from "../../devnet/index.js";
+import { loadDevnet } from "../commands/devnet.js";
+import { CliError, messageOf } from "../errors.js";
+import { defaultHome, expectArgs } from "../flags.js";
+import { parseOutput } from "../output.js";
+import { INT64_MAX } from "../../../go/int.js";
+
+export interface RehearseOpts {
+  home?: string;
+  app?: string;
+  plan?: string;
+  height?: string;
+  output?: string;
+  verbose?: boolean;
+  core?: string;
+}
+
+export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> {
+  expectArgs(cmd, 0, 0);
+  const format = parseOutput(opts.output);
+  if (opts.app === undefined) throw new CliError('required flag(s) "app" not set');
+  if (opts.plan !== undefined && opts.plan === "") throw new CliError("invalid --plan: the upgrade name cannot be empty");
+  let height: bigint | undefined;
+  if (opts.height !== undefined) {
+    if (!/^[0-9]{1,19}$/.test(opts.height) || BigInt(opts.height) <= 0n || BigInt(opts.height) > INT64_MAX) {
+      throw new CliError(`invalid --height ${JSON.stringify(opts.height)}: must be a positive integer`);
+    }
+    height = BigInt(opts.height);
+  }
+  if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
+  const devnet = await loadDevnet();
+  let report: Devnet.RehearsalReport;
+  try {
+    report = await devnet.rehearseUpgrade({
+      home: opts.home ?? defaultHome(),
+      app: opts.app,
+      plan: opts.plan,
+      height,
+      backend: opts.core as Devnet.RehearseOptions["backend"],
+    });
+  } catch (e) {
+    if (format === "json") process.stdout.write(JSON.stringify(devnet.failedRehearsalJson(messageOf(e))) + "\n");
+    throw new CliError(`cannot rehearse: ${messageOf(e)}`);
+  }
+  const shown = { sample: opts.verbose ? 5 : 0, log: opts.verbose === true };
+  process.stdout.write(format === "json" ? JSON.stringify(devnet.rehearsalToJson(report, shown)) + "\n" : devnet.formatRehearsal(report, shown));
+  if (report.exitCode !== 0) throw new CliError("", report.exitCode);
+}
