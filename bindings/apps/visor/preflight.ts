@@ -7,8 +7,16 @@
  * verified and unpacked into `.tmp/` exactly as at the height, then deleted — so "ready: yes" means the
  * upgrade would get its binary.
  *
+ * With `--rehearse`, the binary it would run (staged, or just downloaded) is asked to rehearse the upgrade on a
+ * copy of the node's committed state (docs/spec/rehearse.md §5): `<bin> rehearse --home $DAEMON_HOME --plan
+ * <name> --height <h> -o json`. The binary is opaque to the visor, so this is the whole protocol: a JSON line
+ * on stdout carrying `"format":"xupgrade-rehearsal/1"` is a rehearsal; anything else means the binary does not
+ * support it, which is said without failing the pre-flight. A rehearsal that predicts a halt makes it
+ * `ready: no`.
+ *
  * `prepare-upgrade`: stages the scheduled plan's binary in `upgrades/<dir>` now.
  */
+import { spawn } from "node:child_process";
 import { lstat, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { installBinary, archiveKind } from "../../module/plan-info/archive.js";
@@ -35,7 +43,35 @@ export interface UpgradeReport {
   checksum: string;
   ready: boolean;
   reason: string;
+  /** With `--rehearse`: what the binary's rehearsal said. */
+  rehearsal?: RehearsalSummary;
 }
+
+/** The outcome of `<bin> rehearse …` (docs/spec/rehearse.md §5). */
+export interface RehearsalSummary {
+  /** The binary printed a rehearsal (it supports the protocol). */
+  supported: boolean;
+  /** The rehearsal ran to its verdict. */
+  rehearsed: boolean;
+  /** The upgrade would succeed on the rehearsed state. */
+  ok: boolean;
+  /** The exit code the real upgrade would end the node with (0: it goes on). */
+  exit_code: number;
+  /** The halt's message, or why there is no rehearsal. */
+  error: string;
+  modules_migrated: number;
+  /** The upgrade block (FinalizeBlock and Commit), milliseconds. */
+  upgrade_ms: number;
+  /** The whole rehearsal, as the visor timed it, milliseconds. */
+  duration_ms: number;
+  snapshot_height: string;
+  /** One line for people. */
+  summary: string;
+  /** The binary's own JSON report, as it printed it. */
+  report?: unknown;
+}
+
+export const REHEARSAL_FORMAT = "xupgrade-rehearsal/1";
 
 export type ShowResult = { found: false; message: string } | { found: true; report: UpgradeReport };
 
@@ -74,7 +110,17 @@ async function findPlan(cfg: VisorConfig, layout: Layout): Promise<{ plan?: Chai
   return { plan, source: `chain (CurrentPlan at ${cfg.rpcAddress})` };
 }
 
-export async function showUpgradeInfo(cfg: VisorConfig, o: { verify: boolean; log: Logger; platform?: string }): Promise<ShowResult> {
+export interface ShowOptions {
+  verify: boolean;
+  log: Logger;
+  platform?: string;
+  /** Ask the binary to rehearse the upgrade (`show-upgrade-info --rehearse`). */
+  rehearse?: boolean;
+  /** How long the rehearsal may take (default 10 minutes). */
+  rehearseTimeoutMs?: number;
+}
+
+export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise<ShowResult> {
   const layout = new Layout(cfg);
   const found = await findPlan(cfg, layout);
   const platform = o.platform ?? osArch();
@@ -106,7 +152,8 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: { verify: boolean; lo
   if (st) {
     report.staged = true;
     if (!st.isFile()) return no(`${bin} is not a regular file`);
-    return { found: true, report: { ...report, ready: true, reason: `staged binary at ${bin}${(st.mode & 0o111) === 0o111 ? "" : " (it will be made executable)"}` } };
+    const staged: ShowResult = { found: true, report: { ...report, ready: true, reason: `staged binary at ${bin}${(st.mode & 0o111) === 0o111 ? "" : " (it will be made executable)"}` } };
+    return o.rehearse ? withRehearsal(staged, bin, cfg, plan, o) : staged;
   }
   if (!cfg.allowDownloadBinaries) return no(`the binary is not staged at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is off`);
   const dir = layout.upgradeDir(plan.name);
@@ -127,19 +174,119 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: { verify: boolean; lo
     report.url = source.url.raw;
     report.checksum = source.url.checksum ? `${source.url.checksum.algo}:${source.url.checksum.hex}` : "none";
     if (!o.verify) {
-      return { found: true, report: { ...report, ready: true, reason: `binaries[${source.key}] will be downloaded at the height (not checked: --no-download)` } };
+      const unchecked: ShowResult = { found: true, report: { ...report, ready: true, reason: `binaries[${source.key}] will be downloaded at the height (not checked: --no-download)` } };
+      if (o.rehearse) unchecked.report.rehearsal = notRehearsed("the binary is not downloaded (--no-download), so it cannot rehearse");
+      return unchecked;
     }
+    let fetched: ShowResult & { found: true };
+    let installed: string;
     try {
       const { file, bytes } = await download(source.url, join(work, fileNameOf(source.url.raw)), fo.limits);
-      await installBinary(file, archiveKind(source.url.raw), join(work, "result"), cfg.name, source.url.raw, fo.limits);
+      installed = await installBinary(file, archiveKind(source.url.raw), join(work, "result"), cfg.name, source.url.raw, fo.limits);
       const how = source.url.checksum ? `${source.url.checksum.algo} checksum matches` : "no checksum to verify";
-      return { found: true, report: { ...report, ready: true, reason: `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present` } };
+      fetched = { found: true, report: { ...report, ready: true, reason: `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present` } };
     } catch (e) {
       return no(`cannot download binary. error downloading "${source.url.raw}": ${(e as Error).message}`);
     }
+    // The downloaded binary rehearses before it is deleted with the rest of the work directory.
+    return o.rehearse ? await withRehearsal(fetched, installed, cfg, plan, o) : fetched;
   } finally {
     for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+function notRehearsed(why: string, supported = false, report?: unknown): RehearsalSummary {
+  return { supported, rehearsed: false, ok: false, exit_code: 0, error: why, modules_migrated: 0, upgrade_ms: 0, duration_ms: 0, snapshot_height: "", summary: `not rehearsed: ${why}`, ...(report === undefined ? {} : { report }) };
+}
+
+/** `ms` for people: "0.42 ms", "12 ms", "1.30 s". */
+export function formatMs(n: number): string {
+  if (n < 1) return `${n.toFixed(2)} ms`;
+  if (n < 1000) return `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+  return `${(n / 1000).toFixed(2)} s`;
+}
+
+/** The ready verdict with the rehearsal's: a predicted halt makes it "no"; no rehearsal leaves it as it was. */
+async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: VisorConfig, plan: ChainPlan, o: ShowOptions): Promise<ShowResult> {
+  const rehearsal = await rehearseWith(bin, cfg.home, plan, o.rehearseTimeoutMs ?? 600_000, o.log);
+  const report = { ...r.report, rehearsal };
+  if (!rehearsal.rehearsed) return { found: true, report };
+  if (!rehearsal.ok) return { found: true, report: { ...report, ready: false, reason: `rehearsal: ${rehearsal.summary}` } };
+  return { found: true, report };
+}
+
+/**
+ * Runs `<bin> rehearse --home <home> --plan <name> --height <h> -o json` and reads its verdict. Never throws:
+ * a binary that cannot run, times out, or prints no rehearsal is reported as such.
+ */
+export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: Logger): Promise<RehearsalSummary> {
+  const args = ["rehearse", "--home", home, "--plan", plan.name, "--height", plan.height.toString(), "-o", "json"];
+  log.info(`rehearsing the upgrade with the new binary bin=${bin} upgrade=${plan.name} height=${plan.height}`);
+  const started = performance.now();
+  const run = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; error?: Error; timedOut: boolean }>((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const cap = (s: string, d: Buffer) => (s.length > 8 << 20 ? s : s + d.toString("utf8"));
+    child.stdout.on("data", (d: Buffer) => (stdout = cap(stdout, d)));
+    child.stderr.on("data", (d: Buffer) => (stderr = cap(stderr, d)));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGTERM");
+      setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stdout, stderr, error, timedOut });
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+  const durationMs = performance.now() - started;
+  if (run.error) return notRehearsed(`cannot run ${bin}: ${run.error.message}`);
+  const found = run.stdout
+    .split("\n")
+    .reverse()
+    .map((line) => {
+      try {
+        const v = JSON.parse(line) as unknown;
+        return typeof v === "object" && v !== null && (v as { format?: unknown }).format === REHEARSAL_FORMAT ? (v as Record<string, unknown>) : undefined;
+      } catch {
+        return undefined;
+      }
+    })
+    .find((v) => v !== undefined);
+  const lastLine = run.stderr.trim().split("\n").pop() ?? "";
+  const status = run.timedOut ? `timed out after ${formatMs(timeoutMs)}` : run.signal ? `signal: ${run.signal}` : `exit status ${run.code}`;
+  if (!found) {
+    const summary = notRehearsed(`${bin} does not support \`rehearse\` (${status}${lastLine ? `: ${lastLine}` : ""})`);
+    log.info(`the new binary does not support rehearsals: ${summary.error}`);
+    return summary;
+  }
+  const str = (k: string) => (typeof found[k] === "string" ? (found[k] as string) : "");
+  const num = (k: string) => (typeof found[k] === "number" ? (found[k] as number) : 0);
+  if (found.rehearsed !== true) return notRehearsed(`the rehearsal could not run: ${str("error") || status}`, true, found);
+  const snapshot = (found.snapshot ?? {}) as { height?: string };
+  const base = {
+    supported: true,
+    rehearsed: true,
+    ok: found.ok === true,
+    exit_code: num("exit_code"),
+    error: str("error"),
+    modules_migrated: num("modules_migrated"),
+    upgrade_ms: num("upgrade_ms"),
+    duration_ms: Math.round(durationMs * 100) / 100,
+    snapshot_height: snapshot.height ?? "",
+    report: found,
+  };
+  const summary = base.ok
+    ? `rehearsed: ${base.modules_migrated} module${base.modules_migrated === 1 ? "" : "s"} migrated in ${formatMs(base.upgrade_ms)}`
+    : `the upgrade would halt the node with exit code ${base.exit_code}: ${base.error}`;
+  log.info(`rehearsal done ok=${base.ok} exit_code=${base.exit_code} snapshot_height=${base.snapshot_height} duration=${formatMs(durationMs)}`);
+  return { ...base, summary };
 }
 
 export function formatReport(r: ShowResult): string {
@@ -155,8 +302,15 @@ export function formatReport(r: ShowResult): string {
     ["platform", p.platform],
   ];
   if (p.url !== "") rows.push(["url", p.url], ["checksum", p.checksum]);
-  rows.push(["ready", `${p.ready ? "yes" : "no"} (${p.reason})`]);
-  return rows.map(([k, v]) => `${(k + ":").padEnd(10)}${v}`).join("\n") + "\n";
+  const h = p.rehearsal;
+  if (h) {
+    const snap = h.snapshot_height ? ` (snapshot at height ${h.snapshot_height}, ${formatMs(h.duration_ms)} in all)` : "";
+    rows.push(["rehearsal", h.rehearsed ? (h.ok ? `the upgrade succeeds on a copy of the state${snap}` : `${h.summary}${snap}`) : h.summary]);
+  }
+  if (h?.rehearsed && h.ok && p.ready) rows.push(["ready", `yes — ${h.summary} (${p.reason})`]);
+  else rows.push(["ready", `${p.ready ? "yes" : "no"} (${p.reason})`]);
+  // Labels are padded to 10 columns; a longer one ("rehearsal:") gets one space.
+  return rows.map(([k, v]) => `${(k + ":").padEnd(10)}${k.length >= 9 ? " " : ""}${v}`).join("\n") + "\n";
 }
 
 /** `prepare-upgrade`: stages the chain's scheduled plan now; false when there is no plan. */

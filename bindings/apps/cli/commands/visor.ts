@@ -135,17 +135,22 @@ export function registerVisor(program: Command): void {
     .description(
       "Reports the plan in data/upgrade-info.json, or the chain's scheduled plan (CurrentPlan over DAEMON_RPC_ADDRESS): the binary path, " +
         "whether it is staged, the URL for this platform and its checksum, and `ready: yes|no (<reason>)`. An unstaged binary is downloaded, " +
-        "verified and unpacked into a temporary directory (then deleted) unless --no-download is given.",
+        "verified and unpacked into a temporary directory (then deleted) unless --no-download is given. With --rehearse the binary also rehearses the " +
+        "upgrade on a copy of the node's state (docs/spec/rehearse.md): `ready: yes — rehearsed: N modules migrated in T`, or no with the halt it predicts.",
     )
     .option("-o, --output <format>", "text or json (default text)")
     .option("--no-download", "do not download the binary to check it")
+    .option(
+      "--rehearse",
+      "also have the binary rehearse the upgrade on a copy of the node's committed state (`<bin> rehearse --home $DAEMON_HOME --plan <name> --height <h> -o json`); a predicted halt makes it ready: no",
+    )
     .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (opts: { output?: string; download: boolean }, cmd: Command) => {
+    .action(async (opts: { output?: string; download: boolean; rehearse?: boolean }, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const format = parseOutput(opts.output);
       const cfg = await config(cmd);
       const { formatReport, showUpgradeInfo } = await import("../../visor/preflight.js");
-      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log: await logger(cfg) }));
+      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log: await logger(cfg), rehearse: opts.rehearse === true }));
       if (format === "json") process.stdout.write(JSON.stringify(result.found ? result.report : { message: result.message }) + "\n");
       else process.stdout.write(formatReport(result));
     });
