@@ -56,6 +56,7 @@ function nodeBinary(version) {
       'case "$1" in',
       `  pre-upgrade) echo "${DAEMON} ${version}: pre-upgrade: nothing to migrate outside the chain state"; exit 0 ;;`,
       `  version) echo "${DAEMON} ${version} (examples/apps/${version})"; exit 0 ;;`,
+      `  rehearse) shift; exec '${process.execPath}' '${CLI}' devnet rehearse --app '${join(ROOT, "examples/apps", version)}' "$@" ;;`,
       "  start) shift ;;",
       "esac",
       `exec '${process.execPath}' '${CLI}' devnet start --engine cometbft --cometbft '${COMETBFT}' --app '${join(ROOT, "examples/apps", version)}' "$@"`,

@@ -8,7 +8,8 @@
 //   4. xupgrade visor run --home …     the visor starts the v1 node and watches data/upgrade-info.json
 //   5. xupgrade tx upgrade software-upgrade v2 with Plan.Info {"binaries":{"<os>/<arch>":"http://…tar.gz?checksum=sha256:…"}}
 //      and the validators' votes
-//   6. xupgrade visor show-upgrade-info   the pre-flight check: the plan, the URL, ready: yes
+//   6. xupgrade visor show-upgrade-info   the pre-flight check: the plan, the URL, ready: yes (with --rehearse: the
+//                                        downloaded v2 binary rehearses the upgrade on a copy of the node's state)
 //   7. at the height the v1 node halts (exit 20); the visor backs up data/, downloads and verifies the
 //      tarball, unpacks it, runs `xupgraded pre-upgrade`, switches `current` and starts v2, which applies
 //      the upgrade; the chain resumes
@@ -53,6 +54,8 @@ function nodeBinary(version) {
     'case "$1" in',
     `  pre-upgrade) echo "${DAEMON} ${version}: pre-upgrade: nothing to migrate outside the chain state"; exit 0 ;;`,
     `  version) echo "${DAEMON} ${version} (examples/apps/${version})"; exit 0 ;;`,
+    // `xupgrade visor show-upgrade-info --rehearse` runs `<binary> rehearse --home … -o json` (docs/spec/rehearse.md §5).
+    `  rehearse) shift; exec '${process.execPath}' '${CLI}' devnet rehearse --app '${join(ROOT, "examples/apps", version)}' "$@" ;;`,
     "esac",
     `exec '${process.execPath}' '${CLI}' devnet start --app '${join(ROOT, "examples/apps", version)}' "$@"`,
     "",
@@ -236,6 +239,8 @@ async function main() {
     await sleep(1000);
   }
   await xupgrade(["visor", "show-upgrade-info"], { env: { ...visorEnv(), DAEMON_RPC_ADDRESS: rpc1 } });
+  // The same, with the downloaded v2 binary rehearsing the upgrade on a copy of the node's state.
+  await xupgrade(["visor", "show-upgrade-info", "--rehearse"], { env: { ...visorEnv(), DAEMON_RPC_ADDRESS: rpc1 } });
 
   step(`Hands off: at height ${H} the v1 node halts, and the visor does the rest`);
   const applied = await v.waitFor(v.record((r) => r.msg === "upgrade applied"), (H - now) * BLOCK_MS * 2 + 60_000, "the upgrade to be applied");

@@ -7,10 +7,11 @@
 //   4. xupgrade tx upgrade software-upgrade v2 --upgrade-height H --from alice
 //   5. xupgrade tx gov vote 1 yes    from the validators
 //   6. xupgrade query upgrade plan   while the vote and the chain go on
-//   7. the v1 node halts at H: exit code 20 and data/upgrade-info.json
-//   8. xupgrade devnet start         the v2 binary (examples/apps/v2): store upgrades, migrations, the chain resumes
-//   9. xupgrade query upgrade applied v2, query upgrade module_versions
-//  10. stop the node and remove the home — also on Ctrl-C or a failure: no process is left behind.
+//   7. xupgrade devnet rehearse      the v2 binary's upgrade on a copy of the live state, before the height
+//   8. the v1 node halts at H: exit code 20 and data/upgrade-info.json
+//   9. xupgrade devnet start         the v2 binary (examples/apps/v2): store upgrades, migrations, the chain resumes
+//  10. xupgrade query upgrade applied v2, query upgrade module_versions
+//  11. stop the node and remove the home — also on Ctrl-C or a failure: no process is left behind.
 //
 // The CLI is `node dist/apps/cli/main.js` (built by `npm run build`); XUPGRADE_CLI=<main.js> runs another copy.
 // XUPGRADE_DEMO_BLOCK_MS and XUPGRADE_DEMO_PERIOD_S change the block time and the gov periods (tests).
@@ -140,6 +141,11 @@ async function main() {
   }
   const passed = JSON.parse((await xupgrade(["query", "gov", "proposal", proposal, "--node", node.rpc, "-o", "json"], { quiet: true })).stdout).proposal;
   say(`$ xupgrade query gov proposal ${proposal} → status ${passed.status}, yes ${passed.final_tally_result?.yes_count}`);
+
+  step(`Rehearse the upgrade now, before height ${H}: the v2 binary's store upgrades, handler and migrations on a copy of the live state`);
+  const v2App = join(ROOT, "examples/apps/v2");
+  const rehearsal = await xupgrade(["devnet", "rehearse", "--home", home, "--app", relative(process.cwd(), v2App) || v2App]);
+  if (!rehearsal.stdout.includes("the upgrade would succeed")) throw new Error("the rehearsal did not predict a successful upgrade");
 
   step(`Wait for height ${H}: the v1 binary has no handler for "v2", so it halts there`);
   const code = await exitWithin(node, (H - now) * BLOCK_MS * 2 + 30_000);
