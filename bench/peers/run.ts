@@ -125,7 +125,7 @@ try {
     sidecar = sidecarPending(QUICK ? "not run in --quick (a real upgrade per supervisor takes ~1 min)" : !haveSimd || !bins.cosmovisor ? "peers missing" : "BENCH_PEERS_SIDECAR_RUNS=0");
     log(`3. sidecar: ${sidecar.variants[0].reason}`);
   } else {
-    log(`3. sidecar (${config.sidecarRuns} run(s) per supervisor; the interop harness):`);
+    log(`3. sidecar (${config.sidecarRuns} run(s) per supervisor and variant, download and staged; the interop harness):`);
     sidecar = await sidecarCase({ simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor }, config.sidecarRuns);
   }
   for (const v of sidecar.variants.filter((v) => v.status !== "measured")) log(`  ${v.variant}: ${v.status}: ${v.reason}`);

@@ -2,11 +2,10 @@
  * Case 3, the sidecar: `xupgrade visor` against cosmovisor v1.5.0 on the same real upgrade, from simd v0.47's halt
  * at `v047-to-v050` to simd v0.50's first block. This is a slot: the harness that drives the upgrade under either
  * supervisor and times it is the interop suites' (test/interop/support/upgrade-run.ts, supervisedSimdUpgrade),
- * and is called here as it is. What it measures today is the download variant (Plan.Info names simd v0.50's
- * tarball on loopback: both supervisors back up data/, download, verify, unpack, switch, start). Two parts of the
- * issue's case need more from that harness and are reported as pending until it has them:
- *   - "staged": the new binary already in `upgrades/<name>/bin` (no download);
- *   - the sidecar process's peak memory.
+ * and is called here as it is, for both of its variants: "download" (Plan.Info names simd v0.50's tarball on
+ * loopback: both supervisors back up data/, download, verify, unpack, switch, start) and "staged" (simd v0.50
+ * added under `upgrades/<name>/bin` before the start, an empty Plan.Info: the same pipeline without the
+ * download). The sidecar process's peak memory is not reported by that harness yet: pending.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -35,7 +34,6 @@ export interface SidecarResult {
   peakMemory: { status: "pending"; reason: string };
 }
 
-const PENDING_STAGED = "the interop harness (supervisedSimdUpgrade) runs the download variant only; staged is pending there";
 const PENDING_MEMORY = "the interop harness does not report the supervisor process's peak memory yet";
 
 export function sidecarPending(reason: string): SidecarResult {
@@ -43,7 +41,7 @@ export function sidecarPending(reason: string): SidecarResult {
     harness: "test/interop/support/upgrade-run.ts",
     variants: [
       { variant: "download", status: "skipped", reason },
-      { variant: "staged", status: "pending", reason: PENDING_STAGED },
+      { variant: "staged", status: "skipped", reason },
     ],
     peakMemory: { status: "pending", reason: PENDING_MEMORY },
   };
@@ -58,15 +56,25 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
   if (typeof harness.supervisedSimdUpgrade !== "function") return sidecarPending("pending: upgrade-run.ts has no supervisedSimdUpgrade()");
 
   const release = await serveRelease(peers.simd050, { name: "simd", label: "simd-v0.50.15" });
-  const measured: NonNullable<SidecarVariant["runs"]> = [];
+  const variants: SidecarVariant[] = [];
   try {
-    for (let i = 0; i < runs; i++) {
-      const order: SupervisorName[] = i % 2 ? ["cosmovisor", "xupgrade-visor"] : ["xupgrade-visor", "cosmovisor"];
-      for (const supervisor of order) {
-        const r = await harness.supervisedSimdUpgrade({ supervisor, peers, release });
-        measured.push({ supervisor, haltToNewBinaryStart: r.haltToNewBinaryStart, haltToUpgradeBlock: r.haltToUpgradeBlock, haltToFirstNewBlock: r.haltToFirstNewBlock });
-        log(`  ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms`);
+    for (const variant of ["download", "staged"] as const) {
+      const measured: NonNullable<SidecarVariant["runs"]> = [];
+      for (let i = 0; i < runs; i++) {
+        const order: SupervisorName[] = i % 2 ? ["cosmovisor", "xupgrade-visor"] : ["xupgrade-visor", "cosmovisor"];
+        for (const supervisor of order) {
+          const r = await harness.supervisedSimdUpgrade(variant === "staged" ? { supervisor, peers, staged: true } : { supervisor, peers, release });
+          measured.push({ supervisor, haltToNewBinaryStart: r.haltToNewBinaryStart, haltToUpgradeBlock: r.haltToUpgradeBlock, haltToFirstNewBlock: r.haltToFirstNewBlock });
+          log(`  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms`);
+        }
       }
+      const med = (s: SupervisorName) => {
+        const rs = measured.filter((r) => r.supervisor === s);
+        return { haltToNewBinaryStart: median(rs.map((r) => r.haltToNewBinaryStart)), haltToFirstNewBlock: median(rs.map((r) => r.haltToFirstNewBlock)) };
+      };
+      const x = med("xupgrade-visor");
+      const c = med("cosmovisor");
+      variants.push({ variant, status: "measured", runs: measured, xupgrade: x, cosmovisor: c, ratio: x.haltToFirstNewBlock / c.haltToFirstNewBlock });
     }
   } finally {
     await release.close();
@@ -74,18 +82,5 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
     const helpers = (await import("../../test/apps/cli/helpers.js")) as typeof import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();
   }
-  const med = (s: SupervisorName) => {
-    const rs = measured.filter((r) => r.supervisor === s);
-    return { haltToNewBinaryStart: median(rs.map((r) => r.haltToNewBinaryStart)), haltToFirstNewBlock: median(rs.map((r) => r.haltToFirstNewBlock)) };
-  };
-  const x = med("xupgrade-visor");
-  const c = med("cosmovisor");
-  return {
-    harness: "test/interop/support/upgrade-run.ts",
-    variants: [
-      { variant: "download", status: "measured", runs: measured, xupgrade: x, cosmovisor: c, ratio: x.haltToFirstNewBlock / c.haltToFirstNewBlock },
-      { variant: "staged", status: "pending", reason: PENDING_STAGED },
-    ],
-    peakMemory: { status: "pending", reason: PENDING_MEMORY },
-  };
+  return { harness: "test/interop/support/upgrade-run.ts", variants, peakMemory: { status: "pending", reason: PENDING_MEMORY } };
 }
