@@ -386,8 +386,10 @@ async function finish(
     durationMs: runs.get(name)?.durationMs ?? 0,
   }));
   report.modulesMigrated = report.modules.filter((m) => m.versionAfter !== undefined && m.versionAfter !== m.versionBefore).length;
-  if (o.keepCopy) report.copy = work;
-  else await removeWork(work, o);
+  if (o.keepCopy) {
+    report.copy = work;
+    active.delete(work);
+  } else await removeWork(work, o);
   report.durationMs = performance.now() - started;
   return report;
 }
