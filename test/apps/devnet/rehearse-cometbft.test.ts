@@ -5,7 +5,7 @@
  * is not built (`npm run peers`); `npm run test:cometbft` requires it.
  */
 import { afterAll, expect, it } from "vitest";
-import { initTestnet, rehearseUpgrade, snapshotSocketPath, startDevnet } from "../../../bindings/apps/devnet/index.js";
+import { initTestnet, rehearseUpgrade, snapshotSocketPath, startDevnet, type RehearsalReport } from "../../../bindings/apps/devnet/index.js";
 import { COMETBFT, describeCometbft } from "../../e2e/cometbft/helpers.js";
 import { V1, V2, captureLogger, fixtureApp, removeTempDirs, tempDir } from "./helpers.js";
 import { existsSync } from "node:fs";
@@ -17,7 +17,7 @@ describeCometbft("rehearsing on a CometBFT validator", { timeout: 90_000 }, () =
     const net = await initTestnet({ home: tempDir(), validators: 1, blockTime: "200ms" });
     const { home } = net.nodes[0];
     const node = await startDevnet({ home, app: V1, cometbft: COMETBFT, logger: captureLogger("comet") });
-    let running;
+    let running: RehearsalReport;
     try {
       await node.waitForHeight(5n, 60_000);
       expect(existsSync(snapshotSocketPath(home))).toBe(true);
