@@ -44,11 +44,12 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
     node = startChild(home, fixtureApp("v1-bulk"), ENV);
     await node.waitFor((r) => r.msg === "committed block" && r.height === "20", 60_000);
     const seen = new Set<bigint>();
+    const copies = tempDir(); // the kept copies go here, removed with the suite's other directories
     for (let i = 0; i < 8; i++) {
       // The old binary as the "new" one, with a plan given here: scheduled on the copy in the block after the
       // snapshot (the copy's only commit, which writes nothing but the plan), it halts there (20) in the next
       // one, so the copy keeps what the snapshot held.
-      const r = await rehearseUpgrade({ home, app: fixtureApp("v1-bulk"), plan: "v2", keepCopy: true });
+      const r = await rehearseUpgrade({ home, app: fixtureApp("v1-bulk"), plan: "v2", keepCopy: true, tmpDir: copies });
       expect(r.exitCode).toBe(20);
       expect(r.snapshot.source).toBe("node");
       const h = r.snapshot.height;
