@@ -53,7 +53,9 @@ export function decodeRequest<M extends QueryMethod>(method: M, bytes: Uint8Arra
       }
     }
   } catch (e) {
-    throw decodeError(`proto: ${e instanceof Error ? e.message : String(e)}`);
+    const detail = e instanceof Error ? e.message : String(e);
+    // Go's protobuf reports bytes that end inside a field as io.ErrUnexpectedEOF, without a prefix.
+    throw decodeError(detail === "premature EOF" ? "unexpected EOF" : `proto: ${detail}`);
   }
   switch (method) {
     case "AppliedPlan":

@@ -58,7 +58,8 @@ export function matchRoute(names: ServiceNames, target: string): RouteMatch {
 
   if (slash < 0) return { kind: "unmatched" };
   const segments = rest.slice(slash + 1).split("/");
-  if (segments[0] === "") return { kind: "unmatched" };
+  // grpc-gateway binds an empty last segment to "" (`applied_plan/` answers height 0, as simd does).
+  if (segments[0] === "" && !(param === "name" && segments.length === 1)) return { kind: "unmatched" };
   const invalid = (reason: string): RouteMatch => ({
     kind: "invalid",
     method,

@@ -2,7 +2,9 @@
  * Text output (docs/spec/interfaces.md §7): the JSON value rendered as YAML with keys sorted, as the SDK's CLI
  * (go-yaml over the JSON). A string is double-quoted when a plain scalar would read back as something
  * else — a number, a YAML 1.1 boolean (true/false/yes/no/on/off/y/n), null/~, a timestamp, empty — or
- * could not be written plain at all; otherwise it is plain. Sequences inside mappings are not indented.
+ * holds characters only escapes can write; single-quoted when only YAML's syntax keeps it from being
+ * plain (an indicator first, `: ` or ` #` inside, spaces around); otherwise it is plain. Sequences inside
+ * mappings are not indented.
  */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -30,24 +32,37 @@ const TIMESTAMP = [
 
 /** True when `s` must be quoted to read back as this very string. */
 export function needsQuotes(s: string): boolean {
+  return readsAsAnotherType(s) || needsEscapes(s) || breaksPlainSyntax(s);
+}
+
+/** A plain scalar that a YAML 1.1 reader would resolve to something other than this string. */
+function readsAsAnotherType(s: string): boolean {
   if (s === "") return true;
   if (BOOL_11.test(s) || NULL.test(s)) return true;
   if (INT.some((r) => r.test(s)) || FLOAT.some((r) => r.test(s)) || TIMESTAMP.some((r) => r.test(s))) return true;
-  if (s === "." || s === "<<" || s === "=") return true;
-  // Syntax: indicators that cannot start a plain scalar, surrounding spaces, comment and mapping markers.
+  return s === "." || s === "<<" || s === "=";
+}
+
+/** Characters outside what YAML prints as they are (newlines, tabs, controls, lone surrogates, BOM). */
+function needsEscapes(s: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
+
+/** Indicators that cannot start a plain scalar, surrounding spaces, comment and mapping markers. */
+function breaksPlainSyntax(s: string): boolean {
   if (/^[,[\]{}#&*!|>'"%@`]/.test(s) || /^[-?:](\s|$)/.test(s) || /^(---|\.\.\.)(\s|$)/.test(s)) return true;
   if (/^\s|\s$/.test(s)) return true;
-  if (s.includes(": ") || s.includes(" #") || s.endsWith(":")) return true;
-  // Anything outside printable characters (newlines, tabs, controls, lone surrogates, BOM).
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)) return true;
-  return false;
+  return s.includes(": ") || s.includes(" #") || s.endsWith(":");
 }
 
 function scalar(s: string): string {
-  if (!needsQuotes(s)) return s;
-  // A JSON string literal is a valid YAML double-quoted scalar; escape what YAML would fold or reject.
-  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  if (readsAsAnotherType(s) || needsEscapes(s)) {
+    // A JSON string literal is a valid YAML double-quoted scalar; escape what YAML would fold or reject.
+    return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  }
+  // go-yaml single-quotes what only the syntax keeps from being plain; a quote inside is doubled.
+  return breaksPlainSyntax(s) ? `'${s.replaceAll("'", "''")}'` : s;
 }
 
 function sortedKeys(o: { [key: string]: JsonValue }): string[] {

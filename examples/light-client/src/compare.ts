@@ -29,6 +29,8 @@ export function compareAppVersion(stored: Part<bigint>, status: string | undefin
   if (!stored.ok) return { topic, verdict: "unknown", detail: `cannot compare: ${unread("the raw store", stored.problem)}` };
   if (status === undefined) return { topic, verdict: "unknown", detail: "the RPC status is not available" };
   if (stored.value.toString() === status) return { topic, verdict: "agree", detail: `${status} (store key 0x03 = RPC status)` };
+  // Cosmos SDK nodes (simd v0.50) report app version 0 in their status whatever the store holds.
+  if (status === "0") return { topic, verdict: "unknown", detail: `store key 0x03 says ${stored.value}, RPC status says 0 (the node does not report its app version)` };
   return { topic, verdict: "differ", detail: `store key 0x03 says ${stored.value}, RPC status says ${status}` };
 }
 

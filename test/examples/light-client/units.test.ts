@@ -107,7 +107,9 @@ describe("REST and raw store compared", () => {
       detail: "cannot compare: the raw store could not be read (a corrupt store value)",
     });
     expect(compareAppVersion(ok(1n, 10n), "1").verdict).toBe("agree");
-    expect(compareAppVersion(ok(1n, 10n), "0")).toMatchObject({ verdict: "differ", detail: "store key 0x03 says 1, RPC status says 0" });
+    expect(compareAppVersion(ok(1n, 10n), "2")).toMatchObject({ verdict: "differ", detail: "store key 0x03 says 1, RPC status says 2" });
+    // A real SDK node's status says 0 (interop LC-2): not a disagreement the page can judge.
+    expect(compareAppVersion(ok(1n, 10n), "0")).toMatchObject({ verdict: "unknown", detail: "store key 0x03 says 1, RPC status says 0 (the node does not report its app version)" });
   });
 });
 
