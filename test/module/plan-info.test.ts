@@ -8,11 +8,11 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import * as tar from "tar";
-import yazl from "yazl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limitsFromEnv } from "../../bindings/module/plan-info/download.js";
 import { validatePlanInfo } from "../../bindings/module/plan-info/validate.js";
 import { httpServer, removeTempDirs, tempDir } from "../apps/cli/helpers.js";
+import { zipBuffer } from "../support/archives.js";
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const files = new Map<string, Buffer>();
@@ -20,15 +20,7 @@ let base = "";
 let close: () => Promise<void>;
 let hits = 0;
 
-function zip(entries: [string, string | Buffer][]): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const z = new yazl.ZipFile();
-    for (const [name, data] of entries) z.addBuffer(Buffer.from(data), name);
-    const chunks: Buffer[] = [];
-    z.outputStream.on("data", (c: Buffer) => chunks.push(c)).on("end", () => resolve(Buffer.concat(chunks)));
-    z.end();
-  });
-}
+const zip = zipBuffer;
 
 async function tarball(build: (dir: string) => string[], gzip = true, opts: { preservePaths?: boolean } = {}): Promise<Buffer> {
   const dir = tempDir();

@@ -6,8 +6,8 @@ import { cliCore } from "../core.js";
 import { expectArgs, requireFlags } from "../flags.js";
 import { KeyringContext } from "../keys/context.js";
 import { resolveSigner, runTx } from "./flow.js";
-import { cancelUpgradeMsg, submitProposalMsg } from "./msgs.js";
-import { checkAuthority, type ProposalOpts } from "./proposal.js";
+import { cancelUpgradeMsg } from "./msgs.js";
+import { checkAuthority, proposalMsg, type ProposalOpts } from "./proposal.js";
 import { offlineAccount, txSettings } from "./settings.js";
 import { checkCancelWindow } from "./window.js";
 
@@ -21,13 +21,7 @@ export async function cancelSoftwareUpgrade(opts: ProposalOpts, cmd: Command): P
   const settings = txSettings(core, opts);
   offlineAccount(opts);
   const signer = await resolveSigner(ctx, opts.from!, Boolean(opts.generateOnly));
-  const msg = submitProposalMsg([cancelUpgradeMsg(authority)], {
-    initialDeposit: deposit,
-    proposer: signer.address,
-    metadata: opts.metadata ?? "",
-    title: opts.title!,
-    summary: opts.summary!,
-  });
+  const msg = proposalMsg(cancelUpgradeMsg(authority), opts, signer.address, deposit);
   await runTx(ctx, opts, signer, [msg], settings, {
     proposal: true,
     checks: (rpc, current) => checkCancelWindow(rpc, current, deposit),

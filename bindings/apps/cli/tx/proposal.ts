@@ -1,8 +1,10 @@
-/** What the two upgrade proposal commands share: their options and the checks of their own flags. */
+/** What the two upgrade proposal commands share: their options, the checks of their own flags, the proposal message. */
 import { addressProblem } from "../../../client/address.js";
 import { INT64_MAX } from "../../../go/int.js";
 import { CliError } from "../errors.js";
 import type { TxOpts } from "./flags.js";
+import { submitProposalMsg, type Msg } from "./msgs.js";
+import type { Coin } from "./proto.js";
 
 export interface ProposalOpts extends TxOpts {
   title?: string;
@@ -40,4 +42,9 @@ export function parseUpgradeHeight(text: string): bigint {
     throw new CliError(`invalid --upgrade-height ${JSON.stringify(text)}: must be a positive integer`);
   }
   return BigInt(text);
+}
+
+/** The gov MsgSubmitProposal carrying `inner`, worded by the proposal flags. */
+export function proposalMsg(inner: Msg, opts: ProposalOpts, proposer: string, deposit: Coin[]): Msg {
+  return submitProposalMsg([inner], { initialDeposit: deposit, proposer, metadata: opts.metadata ?? "", title: opts.title!, summary: opts.summary! });
 }

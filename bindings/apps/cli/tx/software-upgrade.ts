@@ -11,8 +11,8 @@ import { CliError } from "../errors.js";
 import { durationFlag, expectArgs, requireFlags } from "../flags.js";
 import { KeyringContext } from "../keys/context.js";
 import { resolveSigner, runTx } from "./flow.js";
-import { softwareUpgradeMsg, submitProposalMsg } from "./msgs.js";
-import { checkAuthority, checkDaemonName, parseUpgradeHeight, type SoftwareUpgradeOpts } from "./proposal.js";
+import { softwareUpgradeMsg } from "./msgs.js";
+import { checkAuthority, checkDaemonName, parseUpgradeHeight, proposalMsg, type SoftwareUpgradeOpts } from "./proposal.js";
 import { offlineAccount, txSettings } from "./settings.js";
 import { checkUpgradeWindow } from "./window.js";
 
@@ -39,13 +39,7 @@ export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): 
   if (opts.validate) {
     await validatePlanInfo(plan.info, { enforceChecksum: opts.checksumRequired, daemonName, limits: limitsFromEnv() });
   }
-  const msg = submitProposalMsg([softwareUpgradeMsg(core, authority, plan)], {
-    initialDeposit: deposit,
-    proposer: signer.address,
-    metadata: opts.metadata ?? "",
-    title: opts.title!,
-    summary: opts.summary!,
-  });
+  const msg = proposalMsg(softwareUpgradeMsg(core, authority, plan), opts, signer.address, deposit);
   await runTx(ctx, opts, signer, [msg], settings, {
     proposal: true,
     checks: async (rpc, current) => {
