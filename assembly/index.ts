@@ -11,7 +11,7 @@ export {
   moduleVersion, moduleVersions, plan, preBlock, protocolVersion, registerHandler, schedule,
   setDowngradeVerified, setModuleVersions, setSkipHeights,
 } from "./keeper";
-export { decodeEntries, encodeHeightsBE } from "./entries";
+export { decodeDoneEntriesAnyLayout, decodeEntries, encodeHeightsBE } from "./entries";
 export { parseCoin } from "./coin";
 // Every constant the host's generated copy holds, as the compiler resolved them (test/core/constants.test.ts).
 export { constantTable } from "./constants.generated";

@@ -14,6 +14,11 @@ export const MALFORMED: i32 = 9;
 export const NONE: i32 = 10;
 export const WRONG_PREFIX: i32 = 11;
 export const CORRUPT_NAME: i32 = 12;
+// A done record that fits neither store layout (decodeDoneEntriesAnyLayout): key and value length in the header.
+export const CORRUPT_DONE: i32 = 13;
+// Done records in both layouts (decodeDoneEntriesAnyLayout): the first record of the other layout's key in the
+// header, its layout (LAYOUT_* of entries.ts) in H_REASON.
+export const MIXED_LAYOUT: i32 = 14;
 
 export const M_TRUNCATED_VARINT: i32 = 1;
 export const M_VARINT_OVERFLOW: i32 = 2;

@@ -1,8 +1,8 @@
 // Reads and writes through the host's KV store, with the corrupt-value checks of the seed layout.
 import { kvGet, kvScan } from "./host";
 import { loadBE64 } from "./bigendian";
-import { H_KEY_LEN, H_KEY_PTR, H_LEN, H_VALUE, VAL, ensure, regionCap, regionPtr, setHeaderI32, setHeaderI64 } from "./memory";
-import { CORRUPT_NAME, CORRUPT_VALUE, NONE, OK, WRONG_PREFIX } from "./status";
+import { H_KEY_LEN, H_KEY_PTR, H_LEN, H_REASON, H_VALUE, VAL, ensure, regionCap, regionPtr, setHeaderI32, setHeaderI64 } from "./memory";
+import { CORRUPT_DONE, CORRUPT_NAME, CORRUPT_VALUE, MIXED_LAYOUT, NONE, OK, WRONG_PREFIX } from "./status";
 import { validUtf8 } from "./utf8";
 
 /** Reads a key's value into VAL; returns its length or -1 when absent. */
@@ -32,6 +32,22 @@ export function corruptName(keyPtr: usize, keyLen: i32): i32 {
   setHeaderI32(H_KEY_PTR, <i32>keyPtr);
   setHeaderI32(H_KEY_LEN, keyLen);
   return CORRUPT_NAME;
+}
+
+/** Records a done record that fits neither layout (its key and value length) and returns CORRUPT_DONE. */
+export function corruptDone(keyPtr: usize, keyLen: i32, valueLen: i32): i32 {
+  setHeaderI32(H_KEY_PTR, <i32>keyPtr);
+  setHeaderI32(H_KEY_LEN, keyLen);
+  setHeaderI32(H_LEN, valueLen);
+  return CORRUPT_DONE;
+}
+
+/** Records the first done record of a second layout (its key, its layout in H_REASON) and returns MIXED_LAYOUT. */
+export function mixedLayout(keyPtr: usize, keyLen: i32, layout: i32): i32 {
+  setHeaderI32(H_KEY_PTR, <i32>keyPtr);
+  setHeaderI32(H_KEY_LEN, keyLen);
+  setHeaderI32(H_REASON, layout);
+  return MIXED_LAYOUT;
 }
 
 /** Reads an 8-byte big-endian value into H_VALUE: OK, NONE when absent, or CORRUPT_VALUE. */

@@ -5,7 +5,7 @@
  * browser.ts) add createKeeper and their durable stores; servers and programs have their own subpaths
  * (`xupgrade/services`, `xupgrade/devnet`, `xupgrade/abci`, Node only).
  */
-export type { CompletedUpgrade, ModuleVersion, Plan, PlanInput, StoreUpgrades, VersionMap } from "./module/types.js";
+export type { CompletedUpgrade, DoneEntries, DoneLayout, ModuleVersion, Plan, PlanInput, StoreUpgrades, VersionMap } from "./module/types.js";
 export { UpgradeError, errors, haltExitCode, type UpgradeErrorKind } from "./module/errors.js";
 export { loadCore, type Backend, type Core, type CoreSession, type PreBlockDecision } from "./core/index.js";
 export {

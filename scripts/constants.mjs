@@ -1,7 +1,7 @@
 // The numbers both sides of the WebAssembly boundary must agree on — status codes, decode-failure reasons,
-// PreBlock actions, coin statuses, store key prefixes, kvGetPlan's UNCHANGED and the result header's
-// offsets — are written once, as `export const` declarations in assembly/. This script gives the host
-// its copy, in two steps around the compiler (`npm run build:wasm`):
+// PreBlock actions, coin statuses, store key prefixes, done-record layouts, kvGetPlan's UNCHANGED and the
+// result header's offsets — are written once, as `export const` declarations in assembly/. This script
+// gives the host its copy, in two steps around the compiler (`npm run build:wasm`):
 //
 //   node scripts/constants.mjs table   before asc: collects the names and writes assembly/constants.generated.ts,
 //                                       a table [count, value…] of those constants that the core exports
@@ -31,6 +31,7 @@ const RULES = [
   { file: "status.ts", match: /^ACT_/, object: "Action", strip: "ACT_", doc: "what a successful preBlock returns; a negative result is -status (§11.3)." },
   { file: "coin.ts", match: /^COIN_/, object: "CoinStatus", strip: "COIN_", doc: "the result of parseCoin (§6)." },
   { file: "keys.ts", match: /_PREFIX$/, flat: true, doc: "the first byte of each store key." },
+  { file: "entries.ts", match: /^LAYOUT_/, object: "Layout", strip: "LAYOUT_", doc: "the layout of done records decodeDoneEntriesAnyLayout found (§2.6)." },
   { file: "host.ts", match: /^UNCHANGED$/, flat: true, doc: "kvGetPlan's answer when the stored plan is the value the core already holds (§2.3)." },
   { file: "memory.ts", match: /^H_/, flat: true, doc: "offsets (bytes) in the result header at headerPtr() (§4.1)." },
 ];

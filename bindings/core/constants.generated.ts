@@ -17,6 +17,8 @@ export const Status = {
   None: 10,
   WrongPrefix: 11,
   CorruptName: 12,
+  CorruptDone: 13,
+  MixedLayout: 14,
 } as const;
 
 /** assembly/status.ts: why bytes did not decode as protobuf, in H_REASON (§11.2). */
@@ -60,6 +62,13 @@ export const DONE_PREFIX = 1;
 export const VERSION_PREFIX = 2;
 export const PROTOCOL_VERSION_PREFIX = 3;
 
+/** assembly/entries.ts: the layout of done records decodeDoneEntriesAnyLayout found (§2.6). */
+export const Layout = {
+  None: 0,
+  Seed: 1,
+  Sdk: 2,
+} as const;
+
 /** assembly/host.ts: kvGetPlan's answer when the stored plan is the value the core already holds (§2.3). */
 export const UNCHANGED = -2;
 
@@ -99,6 +108,8 @@ export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [
   ["NONE", Status.None],
   ["WRONG_PREFIX", Status.WrongPrefix],
   ["CORRUPT_NAME", Status.CorruptName],
+  ["CORRUPT_DONE", Status.CorruptDone],
+  ["MIXED_LAYOUT", Status.MixedLayout],
   ["M_TRUNCATED_VARINT", Malformed.TruncatedVarint],
   ["M_VARINT_OVERFLOW", Malformed.VarintOverflow],
   ["M_LENGTH_PAST_END", Malformed.LengthPastEnd],
@@ -126,6 +137,9 @@ export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [
   ["DONE_PREFIX", DONE_PREFIX],
   ["VERSION_PREFIX", VERSION_PREFIX],
   ["PROTOCOL_VERSION_PREFIX", PROTOCOL_VERSION_PREFIX],
+  ["LAYOUT_NONE", Layout.None],
+  ["LAYOUT_SEED", Layout.Seed],
+  ["LAYOUT_SDK", Layout.Sdk],
   ["UNCHANGED", UNCHANGED],
   ["H_REASON", H_REASON],
   ["H_FIELD", H_FIELD],

@@ -13,7 +13,7 @@
  * as UpgradeError.
  */
 import type { KVStore } from "./kv.js";
-import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "./types.js";
+import type { CompletedUpgrade, DoneEntries, ModuleVersion, Plan, VersionMap } from "./types.js";
 import type { ParsedCoin } from "./coin.js";
 
 export type Backend = "wasm" | "js";
@@ -44,6 +44,20 @@ export interface Core {
 
   /** Batch codecs for light clients: raw (key, value) pairs of the 0x01 / 0x02 ranges. */
   decodeDoneEntries(keys: Uint8Array[], values: Uint8Array[]): CompletedUpgrade[];
+  /**
+   * The raw 0x01 range in either layout (docs/spec/core.md §2.6): the seed's `01 ‖ name → BE64(height)`
+   * (what decodeDoneEntries reads) or the Cosmos SDK's, v0.46 and later, `01 ‖ BE64(height) ‖ name → 01`.
+   * A record is seed-shaped when its value is 8 bytes, SDK-shaped when its value is the byte 01 and its key
+   * holds a name after the height (10 bytes or more); the layout is the one every record fits, reported as
+   * `"seed"` or `"sdk"` (`undefined` for no records), with the records in input order as decodeDoneEntries
+   * gives them. Refusals, each for the first record at fault: a key outside 0x01 (TypeError, as
+   * decodeDoneEntries); a record fitting neither layout (`done record at key 0x… with a <n>-byte value fits
+   * neither layout (…): corrupt store value`); records of both layouts (`done records in both layouts: key
+   * 0x… is in the sdk layout, the records before it in the seed layout: corrupt store value`); then a name
+   * that is not UTF-8 (`key 0x… holds a name that is not valid UTF-8: corrupt store value`). All
+   * UpgradeError xupgrade/1 (corrupt-store).
+   */
+  decodeDoneEntriesAnyLayout(keys: Uint8Array[], values: Uint8Array[]): DoneEntries;
   decodeModuleVersionEntries(keys: Uint8Array[], values: Uint8Array[]): ModuleVersion[];
   /** 8 big-endian bytes per height. */
   encodeHeightsBE(heights: BigInt64Array): Uint8Array;

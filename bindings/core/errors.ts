@@ -99,6 +99,20 @@ export const errors = {
       `key 0x${toHex(key)} holds a name that is not valid UTF-8: corrupt store value`,
       "corrupt-store",
     ),
+  corruptDone: (key: Uint8Array, length: number) =>
+    new UpgradeError(
+      "xupgrade",
+      1,
+      `done record at key 0x${toHex(key)} with a ${length}-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value`,
+      "corrupt-store",
+    ),
+  mixedLayout: (key: Uint8Array, layout: "seed" | "sdk") =>
+    new UpgradeError(
+      "xupgrade",
+      1,
+      `done records in both layouts: key 0x${toHex(key)} is in the ${layout} layout, the records before it in the ${layout === "sdk" ? "seed" : "sdk"} layout: corrupt store value`,
+      "corrupt-store",
+    ),
   corruptPlan: (detail: string) =>
     new UpgradeError("xupgrade", 1, `cannot decode plan at key 0x00: ${detail}: corrupt store value`, "corrupt-store"),
   malformed: (detail: string) => new UpgradeError("xupgrade", 2, `${detail}: malformed protobuf`, "malformed-protobuf"),

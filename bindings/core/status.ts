@@ -4,9 +4,9 @@
  * generated into constants.generated.ts (scripts/constants.mjs); this file only words them.
  */
 import { errors, toHex } from "./errors.js";
-import { Malformed, Status } from "./constants.generated.js";
+import { Layout, Malformed, Status } from "./constants.generated.js";
 
-export { Malformed, Status };
+export { Layout, Malformed, Status };
 
 export function malformedDetail(reason: number, field: number, wireType: number): string {
   switch (reason) {
@@ -35,6 +35,7 @@ export function malformedDetail(reason: number, field: number, wireType: number)
 
 /** Facts a failing core call leaves behind for its error message. */
 export interface StatusDetail {
+  /** a decode failure's reason (§11.2); for MixedLayout, the Layout of the offending record */
   reason?: number;
   field?: number;
   wireType?: number;
@@ -67,6 +68,10 @@ export function statusError(status: number, d: StatusDetail = {}): Error {
       return errors.malformed(malformedDetail(d.reason ?? 0, d.field ?? 0, d.wireType ?? 0));
     case Status.CorruptName:
       return errors.corruptName(d.key ?? new Uint8Array(0));
+    case Status.CorruptDone:
+      return errors.corruptDone(d.key ?? new Uint8Array(0), d.length ?? 0);
+    case Status.MixedLayout:
+      return errors.mixedLayout(d.key ?? new Uint8Array(0), d.reason === Layout.Sdk ? "sdk" : "seed");
     case Status.WrongPrefix:
       return new TypeError(`key 0x${toHex(d.key ?? new Uint8Array(0))} is outside the range being decoded`);
     default:

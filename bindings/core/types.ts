@@ -27,6 +27,18 @@ export interface CompletedUpgrade {
   height: bigint;
 }
 
+/**
+ * How a store keeps its done records: `seed`, the seed's `01 ‖ name → BE64(height)` (what this module
+ * writes), or `sdk`, the Cosmos SDK's (v0.46 and later) `01 ‖ BE64(height) ‖ name → 01`.
+ */
+export type DoneLayout = "seed" | "sdk";
+
+/** Raw done records decoded in whichever layout they are: the layout found (`undefined` when there were none) and the records. */
+export interface DoneEntries {
+  layout: DoneLayout | undefined;
+  entries: CompletedUpgrade[];
+}
+
 /** The three changes a store loader can make at the upgrade height. */
 export interface StoreUpgrades {
   added?: string[];

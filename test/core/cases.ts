@@ -136,6 +136,106 @@ export function defineCoreCases(backend: Backend): void {
     });
   });
 
+  describe(`done records in either layout (${backend})`, () => {
+    /** simd v0.50's record of the real upgrade v047-to-v050 at height 45 (0x2d): 01 ‖ BE64(45) ‖ name → 01. */
+    const SIMD_KEY = "01" + "000000000000002d" + "763034372d746f2d76303530";
+    const sdkKey = (height: string, nameHex: string) => unhex("01" + height + nameHex);
+    const decode = (keys: string[], values: string[]) => core.decodeDoneEntriesAnyLayout(keys.map(unhex), values.map(unhex));
+
+    it("the SDK layout (v0.46 and later): simd's real bytes and more, the height from the key, in input order", async () => {
+      core = await loadCore(backend);
+      expect(decode([SIMD_KEY], ["01"])).toEqual({ layout: "sdk", entries: [{ name: "v047-to-v050", height: 45n }] });
+      const keys = [
+        sdkKey("000000000000000b", "74657374"), // "test" at 11
+        sdkKey("0000000000000014", "e5908de5898d"), // "名前" at 20
+        sdkKey("7fffffffffffffff", "00"), // "\0" at 2^63 - 1
+        sdkKey("ffffffffffffffff", "78"), // "x" at -1: heights are int64, as in the seed layout
+        sdkKey("0000000000000001", "efbbbf61"), // a leading U+FEFF is part of the name
+      ];
+      expect(core.decodeDoneEntriesAnyLayout(keys, keys.map(() => unhex("01")))).toEqual({
+        layout: "sdk",
+        entries: [
+          { name: "test", height: 11n },
+          { name: "名前", height: 20n },
+          { name: "\u0000", height: 2n ** 63n - 1n },
+          { name: "x", height: -1n },
+          { name: "\ufeffa", height: 1n },
+        ],
+      });
+      // A 100-byte name crosses the boundary whole.
+      expect(decode([`01${"00".repeat(7)}05${"61".repeat(100)}`], ["01"]).entries).toEqual([{ name: "a".repeat(100), height: 5n }]);
+    });
+
+    it("the seed layout: the same records as decodeDoneEntries; no records: no layout", async () => {
+      core = await loadCore(backend);
+      const keys = [unhex("0174657374"), unhex("01e5908de5898d"), unhex("01")];
+      const values = [unhex("000000000000000b"), unhex("0000000000000014"), unhex("0000000000000003")];
+      expect(core.decodeDoneEntriesAnyLayout(keys, values)).toEqual({
+        layout: "seed",
+        entries: [{ name: "test", height: 11n }, { name: "名前", height: 20n }, { name: "", height: 3n }],
+      });
+      expect(core.decodeDoneEntriesAnyLayout(keys, values).entries).toEqual(core.decodeDoneEntries(keys, values));
+      // A seed key as long as an SDK one with an 8-byte value is a seed record: the value decides.
+      expect(decode([SIMD_KEY], ["000000000000002a"])).toEqual({ layout: "seed", entries: [{ name: "\u0000".repeat(7) + "-v047-to-v050", height: 42n }] });
+      expect(decode([], [])).toEqual({ layout: undefined, entries: [] });
+    });
+
+    it("refuses a mix of layouts, naming the first record of the second one", async () => {
+      core = await loadCore(backend);
+      await expectError(
+        () => decode(["0174657374", "0176", SIMD_KEY], ["000000000000000b", "0000000000000001", "01"]),
+        `done records in both layouts: key 0x${SIMD_KEY} is in the sdk layout, the records before it in the seed layout: corrupt store value`,
+        CORRUPT,
+      );
+      await expectError(
+        () => decode([SIMD_KEY, "0174657374"], ["01", "000000000000000b"]),
+        "done records in both layouts: key 0x0174657374 is in the seed layout, the records before it in the sdk layout: corrupt store value",
+        CORRUPT,
+      );
+    });
+
+    it("refuses a record that fits neither layout, and garbage", async () => {
+      core = await loadCore(backend);
+      const neither = (key: string, n: number) =>
+        `done record at key 0x${key} with a ${n}-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value`;
+      const cases: [string, string][] = [
+        ["017639", "0001"], // the light-client suite's corrupting proxy
+        ["0174657374", "00000000000000"], // a 7-byte seed height
+        ["0174657374", "000000000000000b00"], // 9 bytes
+        ["0174657374", ""],
+        [SIMD_KEY, "02"], // the SDK's key with another value byte
+        [SIMD_KEY, "0101"],
+        ["01000000000000002d", "01"], // an SDK key without a name
+        ["0176", "01"],
+      ];
+      for (const [key, value] of cases) await expectError(() => decode([key], [value]), neither(key, value.length / 2), CORRUPT);
+      // The layout is settled over every record before any name is decoded: the first record's bad name is not reached.
+      await expectError(() => decode(["01ff", SIMD_KEY], ["0000000000000001", "00"]), neither(SIMD_KEY, 1), CORRUPT);
+      await expectError(() => decode(["01ff", SIMD_KEY], ["0000000000000001", "01"]), /^done records in both layouts: key 0x01000000000000002d/, CORRUPT);
+      // Names that are not UTF-8, in either layout, name the whole key.
+      await expectError(() => decode(["01ff"], ["0000000000000001"]), "key 0x01ff holds a name that is not valid UTF-8: corrupt store value", CORRUPT);
+      await expectError(
+        () => decode([SIMD_KEY, "01000000000000002ec0af"], ["01", "01"]),
+        "key 0x01000000000000002ec0af holds a name that is not valid UTF-8: corrupt store value",
+        CORRUPT,
+      );
+      // A key outside the range is a programmer's mistake, as for decodeDoneEntries; it is found before the layout.
+      await expectError(() => decode(["0274657374"], ["000000000000000b"]), "key 0x0274657374 is outside the range being decoded");
+      await expectError(() => decode(["", "017639"], ["01", "0001"]), "key 0x is outside the range being decoded");
+      await expectError(() => decode(["0274657374"], ["00"]), "key 0x0274657374 is outside the range being decoded");
+      expect(() => decode(["02" + SIMD_KEY.slice(2)], ["01"])).toThrow(TypeError);
+    });
+
+    it("decodeDoneEntries keeps reading the seed layout only", async () => {
+      core = await loadCore(backend);
+      await expectError(
+        () => core.decodeDoneEntries([unhex(SIMD_KEY)], [unhex("01")]),
+        `value at key 0x${SIMD_KEY} is 1 bytes, expected 8: corrupt store value`,
+        CORRUPT,
+      );
+    });
+  });
+
   describe(`plan (${backend})`, () => {
     it("P1–P3 text form", () => {
       expect(planToText({ name: "test", height: 100n, info: "" })).toBe('name:"test" time:<seconds:-62135596800 > height:100 ');

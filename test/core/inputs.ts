@@ -208,6 +208,7 @@ export function defineInputCases(): void {
       ["validateBasic", 2, (c, [a, b]) => c.validateBasic(a as Plan, b as boolean)],
       ["shouldExecute", 2, (c, [a, b]) => c.shouldExecute(a as bigint, b as bigint)],
       ["decodeDoneEntries", 2, (c, [a, b]) => c.decodeDoneEntries(a as Uint8Array[], b as Uint8Array[])],
+      ["decodeDoneEntriesAnyLayout", 2, (c, [a, b]) => c.decodeDoneEntriesAnyLayout(a as Uint8Array[], b as Uint8Array[])],
       ["decodeModuleVersionEntries", 2, (c, [a, b]) => c.decodeModuleVersionEntries(a as Uint8Array[], b as Uint8Array[])],
       ["encodeHeightsBE", 1, (c, [a]) => c.encodeHeightsBE(a as BigInt64Array)],
       ["parseCoin", 1, (c, [a]) => c.parseCoin(a as string)],

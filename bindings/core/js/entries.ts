@@ -1,12 +1,16 @@
 /**
  * Store entries in batches, the codecs a light client uses on raw store entries: done and module-version
- * entries decoded, heights encoded. Twin of assembly/entries.ts (the same checks, entry by entry, in order).
+ * entries decoded (done records in either store layout), heights encoded. Twin of assembly/entries.ts (the
+ * same checks, entry by entry, in order).
  */
-import type { CompletedUpgrade, ModuleVersion } from "../types.js";
-import { Status, statusError } from "../status.js";
+import type { CompletedUpgrade, DoneEntries, ModuleVersion } from "../types.js";
+import { Layout, Status, statusError } from "../status.js";
 import { DONE_PREFIX, VERSION_PREFIX } from "../constants.generated.js";
-import { checkedInt64, checkedUint64 } from "./bigendian.js";
+import { checkedInt64, checkedUint64, readInt64BE } from "./bigendian.js";
 import { nameOfKey } from "./keys.js";
+
+/** Bytes of an SDK-layout done key before the name: the prefix and the big-endian height. */
+const SDK_NAME_AT = 9;
 
 /** Every key must start with `prefix` and hold a UTF-8 name; `make` checks the value. Keys and values are checked arrays. */
 function decodeEntries<T>(
@@ -27,6 +31,31 @@ function decodeEntries<T>(
 
 export function decodeDoneEntries(keys: Uint8Array[], values: Uint8Array[]): CompletedUpgrade[] {
   return decodeEntries(DONE_PREFIX, keys, values, (name, key, value) => ({ name, height: checkedInt64(key, value) }));
+}
+
+/**
+ * The raw done range in whichever layout it is (docs/spec/core.md §2.6). First the layout, over every record
+ * in order: the prefix (WrongPrefix), one layout (CorruptDone), the same as the records before (MixedLayout);
+ * then the names, in order (CorruptName).
+ */
+export function decodeDoneEntriesAnyLayout(keys: Uint8Array[], values: Uint8Array[]): DoneEntries {
+  let layout: number = Layout.None;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const value = values[i];
+    if (key.length === 0 || key[0] !== DONE_PREFIX) throw statusError(Status.WrongPrefix, { key });
+    const l =
+      value.length === 8 ? Layout.Seed : value.length === 1 && value[0] === 1 && key.length > SDK_NAME_AT ? Layout.Sdk : Layout.None;
+    if (l === Layout.None) throw statusError(Status.CorruptDone, { key, length: value.length });
+    if (layout === Layout.None) layout = l;
+    else if (l !== layout) throw statusError(Status.MixedLayout, { key, reason: l });
+  }
+  if (layout === Layout.Sdk) {
+    const entries = new Array<CompletedUpgrade>(keys.length);
+    for (let i = 0; i < keys.length; i++) entries[i] = { name: nameOfKey(keys[i], SDK_NAME_AT), height: readInt64BE(keys[i], 1) };
+    return { layout: "sdk", entries };
+  }
+  return { layout: layout === Layout.Seed ? "seed" : undefined, entries: decodeDoneEntries(keys, values) };
 }
 
 export function decodeModuleVersionEntries(keys: Uint8Array[], values: Uint8Array[]): ModuleVersion[] {

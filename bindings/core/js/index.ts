@@ -20,7 +20,7 @@ import {
 import { encodeInt64BE, encodeUint64BE, readInt64BE, readUint64BE } from "./bigendian.js";
 import { DONE_PREFIX, PLAN_KEY, PROTOCOL_VERSION_KEY, VERSION_PREFIX, ibcClientKey, ibcConsStateKey, prefixedKey } from "./keys.js";
 import { decodePlan, encodePlanUnchecked, validateBasic } from "./plan.js";
-import { decodeDoneEntries, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
+import { decodeDoneEntries, decodeDoneEntriesAnyLayout, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
 import { JsSession } from "./keeper.js";
 import { parseCoin } from "./coin.js";
 
@@ -54,6 +54,10 @@ export const jsCore: Core = {
   decodeDoneEntries(keys, values) {
     checkEntries(keys, values);
     return decodeDoneEntries(keys, values);
+  },
+  decodeDoneEntriesAnyLayout(keys, values) {
+    checkEntries(keys, values);
+    return decodeDoneEntriesAnyLayout(keys, values);
   },
   decodeModuleVersionEntries(keys, values) {
     checkEntries(keys, values);

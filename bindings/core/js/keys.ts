@@ -31,10 +31,10 @@ export function ibcConsStateKey(height: bigint): Uint8Array {
   return ascii(`upgradedIBCState/${height}/upgradedConsState`);
 }
 
-/** The name part of a prefixed key; keys written by other software may hold invalid UTF-8. */
-export function nameOfKey(key: Uint8Array): string {
+/** The name part of a prefixed key (from byte `at`: 1, or 9 in the SDK's done layout); keys written by other software may hold invalid UTF-8. */
+export function nameOfKey(key: Uint8Array, at = 1): string {
   try {
-    return readUtf8(key, 1, key.length);
+    return readUtf8(key, at, key.length);
   } catch {
     throw statusError(Status.CorruptName, { key });
   }

@@ -3,8 +3,8 @@
  * raw entries written into IO, decoded in one call, and the core's name/value records read back — also
  * for moduleVersions (keeper.ts). Arguments are checked by the caller (index.ts).
  */
-import type { CompletedUpgrade, ModuleVersion } from "../types.js";
-import { DONE_PREFIX, VERSION_PREFIX } from "../constants.generated.js";
+import type { CompletedUpgrade, DoneEntries, ModuleVersion } from "../types.js";
+import { DONE_PREFIX, Layout, VERSION_PREFIX } from "../constants.generated.js";
 import type { CoreInstance } from "./instance.js";
 
 /** Writes `count` raw entries [u32 keyLen][key][u32 valueLen][value] into IO and decodes them in the core. */
@@ -16,6 +16,13 @@ function decodeEntries<T>(
   values: Uint8Array[],
   make: (n: string, v: bigint) => T,
 ): T[] {
+  putEntries(c, keys, values);
+  c.check(c.x.decodeEntries(prefix, keys.length));
+  return readEntries(c, keys.length, kind, make);
+}
+
+/** Writes raw entries [u32 keyLen][key][u32 valueLen][value] into IO, back to back. */
+function putEntries(c: CoreInstance, keys: Uint8Array[], values: Uint8Array[]): void {
   let size = 0;
   for (let i = 0; i < keys.length; i++) size += 8 + keys[i].length + values[i].length;
   let at = c.reserve(size);
@@ -38,12 +45,21 @@ function decodeEntries<T>(
     else for (let j = 0; j < valueLen; j++) u8[at + j] = value[j];
     at += valueLen;
   }
-  c.check(c.x.decodeEntries(prefix, keys.length));
-  return readEntries(c, keys.length, kind, make);
 }
 
 export function decodeDoneEntries(c: CoreInstance, keys: Uint8Array[], values: Uint8Array[]): CompletedUpgrade[] {
   return decodeEntries(c, DONE_PREFIX, "int64", keys, values, (name, height) => ({ name, height }));
+}
+
+/** The done range in either layout: the core decides the layout (assembly/entries.ts decodeDoneEntriesAnyLayout). */
+export function decodeDoneEntriesAnyLayout(c: CoreInstance, keys: Uint8Array[], values: Uint8Array[]): DoneEntries {
+  putEntries(c, keys, values);
+  const layout = c.x.decodeDoneEntriesAnyLayout(keys.length);
+  if (layout < 0) throw c.error(-layout);
+  return {
+    layout: layout === Layout.Sdk ? "sdk" : layout === Layout.Seed ? "seed" : undefined,
+    entries: readEntries(c, keys.length, "int64", (name, height) => ({ name, height })),
+  };
 }
 
 export function decodeModuleVersionEntries(c: CoreInstance, keys: Uint8Array[], values: Uint8Array[]): ModuleVersion[] {

@@ -23,7 +23,7 @@ import { WASM_BASE64 } from "./bytes.generated.js";
 import { CoreInstance } from "./instance.js";
 import { PLAN_KEY } from "./layout.js";
 import { WasmSession } from "./keeper.js";
-import { decodeDoneEntries, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
+import { decodeDoneEntries, decodeDoneEntriesAnyLayout, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
 import { parseCoin } from "./coin.js";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
@@ -107,6 +107,10 @@ export function createWasmCore(module: WebAssembly.Module): Core {
     decodeDoneEntries(keys, values) {
       checkEntries(keys, values);
       return decodeDoneEntries(c, keys, values);
+    },
+    decodeDoneEntriesAnyLayout(keys, values) {
+      checkEntries(keys, values);
+      return decodeDoneEntriesAnyLayout(c, keys, values);
     },
     decodeModuleVersionEntries(keys, values) {
       checkEntries(keys, values);

@@ -19,6 +19,9 @@ const NO_STORE: KVStore = {
 
 const ONE_BYTE_KEYS: (Uint8Array | undefined)[] = [];
 
+/** The statuses whose error names a key (H_KEY_PTR, H_KEY_LEN). */
+const KEYED: ReadonlySet<number> = new Set([Status.CorruptValue, Status.CorruptName, Status.WrongPrefix, Status.CorruptDone, Status.MixedLayout]);
+
 /** `CoreInstance.plan` before the first read and while a copy is under way: equal to no store value. */
 const NOT_READ: Uint8Array = new Uint8Array(0);
 
@@ -219,9 +222,7 @@ export class CoreInstance {
       field: this.hi32(H_FIELD),
       wireType: this.hi32(H_WIRE),
       length: this.hi32(H_LEN),
-      key: status === Status.CorruptValue || status === Status.CorruptName || status === Status.WrongPrefix
-        ? this.u8.slice(keyPtr, keyPtr + this.hi32(H_KEY_LEN))
-        : undefined,
+      key: KEYED.has(status) ? this.u8.slice(keyPtr, keyPtr + this.hi32(H_KEY_LEN)) : undefined,
       name,
     });
   }

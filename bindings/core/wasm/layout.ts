@@ -31,6 +31,8 @@ export interface CoreExports {
   decode64BE(): void;
   encodeHeightsBE(count: number): void;
   decodeEntries(prefix: number, count: number): number;
+  /** The Layout of `count` raw done records in IO (records in OUT), or -status. */
+  decodeDoneEntriesAnyLayout(count: number): number;
   parseCoin(len: number): number;
   /** [count, value…] as i32 (assembly/constants.generated.ts); read by the tests only. */
   constantTable(): number;
