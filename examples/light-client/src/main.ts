@@ -12,7 +12,7 @@ import { observeVersions, planNames, rememberPlanName, versionsBefore } from "./
 import type { AppliedView, ChainView, Part, PlanView, Source, UpgradeState, VersionView } from "./model.js";
 import { failed, ok } from "./model.js";
 import { Problem, parseBaseUrl, toProblem, type ProblemKind } from "./net.js";
-import { readRawState, type RawState } from "./raw.js";
+import { doneLayoutText, readRawState, type RawState } from "./raw.js";
 import { readRestState, RestClient } from "./rest.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
 import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderVersions, type VersionChange } from "./view.js";
@@ -273,7 +273,8 @@ function render(snap: Snapshot): void {
 
   renderChain($("chain"), shownSnap.chain, shownSnap.avgBlockMs, stale);
   renderPlan($("plan"), shown.plan, mode, chain, currentEta, shown.applied.ok ? shown.applied.value.length : 0);
-  renderApplied($("applied"), shown.applied, mode, shownSnap.blocks, mode === "rest");
+  const layout = mode === "raw" && shownSnap.raw.doneLayout ? doneLayoutText(shownSnap.raw.doneLayout) : undefined;
+  renderApplied($("applied"), shown.applied, mode, shownSnap.blocks, mode === "rest", layout);
   renderVersions($("versions"), shown.versions, mode, shownSnap.change);
   renderAgreement(
     $("agreement"),

@@ -1,13 +1,15 @@
 /**
  * Raw-store mode: the upgrade store's keys read through `abci_query` and decoded in the browser by the
- * package's core, as a light client would (docs/spec/keeper.md §3 layout):
+ * package's core, as a light client would (docs/spec/keeper.md §2 layout):
  *   0x00            the plan (cosmos.upgrade.v1beta1.Plan)     /store/upgrade/key
  *   0x01 <name>     done: int64 big-endian height              /store/upgrade/subspace (Pairs)
  *   0x02 <module>   module version: uint64 big-endian          /store/upgrade/subspace (Pairs)
  *   0x03            protocol (app) version: uint64 big-endian  /store/upgrade/key
+ * Done records may also be in the Cosmos SDK's layout (v0.46 and later), `0x01 <BE64 height> <name> → 01`:
+ * the core tells the two apart (decodeDoneEntriesAnyLayout) and the page says which one it found.
  */
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
-import type { Core } from "xupgrade";
+import type { Core, DoneLayout } from "xupgrade";
 import { failed, ok, type Part, type UpgradeState } from "./model.js";
 import { Problem, toProblem } from "./net.js";
 import type { RpcClient } from "./rpc.js";
@@ -17,6 +19,15 @@ export interface RawState extends UpgradeState {
   protocolVersion: Part<bigint>;
   /** Every raw (key, value) read, hex, in key order: what the core decoded. */
   entries: { key: string; value: string }[];
+  /** The layout of the done records (range 0x01) the core found; undefined when there are none or they did not decode. */
+  doneLayout: DoneLayout | undefined;
+}
+
+/** What the page says about the layout of the done records it decoded. */
+export function doneLayoutText(layout: DoneLayout): string {
+  return layout === "sdk"
+    ? "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them."
+    : "Done records: seed layout (height in the value) — 01 ‖ name → BE64(height), as xupgrade stores them.";
 }
 
 export async function readRawState(rpc: RpcClient, core: Core): Promise<RawState> {
@@ -32,6 +43,7 @@ export async function readRawState(rpc: RpcClient, core: Core): Promise<RawState
     answer.keys.forEach((k, i) => entries.push({ key: hex(k), value: hex(answer.values[i], 96) }));
     return answer;
   };
+  let doneLayout: DoneLayout | undefined;
   const [plan, protocolVersion, applied, versions] = await Promise.all([
     part(
       key("00").then(({ value, height }) =>
@@ -44,19 +56,20 @@ export async function readRawState(rpc: RpcClient, core: Core): Promise<RawState
       ),
     ),
     part(
-      range("01").then(({ keys, values, height }) =>
-        ok(
-          decodeWith(() => core.decodeDoneEntries(keys, values), "an applied-upgrade entry (range 0x01)").sort((a, b) =>
-            a.height < b.height ? -1 : a.height > b.height ? 1 : 0,
-          ),
+      range("01").then(({ keys, values, height }) => {
+        // Either layout: the core decides which one the records are in, and refuses a mix or neither.
+        const done = decodeWith(() => core.decodeDoneEntriesAnyLayout(keys, values), "an applied-upgrade entry (range 0x01)");
+        doneLayout = done.layout;
+        return ok(
+          done.entries.sort((a, b) => (a.height < b.height ? -1 : a.height > b.height ? 1 : 0)),
           height,
-        ),
-      ),
+        );
+      }),
     ),
     part(range("02").then(({ keys, values, height }) => ok(decodeWith(() => core.decodeModuleVersionEntries(keys, values), "a module version (range 0x02)"), height))),
   ]);
   entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return { source: "raw", plan, applied, versions, protocolVersion, entries };
+  return { source: "raw", plan, applied, versions, protocolVersion, entries, doneLayout };
 }
 
 /** `/store/upgrade/subspace` answers cosmos.base.kv.v1beta1.Pairs { repeated Pair pairs = 1 } of full keys. */

@@ -47,7 +47,7 @@ const SOURCE: Record<Source, Record<"plan" | "applied" | "versions", string>> = 
   },
   raw: {
     plan: "raw store · key 0x00 → core.decodePlan",
-    applied: "raw store · range 0x01 → core.decodeDoneEntries",
+    applied: "raw store · range 0x01 → core.decodeDoneEntriesAnyLayout",
     versions: "raw store · range 0x02 → core.decodeModuleVersionEntries",
   },
 };
@@ -165,7 +165,15 @@ function checksumLine(checksum: string | undefined): HTMLElement {
 
 // ---- applied ----
 
-export function renderApplied(el: HTMLElement, applied: Part<AppliedView[]>, source: Source, blocks: Map<bigint, BlockMeta | Problem>, restNote: boolean): void {
+/** `layout`: in raw mode, what the core said about the layout of the done records (raw.ts doneLayoutText). */
+export function renderApplied(
+  el: HTMLElement,
+  applied: Part<AppliedView[]>,
+  source: Source,
+  blocks: Map<bigint, BlockMeta | Problem>,
+  restNote: boolean,
+  layout?: string,
+): void {
   if (!applied.ok) {
     card(el, "Applied upgrades", SOURCE[source].applied, problemBox(applied.problem));
     return;
@@ -192,7 +200,7 @@ export function renderApplied(el: HTMLElement, applied: Part<AppliedView[]>, sou
       ),
     );
   }
-  card(el, "Applied upgrades", SOURCE[source].applied, list);
+  card(el, "Applied upgrades", SOURCE[source].applied, layout && h("p", { class: "muted", "data-testid": "done-layout" }, layout), list);
 }
 
 function blockView(b: BlockMeta): HTMLElement {

@@ -1,7 +1,8 @@
 /**
  * Pieces of the light-client suite: building the page (Vite), the system Chromium through Playwright
  * (never a downloaded browser), screenshots, and small loopback servers that misbehave on purpose — a
- * proxy corrupting store values, one answering garbage, one without CORS headers.
+ * proxy corrupting store values, one answering garbage, one without CORS headers — and a proxy showing a
+ * devnet's done records in the Cosmos SDK's layout.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
@@ -12,6 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from "playwrig
 import { httpServer as listen, type TestServer } from "../../support/http.js";
 import { ROOT } from "../../support/paths.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.js";
+import { decodePairs } from "../../../examples/light-client/src/raw.js";
 
 export { listen, type TestServer };
 
@@ -121,6 +123,33 @@ export function noCorsServer(): Promise<TestServer> {
 }
 
 /**
+ * A proxy in front of a node's RPC that rewrites what `abci_query` answers for the upgrade store:
+ * `rewrite(path, data, value)` gets the path and data the page asked for (`/store/upgrade/key`, `00`) and
+ * the node's value, and returns the value to answer instead (undefined: the node's own).
+ */
+export function rewritingRpcProxy(upstream: string, rewrite: (path: string, data: string, value: Uint8Array) => Uint8Array | undefined): Promise<TestServer> {
+  return listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://proxy.local");
+    const answer = await fetch(upstream + (req.url ?? "/"), { method: req.method === "OPTIONS" ? "OPTIONS" : "GET" });
+    let body = await answer.text();
+    if (url.pathname === "/abci_query") {
+      const path = (url.searchParams.get("path") ?? "").replace(/^"|"$/g, "");
+      const data = (url.searchParams.get("data") ?? "").replace(/^0x/, "");
+      const json = JSON.parse(body) as { result?: { response: { value: string | null } } };
+      if (json.result) {
+        const replace = rewrite(path, data, Buffer.from(json.result.response.value ?? "", "base64"));
+        if (replace) {
+          json.result.response.value = Buffer.from(replace).toString("base64");
+          body = JSON.stringify(json);
+        }
+      }
+    }
+    res.writeHead(answer.status, { ...CORS, "Content-Type": answer.headers.get("content-type") ?? "application/json" });
+    res.end(body);
+  });
+}
+
+/**
  * A proxy in front of a node's RPC that corrupts the upgrade store as `abci_query` shows it: the plan
  * (key 00) becomes truncated protobuf and the 0x01 range holds a done entry whose height has 2 bytes.
  */
@@ -128,21 +157,33 @@ export function corruptingRpcProxy(upstream: string): Promise<TestServer> {
   const CORRUPT_PLAN = Uint8Array.of(0x0a, 0x05, 0x76); // field 1, length 5, only 1 byte follows
   // Pairs { Pair { key 0x01 "v9", value 0x0001 } }
   const CORRUPT_DONE = Uint8Array.of(0x0a, 0x09, 0x0a, 0x03, 0x01, 0x76, 0x39, 0x12, 0x02, 0x00, 0x01);
-  return listen(async (req, res) => {
-    const url = new URL(req.url ?? "/", "http://proxy.local");
-    const answer = await fetch(upstream + (req.url ?? "/"), { method: req.method === "OPTIONS" ? "OPTIONS" : "GET" });
-    let body = await answer.text();
-    if (url.pathname === "/abci_query") {
-      const path = url.searchParams.get("path");
-      const data = url.searchParams.get("data");
-      const replace = path === '"/store/upgrade/key"' && data === "0x00" ? CORRUPT_PLAN : path === '"/store/upgrade/subspace"' && data === "0x01" ? CORRUPT_DONE : undefined;
-      if (replace) {
-        const json = JSON.parse(body) as { result: { response: { value: string | null } } };
-        json.result.response.value = Buffer.from(replace).toString("base64");
-        body = JSON.stringify(json);
-      }
-    }
-    res.writeHead(answer.status, { ...CORS, "Content-Type": answer.headers.get("content-type") ?? "application/json" });
-    res.end(body);
+  return rewritingRpcProxy(upstream, (path, data) =>
+    path === "/store/upgrade/key" && data === "00" ? CORRUPT_PLAN : path === "/store/upgrade/subspace" && data === "01" ? CORRUPT_DONE : undefined,
+  );
+}
+
+/**
+ * A proxy in front of a devnet's RPC that shows its done records (range 0x01) in the Cosmos SDK's layout
+ * (v0.46 and later), as a real SDK node stores them: `01 ‖ name → BE64(h)` becomes `01 ‖ BE64(h) ‖ name → 01`,
+ * in the SDK's key order (height, then name).
+ */
+export function sdkLayoutRpcProxy(upstream: string): Promise<TestServer> {
+  return rewritingRpcProxy(upstream, (path, data, value) => {
+    if (path !== "/store/upgrade/subspace" || data !== "01") return undefined;
+    const { keys, values } = decodePairs(value);
+    const records = keys.map((k, i) => Uint8Array.from([0x01, ...values[i], ...k.subarray(1)]));
+    records.sort((a, b) => Buffer.compare(a, b));
+    return encodePairs(records.map((k) => [k, Uint8Array.of(1)]));
   });
+}
+
+/** cosmos.base.kv.v1beta1.Pairs { repeated Pair pairs = 1 }, Pair { bytes key = 1; bytes value = 2 }. */
+function encodePairs(pairs: [Uint8Array, Uint8Array][]): Uint8Array {
+  const varint = (n: number) => {
+    const out: number[] = [];
+    for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+    return [...out, n];
+  };
+  const field = (no: number, bytes: Uint8Array | number[]) => [(no << 3) | 2, ...varint(bytes.length), ...bytes];
+  return Uint8Array.from(pairs.flatMap(([k, v]) => field(1, [...field(1, k), ...field(2, v)])));
 }

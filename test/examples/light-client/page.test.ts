@@ -3,7 +3,8 @@
  * loopback, served by the devnet itself at /ui: the empty chain; the plan, its binaries and a live countdown
  * once a proposal passes; the halt ("node unreachable", most likely halted for the upgrade); the applied
  * upgrade with its block record and module-version changes after the restart with the v2 app; REST and
- * raw-store modes agreeing; a corrupt store value, a closed port, garbage, a CORS refusal and a bad address,
+ * raw-store modes agreeing, with the done records in the seed's layout and (through a proxy) in the Cosmos
+ * SDK's; a corrupt store value, a closed port, garbage, a CORS refusal and a bad address,
  * each said in words while the page keeps polling and nothing throws. A screenshot of every state goes to
  * test-output/light-client/.
  */
@@ -20,6 +21,7 @@ import {
   noCorsServer,
   openPage,
   polls,
+  sdkLayoutRpcProxy,
   shot,
   text,
   waitState,
@@ -190,14 +192,33 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     await shot(page, "5-applied");
 
     await page.check('input[name="mode"][value="raw"]');
-    await waitText(page, "applied", "core.decodeDoneEntries");
+    await waitText(page, "applied", "core.decodeDoneEntriesAnyLayout");
     await page.waitForFunction((h) => Number(document.querySelector('[data-testid="height"]')?.textContent) > h + 2, Number(target));
     expect(await text(page, "applied-height")).toBe(String(target));
+    // The devnet stores the seed's layout, and the page says so.
+    expect(await text(page, "done-layout")).toBe("Done records: seed layout (height in the value) — 01 ‖ name → BE64(height), as xupgrade stores them.");
     expect(await text(page, "versions-change")).toContain("counter 1 → 2, notes 1 → 2, tags added");
     await waitText(page, "agreement-summary", "Both modes agree");
     await shot(page, "6-applied-raw-store", true);
     expect(main.errors).toEqual([]);
     await main.context.close();
+  });
+
+  it("done records in the SDK's layout (as simd stores them): raw mode reads them, says so, and agrees with REST", async () => {
+    const proxy = await sdkLayoutRpcProxy(node.rpcUrl);
+    servers.push(proxy);
+    const q = new URLSearchParams({ rest: node.restUrl, rpc: proxy.url, mode: "raw", poll: "300" });
+    const { page, context, errors } = await openPage(browser, `${node.restUrl}/ui/index.html?${q}`);
+    await waitText(page, "done-layout", "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.");
+    expect(await text(page, "applied-height")).toBe(String(target));
+    // The raw entry the core decoded: 01 ‖ BE64(target) ‖ "v2" → 01.
+    const key = `01${target.toString(16).padStart(16, "0")}7632`;
+    expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
+    await waitText(page, "agreement-summary", "Both modes agree");
+    await waitState(page, "ok");
+    await shot(page, "6b-applied-raw-store-sdk-layout");
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it("a corrupt store value: the raw mode says which value and why, REST still works, nothing throws, polling goes on", async () => {
@@ -209,7 +230,9 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     expect(await text(page, "banner-headline")).toBe("Corrupt store value: the WASM core refuses to decode what the node stores.");
     const plan = await waitText(page, "plan", "corrupt");
     expect(plan).toContain("the plan (key 0x00) cannot be decoded — proto: field 1: length exceeds the remaining bytes: malformed protobuf. Raw bytes: 0a0576");
-    expect(await text(page, "applied")).toContain("value at key 0x017639 is 2 bytes, expected 8: corrupt store value");
+    expect(await text(page, "applied")).toContain(
+      "done record at key 0x017639 with a 2-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value",
+    );
     expect(await text(page, "versions-table")).toContain("tags"); // the other ranges still decode
     const verdicts = await page.locator('[data-testid="agreement-row"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.verdict));
     expect(verdicts.slice(0, 2)).toEqual(["unknown", "unknown"]);

@@ -11,9 +11,29 @@ import { checksumOf, parseInfo } from "../../../examples/light-client/src/info.j
 import { observeVersions, planNames, rememberPlanName, versionsBefore } from "../../../examples/light-client/src/history.js";
 import { failed, ok, type UpgradeState } from "../../../examples/light-client/src/model.js";
 import { Problem, parseBaseUrl } from "../../../examples/light-client/src/net.js";
-import { decodePairs, hex } from "../../../examples/light-client/src/raw.js";
+import { decodePairs, doneLayoutText, hex, readRawState } from "../../../examples/light-client/src/raw.js";
+import type { RpcClient } from "../../../examples/light-client/src/rpc.js";
 
 const fromHex = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
+
+/** cosmos.base.kv.v1beta1.Pairs of (key, value) hex pairs (every length under 128, one varint byte). */
+function pairs(list: [string, string][]): Uint8Array {
+  const field = (no: number, bytes: Uint8Array) => [(no << 3) | 2, bytes.length, ...bytes];
+  return Uint8Array.from(list.flatMap(([k, v]) => field(1, Uint8Array.from([...field(1, fromHex(k)), ...field(2, fromHex(v))]))));
+}
+
+/** An RpcClient whose abci_query answers from raw upgrade-store bytes: /store/upgrade/key by key, /store/upgrade/subspace by prefix. */
+function storeRpc(store: { key?: Record<string, string>; subspace: Record<string, [string, string][]> }, height = 60n): RpcClient {
+  return {
+    abciQuery: async (path: string, data: string) => ({
+      value: path === "/store/upgrade/key" ? fromHex(store.key?.[data] ?? "") : pairs(store.subspace[data] ?? []),
+      height,
+    }),
+  } as unknown as RpcClient;
+}
+
+/** simd v0.50's done record of the real upgrade v047-to-v050 at height 45: 01 ‖ BE64(45) ‖ name → 01. */
+const SIMD_DONE: [string, string] = ["01000000000000002d763034372d746f2d76303530", "01"];
 
 describe("plan info", () => {
   it("lists cosmovisor binaries (key case-insensitive, platforms sorted) with their checksums", () => {
@@ -70,6 +90,55 @@ describe("raw store", () => {
     expect(values.map((v) => hex(v))).toEqual(["000000000000000b"]);
     expect((await loadCore(backend)).decodeDoneEntries(keys, values)).toEqual([{ name: "test", height: 11n }]);
     expect(decodePairs(new Uint8Array(0))).toEqual({ keys: [], values: [] });
+  });
+
+  it.each(["wasm", "js"] as const)("simd's Done record (SDK layout, height in the key) decodes with the %s core, which says the layout", async (backend) => {
+    const { keys, values } = decodePairs(pairs([SIMD_DONE]));
+    expect((await loadCore(backend)).decodeDoneEntriesAnyLayout(keys, values)).toEqual({ layout: "sdk", entries: [{ name: "v047-to-v050", height: 45n }] });
+  });
+
+  it.each(["wasm", "js"] as const)("readRawState with the %s core: the SDK's layout, the seed's, a mix and neither, as a node's abci_query shows them", async (backend) => {
+    const core = await loadCore(backend);
+    const versions: [string, string][] = [["0262616e6b", "0000000000000004"]];
+    // simd after v047-to-v050 and a later upgrade: SDK records in key order (height, then name).
+    const sdk = await readRawState(
+      storeRpc({ key: { "03": "0000000000000001" }, subspace: { "01": [SIMD_DONE, ["010000000000000064763035302d746f2d76303533", "01"]], "02": versions } }),
+      core,
+    );
+    expect(sdk.doneLayout).toBe("sdk");
+    expect(sdk.applied).toEqual({ ok: true, value: [{ name: "v047-to-v050", height: 45n }, { name: "v050-to-v053", height: 100n }], at: 60n });
+    expect(sdk.protocolVersion).toEqual({ ok: true, value: 1n, at: 60n });
+    expect(sdk.entries.map((e) => `${e.key}=${e.value}`)).toEqual([
+      `${SIMD_DONE[0]}=01`,
+      "010000000000000064763035302d746f2d76303533=01",
+      "0262616e6b=0000000000000004",
+      "03=0000000000000001",
+    ]);
+
+    const seed = await readRawState(storeRpc({ subspace: { "01": [["0176322d61", "0000000000000014"], ["0176322d62", "000000000000000b"]], "02": versions } }), core);
+    expect([seed.doneLayout, seed.applied.ok && seed.applied.value]).toEqual(["seed", [{ name: "v2-b", height: 11n }, { name: "v2-a", height: 20n }]]);
+
+    const none = await readRawState(storeRpc({ subspace: {} }), core);
+    expect([none.doneLayout, none.applied.ok && none.applied.value]).toEqual([undefined, []]);
+
+    const problem = async (records: [string, string][]) => {
+      const state = await readRawState(storeRpc({ subspace: { "01": records, "02": versions } }), core);
+      expect(state.doneLayout).toBeUndefined();
+      expect(state.versions.ok).toBe(true); // the other ranges still decode
+      if (state.applied.ok) throw new Error("expected the applied upgrades to fail");
+      return `${state.applied.problem.kind}: ${state.applied.problem.message}`;
+    };
+    expect(await problem([["0176322d61", "0000000000000014"], SIMD_DONE])).toBe(
+      `corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done records in both layouts: key 0x${SIMD_DONE[0]} is in the sdk layout, the records before it in the seed layout: corrupt store value.`,
+    );
+    expect(await problem([["017639", "0001"]])).toBe(
+      "corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done record at key 0x017639 with a 2-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value.",
+    );
+  });
+
+  it("says which layout it found", () => {
+    expect(doneLayoutText("sdk")).toBe("Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.");
+    expect(doneLayoutText("seed")).toBe("Done records: seed layout (height in the value) — 01 ‖ name → BE64(height), as xupgrade stores them.");
   });
 
   it("skips unknown fields; refuses truncated bytes", () => {
