@@ -246,15 +246,6 @@ export const DIFFERENCES: Difference[] = [
 
   // ---- the light-client page against simd (light-client.interop.ts) ----
   {
-    key: "LC-1",
-    area: "light-client",
-    kind: "deliberate",
-    ids: [],
-    aspects: [],
-    what: "raw-store mode on simd v0.50: `value at key 0x01000000000000002d763034372d746f2d76303530 is 1 bytes, expected 8: corrupt store value` — simd stores Done records as `01 ‖ BE64(height) ‖ name → 01`, the seed's layout is `01 ‖ name → BE64(height)`",
-    reason: "D1: the module stores the seed's layout and reads it strictly; decoding the SDK ≥ 0.46 layout too is the core's work in progress (the page will then say which layout it found)",
-  },
-  {
     key: "LC-2",
     area: "light-client",
     kind: "bug",
