@@ -162,6 +162,12 @@ export function defineCoreCases(backend: Backend): void {
           { name: "\ufeffa", height: 1n },
         ],
       });
+      // The SDK keeps a record per application, so a name applied twice has two (keeper.md K14): both come back.
+      const twice = [sdkKey("000000000000000a", "74657374"), sdkKey("0000000000000014", "74657374")];
+      expect(core.decodeDoneEntriesAnyLayout(twice, [unhex("01"), unhex("01")]).entries).toEqual([
+        { name: "test", height: 10n },
+        { name: "test", height: 20n },
+      ]);
       // A 100-byte name crosses the boundary whole.
       expect(decode([`01${"00".repeat(7)}05${"61".repeat(100)}`], ["01"]).entries).toEqual([{ name: "a".repeat(100), height: 5n }]);
     });
