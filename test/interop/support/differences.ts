@@ -29,7 +29,7 @@ export interface Difference {
 const ALL_REST_OK = [
   "current_plan", "current_plan?query", "applied_plan/known", "applied_plan/unknown", "applied_plan/known-uppercased", "applied_plan/space",
   "applied_plan/nul", "applied_plan/euro", "applied_plan/long-300", "module_versions", "module_versions?bank", "module_versions?upgrade",
-  "module_versions?runtime", "module_versions?unknown", "module_versions?empty", "authority", "upgraded_consensus_state/5",
+  "module_versions?runtime", "module_versions?unknown", "module_versions?empty", "authority", "upgraded_consensus_state/5", "applied_plan/empty",
 ];
 
 export const DIFFERENCES: Difference[] = [
@@ -51,16 +51,6 @@ export const DIFFERENCES: Difference[] = [
     aspects: ["*"],
     what: "simd's router cleans the path and answers `301` to it (`…/applied_plan/..` → `Location: /cosmos/upgrade/v1beta1`); xupgrade answers `.`, `..`, `%2e%2e`, `%2F` as names (`{\"height\":\"0\"}`) and `//cosmos/…` with 501",
     reason: "Decision B: `{name}` is one raw segment and the path is never normalised, so a name is never turned into another route",
-  },
-  {
-    key: "REST-3",
-    area: "rest",
-    kind: "bug",
-    ids: ["applied_plan/empty"],
-    aspects: ["*"],
-    what: "`GET …/applied_plan/` (empty name): simd 200 `{\"height\":\"0\"}` (grpc-gateway matches an empty last segment); xupgrade 501 Not Implemented",
-    reason: "docs/spec/interfaces.md §3 says an empty segment is unmatched, which is not what a v0.50 node does; the gRPC side already answers `name: \"\"` with height 0",
-    fix: "bindings/services/rest-routes.ts matchRoute(): for a route with a path parameter, a single empty segment (`applied_plan/`, nothing after the slash) binds the parameter to \"\" instead of returning `unmatched` (the query layer already answers AppliedPlan `name: \"\"` with height 0); expected 200 `{\"height\":\"0\"}` with the height headers. Then drop the \"empty segment → 501\" sentence of docs/spec/interfaces.md §3",
   },
   {
     key: "REST-4",
@@ -110,16 +100,6 @@ export const DIFFERENCES: Difference[] = [
     reason: "as REST-6: a proto3 string must be UTF-8 (protobuf-go refuses it the same way); gogoproto, which simd v0.50 decodes with, does not check",
   },
   {
-    key: "GRPC-2",
-    area: "grpc",
-    kind: "bug",
-    ids: ["bytes/undecodable", "bytes/truncated"],
-    aspects: ["details"],
-    what: "request bytes that end early (`ff`, `0a05616263`): simd `grpc: error unmarshalling request: unexpected EOF`; xupgrade `grpc: error unmarshalling request: proto: premature EOF`",
-    reason: "same code (13); only the detail text differs",
-    fix: "bindings/services/codec.ts decodeRequest(): when @bufbuild/protobuf's reader fails because the bytes end early (its `premature EOF`, and a length or varint running past the end), call decodeError(\"unexpected EOF\") — Go's io.ErrUnexpectedEOF text, no `proto: ` prefix; expected gRPC message `grpc: error unmarshalling request: unexpected EOF`",
-  },
-  {
     key: "GRPC-3",
     area: "grpc",
     kind: "deliberate",
@@ -138,16 +118,6 @@ export const DIFFERENCES: Difference[] = [
     aspects: ["stderr"],
     what: "a failing query: v0.47 prints `Error: <message>` and then the command's whole usage text; xupgrade prints the one `Error: <message>` line",
     reason: "docs/spec/interfaces.md §7: every failure is one `Error: …` line on stderr, exit code 1 (the same code as v0.47)",
-  },
-  {
-    key: "CLI-2",
-    area: "cli-v047",
-    kind: "bug",
-    ids: ["plan -o text"],
-    aspects: ["stdout"],
-    what: "`plan -o text` of a plan whose info is JSON: v0.47 `info: '{\"binaries\":{…}}'` (single-quoted); xupgrade `info: \"{\\\"binaries\\\":{…}}\"` (double-quoted, escaped)",
-    reason: "both are valid YAML for the same string, but the bytes differ: go-yaml quotes a string that only cannot be plain (it starts with an indicator such as `{`) with single quotes, and uses double quotes only for strings that would read back as another type (`\"5\"`, `\"0001-01-01T00:00:00Z\"`, `\"\"`) or hold characters that need escapes",
-    fix: "bindings/apps/cli/yaml.ts `scalar()`: split needsQuotes() into the type cases (empty, bool, null, int, float, timestamp → double-quoted as now) and the syntax cases (indicators, `: `, ` #`, surrounding spaces → single-quoted `'…'` with `'` doubled), keeping double quotes whenever the string holds a character that needs an escape; expected `info: '{\"binaries\":{\"linux/amd64\":\"https://…\"}}'`",
   },
 
   // ---- CLI against the same simd node: simd v0.50's autocli ----
@@ -185,7 +155,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["plan -o text"],
     aspects: ["stdout"],
     what: "`plan -o text`: v0.50 `plan:` then the fields indented, info single-quoted, no `upgraded_client_state`; xupgrade the fields at the top level with `upgraded_client_state: null`",
-    reason: "the seed's (v0.47's) text form; the quoting of `info` is CLI-2",
+    reason: "the seed's (v0.47's) text form (its single-quoted `info` matches v0.47's and v0.50's)",
   },
   {
     key: "CLI-7",
@@ -245,16 +215,6 @@ export const DIFFERENCES: Difference[] = [
   },
 
   // ---- the light-client page against simd (light-client.interop.ts) ----
-  {
-    key: "LC-2",
-    area: "light-client",
-    kind: "bug",
-    ids: [],
-    aspects: [],
-    what: "the page's agreement card marks simd v0.50 after the upgrade as disagreeing: `app (protocol) version store key 0x03 says 1, RPC status says 0` (simd's CometBFT reports app version 0, as does its block header, while x/upgrade's protocol version is 1)",
-    reason: "the check assumes what the devnet does (the RPC status reports the protocol version); a real SDK node need not",
-    fix: "examples/light-client/src/compare.ts compareAppVersion(): when the RPC status says `0` and the store a higher version, return verdict `unknown` with both values (`store key 0x03 says 1; the RPC status reports app version 0, as SDK nodes may`) instead of `differ`",
-  },
 ];
 
 export const byKey = new Map(DIFFERENCES.map((d) => [d.key, d]));
