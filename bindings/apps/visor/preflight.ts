@@ -22,7 +22,6 @@ import { join } from "node:path";
 import { installBinary, archiveKind } from "../../module/plan-info/archive.js";
 import { download, fileNameOf } from "../../module/plan-info/download.js";
 import type { VisorConfig } from "./config/index.js";
-import { ms } from "./config/index.js";
 import { binarySource, downloadLimits, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
 import { readText, planFromText } from "./info-file.js";
 import { Layout } from "./layout.js";

@@ -9,23 +9,11 @@ import type { Command } from "commander";
 import { parseGoDuration } from "../../../go/duration.js";
 import type * as Devnet from "../../devnet/index.js";
 import type { RehearseOpts } from "../devnet/rehearse.js";
+import { loadDevnet } from "../devnet/load.js";
 import { CliError, messageOf } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { INT64_MAX } from "../../../go/int.js";
 
-/** Loads the devnet host; a clear error when this build has none. */
-export async function loadDevnet(): Promise<typeof Devnet> {
-  try {
-    return await import("../../devnet/index.js");
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    const text = messageOf(e);
-    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && /devnet[\\/]index/.test(text)) {
-      throw new CliError("the devnet host is not available in this build (bindings/apps/devnet/index.js is missing)");
-    }
-    throw new CliError(`cannot load the devnet host: ${text}`);
-  }
-}
 
 function checkDuration(flag: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;

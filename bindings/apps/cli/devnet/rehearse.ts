@@ -6,7 +6,7 @@
  */
 import type { Command } from "commander";
 import type * as Devnet from "../../devnet/index.js";
-import { loadDevnet } from "../commands/devnet.js";
+import { loadDevnet } from "./load.js";
 import { CliError, messageOf } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { parseOutput } from "../output.js";
