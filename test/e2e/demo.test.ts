@@ -65,7 +65,7 @@ describe("npm run demo (examples/demo.mjs)", () => {
       '"proposal_id":"1"',
       "$ xupgrade tx gov vote 1 yes --from validator3 … → {",
       "node v1 │ proposal 1 tallied: PROPOSAL_STATUS_PASSED",
-      `height: "${H}"\n    info: "{\\"binaries\\":{\\"any\\":\\"http://127.0.0.1:`,
+      `height: "${H}"\n    info: '{"binaries":{"any":"http://127.0.0.1:`, // single-quoted, as go-yaml writes it
       "status PROPOSAL_STATUS_PASSED",
       `node v1 │ waiting for upgrade "v2": height `,
       `node v1 │ UPGRADE "v2" NEEDED at height: ${H}: {"binaries":{"any":"http://127.0.0.1:`,
