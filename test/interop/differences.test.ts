@@ -38,8 +38,8 @@ describe("docs/spec/interop.md and differences.ts", () => {
     expect(DIFFERENCES.filter((d) => d.kind === "bug" && !d.fix).map((d) => d.key)).toEqual([]);
   });
 
-  it("docs/spec/README.md lists interop.md", () => {
-    expect(readFileSync(join(ROOT, "docs/spec/README.md"), "utf8")).toContain("[interop.md](interop.md)");
+  it("docs/spec.md lists interop.md", () => {
+    expect(readFileSync(join(ROOT, "docs/spec.md"), "utf8")).toContain("[interop.md](interop.md)");
   });
 });
 
