@@ -13,6 +13,8 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { formatAddress, parseAddress } from "./address.js";
+import { grpcConnectionGuard } from "./grpc-connections.js";
+import { listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { decodeRequest } from "./codec.js";
 import { descriptorPool } from "./descriptors.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
@@ -24,7 +26,10 @@ import { answerFor } from "./status.js";
 export const DEFAULT_GRPC_ADDRESS = "127.0.0.1:9090";
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
 
-export interface GrpcServerOptions {
+/** The limits of docs/spec/interfaces.md §12.2 that apply to HTTP/2 (grpc-connections.ts says how). */
+export type GrpcLimits = Pick<HttpLimits, "headersTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs" | "maxConnections">;
+
+export interface GrpcServerOptions extends GrpcLimits {
   /** `host:port`, default `127.0.0.1:9090`; port 0 picks a free port. */
   address?: string;
   /** Largest request message accepted (RESOURCE_EXHAUSTED above it), default 4 MiB as grpc-go. */
@@ -33,7 +38,7 @@ export interface GrpcServerOptions {
   reflection?: boolean;
   /** Default grace period of close() before remaining calls are cancelled, default 5000 ms. */
   closeGraceMs?: number;
-  /** Further grpc-js server options (keepalive, max_connection_idle_ms, …). */
+  /** Further grpc-js server options (keepalive, max_connection_idle_ms, …); they win over the limits. */
   serverOptions?: Record<string, unknown>;
 }
 
@@ -104,8 +109,10 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
   const { host, port } = parseAddress(options.address ?? DEFAULT_GRPC_ADDRESS, "grpc");
   const maxReceive = options.maxReceiveMessageLength ?? DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH;
   if (!Number.isSafeInteger(maxReceive) || maxReceive < 1) throw new TypeError("maxReceiveMessageLength must be a positive integer");
+  const guard = grpcConnectionGuard(resolveHttpLimits(options));
   const server = new Server({
     "grpc.max_receive_message_length": maxReceive,
+    ...guard.serverOptions,
     ...options.serverOptions,
   });
   const query = queryServiceDefinition(env);
@@ -113,9 +120,8 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
   if (options.reflection !== false) {
     for (const s of reflectionServices(descriptorPool(env.names))) server.addService(s.definition, s.implementation);
   }
-  const boundPort = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(formatAddress(host, port), ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
-  });
+  const listener = guard.listener(server, ServerCredentials.createInsecure());
+  const boundPort = await listen(listener, host, port);
   const defaultGrace = options.closeGraceMs ?? 5000;
   let closing: Promise<void> | undefined;
   return {
@@ -124,6 +130,7 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
     server,
     close(graceMs = defaultGrace) {
       closing ??= new Promise<void>((resolve) => {
+        listener.close(); // no new connections; the sessions end below
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

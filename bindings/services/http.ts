@@ -1,6 +1,7 @@
 /**
- * The one hardening every node:http server of the project gets (docs/spec/interfaces.md §12.2): the REST gateway
- * and the devnet's CometBFT RPC are created here, listen here and close here.
+ * The one hardening every HTTP server of the project gets (docs/spec/interfaces.md §12.2): the REST gateway
+ * and the devnet's CometBFT RPC are created here, listen here and close here; the gRPC server takes the same
+ * limits to HTTP/2 in grpc-connections.ts.
  *
  * - `headersTimeoutMs`: the request line and headers must arrive within it — also the first request of a
  *   connection that sends nothing (an idle connection) — else 408 and the connection is closed.
@@ -17,7 +18,7 @@
  * - Malformed requests → 400, all with `Connection: close` and no body from the HTTP layer.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+import type { Server as NetServer, Socket } from "node:net";
 
 export interface HttpLimits {
   /** Request line and headers (and an idle connection's first request), default 10 s; then 408 and closed. */
@@ -133,7 +134,7 @@ export function createHardenedServer(
 }
 
 /** Listens on host:port; after that, accept-time failures (e.g. out of file descriptors) never crash the host. */
-export async function listen(server: Server, host: string, port: number): Promise<number> {
+export async function listen(server: NetServer, host: string, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {

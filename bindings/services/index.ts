@@ -4,9 +4,11 @@ export {
   DEFAULT_GRPC_ADDRESS,
   DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH,
   startGrpcServer,
+  type GrpcLimits,
   type GrpcServerHandle,
   type GrpcServerOptions,
 } from "./grpc-server.js";
+export { grpcConnectionGuard, type GrpcConnectionGuard } from "./grpc-connections.js";
 export {
   DEFAULT_REST_ADDRESS,
   restStatus,

@@ -39,7 +39,7 @@ describe("docs/spec/interop.md and differences.ts", () => {
   });
 
   it("docs/spec.md lists interop.md", () => {
-    expect(readFileSync(join(ROOT, "docs/spec.md"), "utf8")).toContain("[interop.md](interop.md)");
+    expect(readFileSync(join(ROOT, "docs/spec.md"), "utf8")).toContain("[interop.md](spec/interop.md)");
   });
 });
 

@@ -96,6 +96,7 @@ export async function startAll(o: { http?: HttpLimits; throwing?: Error; heightP
   const queries = await serve(keeper, heights, {
     heightProvider: o.heightProvider ?? heights.provider,
     onInternalError: (error, surface) => void reported.push({ error, surface }),
+    grpc: { address: "127.0.0.1:0", ...o.http },
     rest: {
       address: "127.0.0.1:0",
       ...o.http,
