@@ -129,7 +129,15 @@ try {
     sidecar = await sidecarCase({ simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor }, config.sidecarRuns);
   }
   for (const v of sidecar.variants.filter((v) => v.status !== "measured")) log(`  ${v.variant}: ${v.status}: ${v.reason}`);
-  log(`  peak memory: ${sidecar.peakMemory.status}: ${sidecar.peakMemory.reason}`);
+  for (const v of sidecar.variants) {
+    const mem = v.peakMemory;
+    if (mem === undefined) continue;
+    log(
+      mem.status === "measured"
+        ? `  ${v.variant}: peak RSS of the supervisor (median of ${mem.samples}): xupgrade visor ${mem.xupgrade} MiB, cosmovisor ${mem.cosmovisor} MiB (${mem.ratio.toFixed(2)})`
+        : `  ${v.variant}: peak RSS: ${mem.status}: ${mem.reason}`,
+    );
+  }
   results.sidecar = sidecar;
 
   // ---- targets, files ---------------------------------------------------------------------------------------
@@ -234,7 +242,12 @@ function markdown(cli: CliRow[], floor: { wallMedian: number; rssMedian?: number
       lines.push(`| ${v.variant}: halt → first new block (median of ${v.runs!.length / 2}) | ${ms(v.xupgrade!.haltToFirstNewBlock)} | ${ms(v.cosmovisor!.haltToFirstNewBlock)} | ${ratio(v.ratio)} |`);
     } else lines.push(`| ${v.variant} | ${v.status} | ${v.status} | – |`);
   }
-  lines.push(`| peak memory of the sidecar | ${sidecar.peakMemory.status} | ${sidecar.peakMemory.status} | – |`);
+  for (const v of sidecar.variants) {
+    const mem = v.peakMemory;
+    if (mem?.status === "measured") {
+      lines.push(`| ${v.variant}: peak RSS of the supervisor process (median of ${mem.samples}) | ${mem.xupgrade.toFixed(1)} MiB | ${mem.cosmovisor.toFixed(1)} MiB | ${ratio(mem.ratio)} |`);
+    }
+  }
   return lines.join("\n");
 }
 

@@ -5,7 +5,8 @@
  * and is called here as it is, for both of its variants: "download" (Plan.Info names simd v0.50's tarball on
  * loopback: both supervisors back up data/, download, verify, unpack, switch, start) and "staged" (simd v0.50
  * added under `upgrades/<name>/bin` before the start, an empty Plan.Info: the same pipeline without the
- * download). The sidecar process's peak memory is not reported by that harness yet: pending.
+ * download). Each run also reads the supervisor process's own peak resident set (VmHWM, its nodes not
+ * included) just before it is stopped; the medians of each variant's runs are compared.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -20,21 +21,30 @@ export interface SidecarVariant {
   variant: "download" | "staged";
   status: "measured" | "pending" | "skipped";
   reason?: string;
-  runs?: { supervisor: SupervisorName; haltToNewBinaryStart: number; haltToUpgradeBlock: number; haltToFirstNewBlock: number }[];
+  runs?: {
+    supervisor: SupervisorName;
+    haltToNewBinaryStart: number;
+    haltToUpgradeBlock: number;
+    haltToFirstNewBlock: number;
+    peakRssMiB: number | undefined;
+  }[];
   /** Medians, ms. */
   xupgrade?: { haltToNewBinaryStart: number; haltToFirstNewBlock: number };
   cosmovisor?: { haltToNewBinaryStart: number; haltToFirstNewBlock: number };
   /** xupgrade visor ÷ cosmovisor, halt → first new block (target ≤ 1). */
   ratio?: number;
+  /** Peak resident set of the supervisor process, MiB (medians), or why it was not read. */
+  peakMemory?: SidecarMemory;
 }
+
+export type SidecarMemory =
+  | { status: "measured"; xupgrade: number; cosmovisor: number; ratio: number; samples: number }
+  | { status: "pending" | "skipped"; reason: string };
 
 export interface SidecarResult {
   harness: string;
   variants: SidecarVariant[];
-  peakMemory: { status: "pending"; reason: string };
 }
-
-const PENDING_MEMORY = "the interop harness does not report the supervisor process's peak memory yet";
 
 export function sidecarPending(reason: string): SidecarResult {
   return {
@@ -43,8 +53,18 @@ export function sidecarPending(reason: string): SidecarResult {
       { variant: "download", status: "skipped", reason },
       { variant: "staged", status: "skipped", reason },
     ],
-    peakMemory: { status: "pending", reason: PENDING_MEMORY },
   };
+}
+
+/** The medians of the peak RSS read in one variant's runs, or why there are none. */
+function peakMemory(runs: NonNullable<SidecarVariant["runs"]>): SidecarMemory {
+  const of = (s: SupervisorName) => runs.filter((r) => r.supervisor === s && r.peakRssMiB !== undefined).map((r) => r.peakRssMiB!);
+  const x = of("xupgrade-visor");
+  const c = of("cosmovisor");
+  if (x.length === 0 || c.length === 0) return { status: "pending", reason: "no /proc/<pid>/status to read VmHWM from on this system" };
+  const xm = median(x);
+  const cm = median(c);
+  return { status: "measured", xupgrade: xm, cosmovisor: cm, ratio: xm / cm, samples: Math.min(x.length, c.length) };
 }
 
 export async function sidecarCase(peers: { simd047: string; simd050: string; cosmovisor: string }, runs: number): Promise<SidecarResult> {
@@ -64,8 +84,16 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
         const order: SupervisorName[] = i % 2 ? ["cosmovisor", "xupgrade-visor"] : ["xupgrade-visor", "cosmovisor"];
         for (const supervisor of order) {
           const r = await harness.supervisedSimdUpgrade(variant === "staged" ? { supervisor, peers, staged: true } : { supervisor, peers, release });
-          measured.push({ supervisor, haltToNewBinaryStart: r.haltToNewBinaryStart, haltToUpgradeBlock: r.haltToUpgradeBlock, haltToFirstNewBlock: r.haltToFirstNewBlock });
-          log(`  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms`);
+          measured.push({
+            supervisor,
+            haltToNewBinaryStart: r.haltToNewBinaryStart,
+            haltToUpgradeBlock: r.haltToUpgradeBlock,
+            haltToFirstNewBlock: r.haltToFirstNewBlock,
+            peakRssMiB: r.supervisorPeakRssMiB,
+          });
+          log(
+            `  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms, peak RSS ${r.supervisorPeakRssMiB ?? "?"} MiB`,
+          );
         }
       }
       const med = (s: SupervisorName) => {
@@ -74,7 +102,15 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
       };
       const x = med("xupgrade-visor");
       const c = med("cosmovisor");
-      variants.push({ variant, status: "measured", runs: measured, xupgrade: x, cosmovisor: c, ratio: x.haltToFirstNewBlock / c.haltToFirstNewBlock });
+      variants.push({
+        variant,
+        status: "measured",
+        runs: measured,
+        xupgrade: x,
+        cosmovisor: c,
+        ratio: x.haltToFirstNewBlock / c.haltToFirstNewBlock,
+        peakMemory: peakMemory(measured),
+      });
     }
   } finally {
     await release.close();
@@ -82,5 +118,5 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
     const helpers = (await import("../../test/apps/cli/helpers.js")) as typeof import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();
   }
-  return { harness: "test/interop/support/upgrade-run.ts", variants, peakMemory: { status: "pending", reason: PENDING_MEMORY } };
+  return { harness: "test/interop/support/upgrade-run.ts", variants };
 }

@@ -17,7 +17,7 @@
  * Bench code can call supervisedSimdUpgrade() as it is and read the returned timings.
  */
 import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { cliArgs, runCli } from "../../apps/cli/helpers.js";
@@ -42,6 +42,11 @@ export interface UpgradeTimings {
   haltToUpgradeBlock: number;
   /** ms from the halt to simd v0.50's first block through consensus (height + 1). */
   haltToFirstNewBlock: number;
+  /**
+   * The supervisor process's own peak resident set (VmHWM, its nodes not included) over the whole run, MiB;
+   * undefined where /proc is not there to read it.
+   */
+  supervisorPeakRssMiB: number | undefined;
 }
 
 export interface SupervisedRun extends UpgradeTimings {
@@ -80,6 +85,17 @@ export interface SupervisedRunOptions {
   height?: number;
   /** Writes every line here as well. */
   logFile?: string;
+}
+
+/** VmHWM of a live process, MiB (one decimal), or undefined. */
+function peakRssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return kib ? Math.round((Number(kib[1]) / 1024) * 10) / 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function sha256File(path: string): Promise<string> {
@@ -141,6 +157,7 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
       haltToNewBinaryStart: Math.round(start.at - halt.at),
       haltToUpgradeBlock: Math.round(upgradeBlock.at - halt.at),
       haltToFirstNewBlock: Math.round(firstNew.at - halt.at),
+      supervisorPeakRssMiB: peakRssMiB(child.proc.pid),
       home: h.home,
       lines: [],
       steps: child.records
