@@ -7,12 +7,9 @@
 import type { Core } from "./contract.js";
 import { UpgradeError } from "./errors.js";
 import { CoinStatus } from "./constants.generated.js";
+import type { ParsedCoin } from "./types.js";
 
-export interface ParsedCoin {
-  /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */
-  amount: string;
-  denom: string;
-}
+export type { ParsedCoin };
 
 export { CoinStatus };
 

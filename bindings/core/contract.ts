@@ -13,8 +13,7 @@
  * as UpgradeError.
  */
 import type { KVStore } from "./kv.js";
-import type { CompletedUpgrade, DoneEntries, ModuleVersion, Plan, VersionMap } from "./types.js";
-import type { ParsedCoin } from "./coin.js";
+import type { CompletedUpgrade, DoneEntries, ModuleVersion, ParsedCoin, Plan, VersionMap } from "./types.js";
 
 export type Backend = "wasm" | "js";
 

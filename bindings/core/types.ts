@@ -45,3 +45,10 @@ export interface StoreUpgrades {
   renamed?: { oldKey: string; newKey: string }[];
   deleted?: string[];
 }
+
+/** A coin as `parseCoin` returns it (sdk.ParseCoinNormalized without the normalisation). */
+export interface ParsedCoin {
+  /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */
+  amount: string;
+  denom: string;
+}

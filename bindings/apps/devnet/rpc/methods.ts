@@ -1,8 +1,7 @@
 /** The RPC methods the devnet answers, with CometBFT 0.38's result shapes (status, blocks, txs, abci_query, broadcast). */
 import type { BlockRecord, TxResultJson } from "../blocks.js";
 import { base64, hexUpper } from "../util.js";
-import type { RpcServerOptions } from "./server.js";
-import { internal, invalidParams, type Args, type Method } from "./types.js";
+import { internal, invalidParams, type Args, type Method, type RpcServerOptions } from "./types.js";
 
 export const COMET_VERSION = "0.38.17";
 

@@ -8,31 +8,15 @@
  * `internal error` and logged, never described (docs/spec/interfaces.md §12.1).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AbciQueryRouter } from "../../../services/abci.js";
 import { formatAddress, parseAddress } from "../../../services/address.js";
-import { closeGracefully, createHardenedServer, HTTP_DEFAULTS, listen, resolveHttpLimits, type HttpLimits } from "../../../services/http.js";
+import { closeGracefully, createHardenedServer, HTTP_DEFAULTS, listen, resolveHttpLimits } from "../../../services/http.js";
 import { errorDetail, INTERNAL_MESSAGE } from "../../../services/internal.js";
 import { INT64_MAX, INT64_MIN } from "../../../go/int.js";
-import type { Chain } from "../chain.js";
-import type { DevnetLogger } from "../logger.js";
 import { errorMessage, fromBase64Strict, fromHexStrict } from "../util.js";
 import { rpcMethods } from "./methods.js";
-import { RpcError, internal, type Args, type Method } from "./types.js";
+import { RpcError, internal, type Args, type Method, type RpcServerOptions } from "./types.js";
 
-export { RpcError };
-
-export interface RpcServerOptions {
-  address: string;
-  chain: Chain;
-  abci: AbciQueryRouter;
-  nodeId: string;
-  moniker: string;
-  appName: string;
-  appVersionText: string;
-  logger: Required<DevnetLogger>;
-  /** HTTP limits (docs/spec/interfaces.md §12.2); defaults {@link RPC_HTTP_DEFAULTS}. */
-  http?: HttpLimits;
-}
+export { RpcError, type RpcServerOptions };
 
 /** The project's HTTP defaults, with CometBFT-sized room for the URI form's long `tx=` arguments and for bodies. */
 export const RPC_HTTP_DEFAULTS = Object.freeze({ ...HTTP_DEFAULTS, maxHeaderBytes: 64 * 1024, maxBodyBytes: 2 * 1024 * 1024 });

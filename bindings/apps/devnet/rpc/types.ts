@@ -1,4 +1,8 @@
-/** What the RPC transport and its methods share: the method shape and JSON-RPC errors. */
+/** What the RPC transport and its methods share: the method shape, JSON-RPC errors and the server's options. */
+import type { AbciQueryRouter } from "../../../services/abci.js";
+import type { HttpLimits } from "../../../services/http.js";
+import type { Chain } from "../chain.js";
+import type { DevnetLogger } from "../logger.js";
 
 /** A JSON-RPC error: -32601 Method not found, -32602 Invalid params, -32603 Internal error, -32700 Parse error. */
 export class RpcError extends Error {
@@ -22,3 +26,15 @@ export interface Method {
   run(args: Args): unknown | Promise<unknown>;
 }
 
+export interface RpcServerOptions {
+  address: string;
+  chain: Chain;
+  abci: AbciQueryRouter;
+  nodeId: string;
+  moniker: string;
+  appName: string;
+  appVersionText: string;
+  logger: Required<DevnetLogger>;
+  /** HTTP limits (docs/spec/interfaces.md §12.2); defaults RPC_HTTP_DEFAULTS (server.ts). */
+  http?: HttpLimits;
+}
