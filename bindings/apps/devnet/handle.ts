@@ -5,8 +5,10 @@
  */
 import type { UpgradeKeeper } from "../../module/keeper.js";
 import { formatGoDuration } from "../../go/duration.js";
+import type { DurableMultiStore } from "../../store/level.js";
 import type { DevnetLogger } from "./logger.js";
 import type { ChainState } from "./state.js";
+import { errorMessage } from "./util.js";
 
 export type DevnetEngine = "local" | "cometbft";
 
@@ -117,4 +119,19 @@ export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, lo
       /* progress is best effort */
     }
   });
+}
+
+/**
+ * The last step of either engine, once its servers are closed: closes the store (a failure turns exit code 0
+ * into 1), logs `stopped`, and returns the exit code.
+ */
+export async function closeStore(ms: DurableMultiStore, state: ChainState, logger: Required<DevnetLogger>, code: number): Promise<number> {
+  try {
+    await ms.close();
+  } catch (e) {
+    logger.error("closing the store failed", { module: "store", err: errorMessage(e) });
+    if (code === 0) code = 1;
+  }
+  logger.info("stopped", { module: "node", height: state.height, exit_code: code });
+  return code;
 }

@@ -187,17 +187,6 @@ export function validateInit(options: InitDevnetOptions, core: Core) {
   }
   const chainId = options.chainId ?? DEFAULTS.chainId;
   if (!CHAIN_ID.test(chainId)) throw new Error(`invalid chain id "${chainId}": use 1–50 letters, digits, '_', '.', '-'`);
-  const duration = (v: string | undefined, def: string, what: string) => {
-    const text = v ?? def;
-    let ns: bigint;
-    try {
-      ns = parseGoDuration(text);
-    } catch (e) {
-      throw new Error(`invalid ${what} "${text}": ${(e as Error).message}`);
-    }
-    if (ns < 1_000_000n) throw new Error(`invalid ${what} "${text}": must be at least 1ms`);
-    return ns;
-  };
   const minDepositText = options.minDeposit ?? DEFAULTS.minDeposit;
   let minDeposit: Coin[];
   try {
@@ -219,9 +208,9 @@ export function validateInit(options: InitDevnetOptions, core: Core) {
     home: options.home,
     validators,
     chainId,
-    votingPeriod: duration(options.votingPeriod, DEFAULTS.votingPeriod, "voting period"),
-    depositPeriod: duration(options.depositPeriod, DEFAULTS.depositPeriod, "deposit period"),
-    blockTime: duration(options.blockTime, DEFAULTS.blockTime, "block time"),
+    votingPeriod: checkDuration(options.votingPeriod ?? DEFAULTS.votingPeriod, "voting period"),
+    depositPeriod: checkDuration(options.depositPeriod ?? DEFAULTS.depositPeriod, "deposit period"),
+    blockTime: checkDuration(options.blockTime ?? DEFAULTS.blockTime, "block time"),
     minDeposit,
     minDepositText: coinsToString(minDeposit),
     accounts,
@@ -242,4 +231,16 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A Go duration option of a devnet (periods, block times), at least 1 ms; the error names the option. */
+export function checkDuration(text: string, what: string): bigint {
+  let ns: bigint;
+  try {
+    ns = parseGoDuration(text);
+  } catch (e) {
+    throw new Error(`invalid ${what} "${text}": ${(e as Error).message}`);
+  }
+  if (ns < 1_000_000n) throw new Error(`invalid ${what} "${text}": must be at least 1ms`);
+  return ns;
 }

@@ -1,10 +1,16 @@
 /** What the two upgrade proposal commands share: their options, the checks of their own flags, the proposal message. */
 import { addressProblem } from "../../../client/address.js";
+import type { Core } from "../../../core/contract.js";
 import { INT64_MAX } from "../../../go/int.js";
+import { GOV_AUTHORITY } from "../../../module/authority.js";
+import { parseCoinList } from "../coins.js";
+import { cliCore } from "../core.js";
 import { CliError } from "../errors.js";
+import { KeyringContext } from "../keys/context.js";
 import type { TxOpts } from "./flags.js";
 import { submitProposalMsg, type Msg } from "./msgs.js";
 import type { Coin } from "./proto.js";
+import { offlineAccount, txSettings, type TxSettings } from "./settings.js";
 
 export interface ProposalOpts extends TxOpts {
   title?: string;
@@ -23,6 +29,17 @@ export interface SoftwareUpgradeOpts extends ProposalOpts {
   safetyDelta?: string;
 }
 
+
+/** What both proposal commands check and set up, in this order, before their own message: the authority, the keyring, the deposit, the fee and gas settings, an offline account. */
+export async function proposalSetup(opts: ProposalOpts): Promise<{ authority: string; ctx: KeyringContext; core: Core; deposit: Coin[]; settings: TxSettings }> {
+  const authority = checkAuthority(opts.authority ?? GOV_AUTHORITY);
+  const ctx = new KeyringContext(opts);
+  const core = await cliCore();
+  const deposit = opts.deposit === undefined ? [] : parseCoinList(core, opts.deposit, "invalid deposit");
+  const settings = txSettings(core, opts);
+  offlineAccount(opts);
+  return { authority, ctx, core, deposit, settings };
+}
 
 export function checkAuthority(authority: string): string {
   const problem = addressProblem(authority);

@@ -2,18 +2,13 @@
 import type { Command } from "commander";
 import { UpgradeError } from "../../../core/errors.js";
 import type { Plan } from "../../../core/types.js";
-import { GOV_AUTHORITY } from "../../../module/authority.js";
 import { limitsFromEnv } from "../../../module/plan-info/download.js";
 import { validatePlanInfo } from "../../../module/plan-info/validate.js";
-import { parseCoinList } from "../coins.js";
-import { cliCore } from "../core.js";
 import { CliError } from "../errors.js";
 import { durationFlag, expectArgs, requireFlags } from "../flags.js";
-import { KeyringContext } from "../keys/context.js";
 import { resolveSigner, runTx } from "./flow.js";
 import { softwareUpgradeMsg } from "./msgs.js";
-import { checkAuthority, checkDaemonName, parseUpgradeHeight, proposalMsg, type SoftwareUpgradeOpts } from "./proposal.js";
-import { offlineAccount, txSettings } from "./settings.js";
+import { checkDaemonName, parseUpgradeHeight, proposalMsg, proposalSetup, type SoftwareUpgradeOpts } from "./proposal.js";
 import { checkUpgradeWindow } from "./window.js";
 
 export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): Promise<void> {
@@ -22,12 +17,7 @@ export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): 
   const height = parseUpgradeHeight(opts.upgradeHeight!);
   const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s");
   const daemonName = checkDaemonName(opts.daemonName ?? (process.env.DAEMON_NAME || "xupgrade"));
-  const authority = checkAuthority(opts.authority ?? GOV_AUTHORITY);
-  const ctx = new KeyringContext(opts);
-  const core = await cliCore();
-  const deposit = opts.deposit === undefined ? [] : parseCoinList(core, opts.deposit, "invalid deposit");
-  const settings = txSettings(core, opts);
-  offlineAccount(opts);
+  const { authority, ctx, core, deposit, settings } = await proposalSetup(opts);
   const plan: Plan = { name, height, info: opts.upgradeInfo ?? "" };
   try {
     core.validateBasic(plan);

@@ -22,7 +22,7 @@ import type { DurableMultiStore } from "../../../../store/level.js";
 import type { GatewayBlock } from "../../blocks.js";
 import type { MountedStores } from "../../branch.js";
 import type { DevnetConfig } from "../../genesis.js";
-import { makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
+import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
 import { withModule, type DevnetLogger } from "../../logger.js";
 import { startNodeQueries } from "../../queries.js";
 import type { BlockSource } from "../../rest.js";
@@ -160,14 +160,7 @@ function supervise(o: CometEngineOptions, rpcUrl: string, server: AbciServer, qu
     }
     logger.info("CometBFT stopped", { module: "node", code: exit.code, signal: exit.signal });
     await queries.close(1000);
-    try {
-      await o.ms.close();
-    } catch (e) {
-      logger.error("closing the store failed", { module: "store", err: errorMessage(e) });
-      if (code === 0) code = 1;
-    }
-    logger.info("stopped", { module: "node", height: state.height, exit_code: code });
-    return code;
+    return closeStore(o.ms, state, logger, code);
   })();
 
   return makeHandle({

@@ -20,9 +20,9 @@ import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { BECH32_PREFIX, HD_PATH } from "../../../../client/address.js";
 import { loadCore } from "../../../../core/index.js";
-import { formatGoDuration, parseGoDuration } from "../../../../go/duration.js";
+import { formatGoDuration } from "../../../../go/duration.js";
 import { genesisKeysPath, writeJsonFile, type DevnetConfig, type GenesisKey, type GenesisKeysFile } from "../../genesis.js";
-import { buildGenesis, exists, validateInit, type InitDevnetOptions } from "../../init.js";
+import { buildGenesis, checkDuration, exists, validateInit, type InitDevnetOptions } from "../../init.js";
 import { consensusKeyFromSeed, consensusSeed } from "../../keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
 
@@ -125,17 +125,6 @@ export async function initTestnet(options: InitTestnetOptions): Promise<InitTest
   }));
   await writeJsonFile(testnetFilePath(dir), { chain_id: o.chainId, engine: "cometbft", nodes: described });
   return { home: dir, chainId: o.chainId, nodes: described, keysFile: genesisKeysPath(dir), keys };
-}
-
-function checkDuration(text: string, what: string): bigint {
-  let ns: bigint;
-  try {
-    ns = parseGoDuration(text);
-  } catch (e) {
-    throw new Error(`invalid ${what} "${text}": ${(e as Error).message}`);
-  }
-  if (ns < 1_000_000n) throw new Error(`invalid ${what} "${text}": must be at least 1ms`);
-  return ns;
 }
 
 /** The first and last port tried: below Linux's default ephemeral range (32768–60999), where port-0 listeners land. */

@@ -12,7 +12,7 @@ import { gatewayBlockOf } from "../../blocks.js";
 import type { MountedStores } from "../../branch.js";
 import { exitCodeFor } from "../../errors.js";
 import { readPrivValidatorKeys, type DevnetConfig, type DevnetGenesis } from "../../genesis.js";
-import { makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
+import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
 import { consensusKeyFromSeed } from "../../keys.js";
 import type { DevnetLogger } from "../../logger.js";
 import { startNodeQueries } from "../../queries.js";
@@ -140,14 +140,7 @@ function run(chain: LocalChain, o: LocalEngineOptions, rpc: RpcServerHandle, que
     }
     stopping = true;
     await Promise.allSettled([rpc.close(1000), queries.close(1000)]);
-    try {
-      await o.ms.close();
-    } catch (e) {
-      logger.error("closing the store failed", { module: "store", err: errorMessage(e) });
-      if (code === 0) code = 1;
-    }
-    logger.info("stopped", { module: "node", height: state.height, exit_code: code });
-    resolveDone(code);
+    resolveDone(await closeStore(o.ms, state, logger, code));
   });
 
   return makeHandle({
