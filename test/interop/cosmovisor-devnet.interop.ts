@@ -53,6 +53,9 @@ function nodeBinary(dir: string, version: string): string {
       'case "$1" in',
       `  pre-upgrade) echo "${DAEMON} ${version}: pre-upgrade: nothing to do"; exit 0 ;;`,
       `  version) echo "${DAEMON} ${version}"; exit 0 ;;`,
+      // cosmovisor probes `<daemon> status` inside its upgrade check; without this it would start the whole CLI
+      // only to be told "unknown command" (~250 ms spent inside cosmovisor's check).
+      "  status) exit 1 ;;",
       "esac",
       `exec '${process.execPath}' '${builtCliMain()}' devnet start --app '${join(ROOT, "examples/apps", version)}' "$@"`,
       "",
