@@ -9,6 +9,17 @@ export type { CompletedUpgrade, DoneEntries, DoneLayout, ModuleVersion, Plan, Pl
 export { UpgradeError, errors, haltExitCode, type UpgradeErrorKind } from "./module/errors.js";
 export { loadCore, type Backend, type Core, type CoreSession, type PreBlockDecision } from "./core/index.js";
 export {
+  IAVL_SPEC,
+  Ics23Error,
+  SMT_SPEC,
+  TENDERMINT_SPEC,
+  type Ics23ErrorKind,
+  type Ics23Spec,
+  type Ics23SpecName,
+  type ProofOp,
+  type ProofSpec,
+} from "./core/ics23.js";
+export {
   GOV_AUTHORITY,
   UpgradeKeeper,
   type KeeperOptions,

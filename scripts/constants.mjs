@@ -32,6 +32,9 @@ const RULES = [
   { file: "coin.ts", match: /^COIN_/, object: "CoinStatus", strip: "COIN_", doc: "the result of parseCoin (§6)." },
   { file: "keys.ts", match: /_PREFIX$/, flat: true, doc: "the first byte of each store key." },
   { file: "entries.ts", match: /^LAYOUT_/, object: "Layout", strip: "LAYOUT_", doc: "the layout of done records decodeDoneEntriesAnyLayout found (§2.6)." },
+  { file: "ics23-reasons.ts", match: /^E_/, object: "Ics23Reason", strip: "E_", doc: "why an ICS23 proof was refused (§14.4)." },
+  { file: "ics23-reasons.ts", match: /^W_/, object: "Ics23Where", strip: "W_", doc: "where in an existence proof a check failed (§14.4)." },
+  { file: "ics23-reasons.ts", match: /^S_/, object: "Ics23Side", strip: "S_", doc: "which neighbour of a non-existence proof failed (§14.4)." },
   { file: "host.ts", match: /^UNCHANGED$/, flat: true, doc: "kvGetPlan's answer when the stored plan is the value the core already holds (§2.3)." },
   { file: "memory.ts", match: /^H_/, flat: true, doc: "offsets (bytes) in the result header at headerPtr() (§4.1)." },
 ];

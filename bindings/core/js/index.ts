@@ -23,6 +23,19 @@ import { decodePlan, encodePlanUnchecked, validateBasic } from "./plan.js";
 import { decodeDoneEntries, decodeDoneEntriesAnyLayout, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
 import { JsSession } from "./keeper.js";
 import { parseCoin } from "./coin.js";
+import { calculateRoot, decodeProof, Refusal, verifyChain, verifyMembership, verifyNonMembership } from "./ics23.js";
+import { checkSpec, ics23Error, planStoreProof } from "../ics23.js";
+import { sha256 } from "./sha256.js";
+
+/** Runs a verification, turning a refusal into its Ics23Error. */
+function refusing<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof Refusal) throw ics23Error(e.f);
+    throw e;
+  }
+}
 
 export const jsCore: Core = {
   backend: "js",
@@ -66,6 +79,33 @@ export const jsCore: Core = {
   encodeHeightsBE: (heights) => encodeHeightsBE(checkHeightsArray(heights)),
 
   parseCoin: (text) => parseCoin(checkString(text, "coin expression")),
+
+  sha256: (data) => sha256(checkBytes(data, "data")),
+
+  ics23CalculateRoot(proof) {
+    checkBytes(proof, "proof");
+    return refusing(() => calculateRoot(proof));
+  },
+  ics23VerifyMembership(spec, root, proof, key, value) {
+    const cs = checkSpec(spec);
+    checkBytes(root, "root");
+    checkBytes(proof, "proof");
+    checkBytes(key, "key");
+    checkBytes(value, "value");
+    refusing(() => verifyMembership(cs, root, decodeProof(proof), key, value));
+  },
+  ics23VerifyNonMembership(spec, root, proof, key) {
+    const cs = checkSpec(spec);
+    checkBytes(root, "root");
+    checkBytes(proof, "proof");
+    checkBytes(key, "key");
+    refusing(() => verifyNonMembership(cs, root, decodeProof(proof), key));
+  },
+  ics23VerifyStoreProof(appHash, proofOps, storeName, key, value) {
+    const ops = planStoreProof(appHash, proofOps, storeName, key, value);
+    const failed = verifyChain(ops, appHash, value);
+    if (failed) throw ics23Error(failed.refusal.f, failed.op, proofOps[failed.op]?.type);
+  },
 
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {
     return new JsSession(checkStore(store), checkSkipHeights(skipHeights));
