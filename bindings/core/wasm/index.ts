@@ -25,7 +25,8 @@ import { PLAN_KEY } from "./layout.js";
 import { WasmSession } from "./keeper.js";
 import { decodeDoneEntries, decodeDoneEntriesAnyLayout, decodeModuleVersionEntries, encodeHeightsBE } from "./entries.js";
 import { parseCoin } from "./coin.js";
-import { jsCore } from "../js/index.js";
+import * as ics23 from "./ics23.js";
+import { checkSpec, planStoreProof } from "../ics23.js";
 
 let compiled: Promise<WebAssembly.Module> | undefined;
 
@@ -121,12 +122,20 @@ export function createWasmCore(module: WebAssembly.Module): Core {
 
     parseCoin: (text) => parseCoin(c, checkString(text, "coin expression")),
 
-    // Interim, until the AssemblyScript twin (assembly/ics23.ts) lands: the TypeScript twin answers.
-    sha256: jsCore.sha256,
-    ics23CalculateRoot: jsCore.ics23CalculateRoot,
-    ics23VerifyMembership: jsCore.ics23VerifyMembership,
-    ics23VerifyNonMembership: jsCore.ics23VerifyNonMembership,
-    ics23VerifyStoreProof: jsCore.ics23VerifyStoreProof,
+    sha256: (data) => ics23.sha256(c, checkBytes(data, "data")),
+    ics23CalculateRoot: (proof) => ics23.calculateRoot(c, checkBytes(proof, "proof")),
+    ics23VerifyMembership(spec, root, proof, key, value) {
+      const cs = checkSpec(spec);
+      ics23.verifyMembership(c, cs, checkBytes(root, "root"), checkBytes(proof, "proof"), checkBytes(key, "key"), checkBytes(value, "value"));
+    },
+    ics23VerifyNonMembership(spec, root, proof, key) {
+      const cs = checkSpec(spec);
+      ics23.verifyNonMembership(c, cs, checkBytes(root, "root"), checkBytes(proof, "proof"), checkBytes(key, "key"));
+    },
+    ics23VerifyStoreProof(appHash, proofOps, storeName, key, value) {
+      const ops = planStoreProof(appHash, proofOps, storeName, key, value);
+      ics23.verifyStoreProof(c, ops, proofOps, appHash, value);
+    },
 
     session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {
       return new WasmSession(module, checkStore(store), checkSkipHeights(skipHeights));

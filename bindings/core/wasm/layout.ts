@@ -34,6 +34,13 @@ export interface CoreExports {
   /** The Layout of `count` raw done records in IO (records in OUT), or -status. */
   decodeDoneEntriesAnyLayout(count: number): number;
   parseCoin(len: number): number;
+  /** ICS23 (docs/spec/core.md §14): mode 0 calculate, 1 membership, 2 non-membership; the reason, 0 when the proof holds. */
+  ics23Verify(mode: number, specLen: number, rootLen: number, proofLen: number, keyLen: number, valueLen: number): number;
+  /** A store proof's `count` ops against the app hash; valueLen -1 proves absence. */
+  ics23VerifyChain(count: number, appHashLen: number, valueLen: number): number;
+  /** The address of a refusal's details: [reason, where, side, step, a, b, c, op] i32, then v i64. */
+  ics23Detail(): number;
+  sha256Digest(len: number): void;
   /** [count, value…] as i32 (assembly/constants.generated.ts); read by the tests only. */
   constantTable(): number;
 
