@@ -142,6 +142,7 @@ async function build(peer, goVer) {
     const src = join(REPO_ROOT, /** @type {string} */ (peer.moduleDir));
     copyFileSync(join(src, 'go.mod'), join(work, 'go.mod'));
     copyFileSync(join(src, 'go.sum'), join(work, 'go.sum'));
+    for (const f of peer.sources ?? []) copyFileSync(join(src, f), join(work, f));
     args = ['install', '-trimpath', peer.pkg];
   } else {
     args = ['install', '-trimpath', `${peer.pkg}@${peer.version}`];

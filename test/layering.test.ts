@@ -1,6 +1,6 @@
 /**
  * The house has floors and every import points down (README "The layers"): bindings/go → core → store →
- * module → services | client | abci → apps/{cli,devnet,visor}, with the package's entry points on top.
+ * module → services | client | abci → light → apps/{cli,devnet,visor}, with the package's entry points on top.
  * A room may import its own files and any lower floor; never a higher floor, never a sibling room on the
  * same floor. The one exception: the CLI reaches the devnet and the sidecar through `import type` plus
  * `await import()` inside the action, so a command loads only what it runs.
@@ -20,10 +20,12 @@ const ROOMS: [prefix: string, room: string, floor: number][] = [
   ["bindings/services/", "services", 4],
   ["bindings/client/", "client", 4],
   ["bindings/abci/", "abci", 4],
-  ["bindings/apps/cli/", "cli", 5],
-  ["bindings/apps/devnet/", "devnet", 5],
-  ["bindings/apps/visor/", "visor", 5],
-  ["bindings/", "entry", 6],
+  // The light client verifies what a node's RPC says, through the client's RPC transport.
+  ["bindings/light/", "light", 5],
+  ["bindings/apps/cli/", "cli", 6],
+  ["bindings/apps/devnet/", "devnet", 6],
+  ["bindings/apps/visor/", "visor", 6],
+  ["bindings/", "entry", 7],
 ];
 
 function roomOf(path: string): { room: string; floor: number } | undefined {
@@ -99,12 +101,14 @@ describe("floors", () => {
       '} from "../services/serve.js";',
     ].join("\n");
     expect(importsOf("bindings/module/keeper.ts", text).map(violation)).toEqual([
-      "bindings/module/keeper.ts:1 → bindings/apps/devnet/start.ts: module (floor 3) imports devnet, a floor up (5)",
+      "bindings/module/keeper.ts:1 → bindings/apps/devnet/start.ts: module (floor 3) imports devnet, a floor up (6)",
       undefined,
       "bindings/module/keeper.ts:3 → bindings/services/serve.ts: module (floor 3) imports services, a floor up (4)",
     ]);
     expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/services/json.ts", line: 1, kind: "static" })).toMatch(/sibling services/);
     expect(violation({ from: "bindings/apps/visor/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(/visor imports its sibling cli on the same floor/);
+    expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/light/client.ts", line: 1, kind: "static" })).toMatch(/client \(floor 4\) imports light, a floor up \(5\)/);
+    expect(violation({ from: "bindings/light/rpc-provider.ts", to: "bindings/client/rpc.ts", line: 1, kind: "static" })).toBeUndefined();
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(/only through import type/);
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "dynamic" })).toBeUndefined();
   });

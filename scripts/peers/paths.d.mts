@@ -14,7 +14,7 @@ export declare const XUPGRADE_V050_VERSION: string;
 export declare const SIMD_UPGRADE_NAME: string;
 export declare const GHZ_VERSION: string;
 
-export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz';
+export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz' | 'light-oracle';
 
 export interface PeerSpec {
   key: PeerKey;
@@ -24,6 +24,8 @@ export interface PeerSpec {
   pkg: string;
   how: 'at-version' | 'module';
   moduleDir?: string;
+  /** Go files of ours in moduleDir, copied and hashed with go.mod/go.sum. */
+  sources?: string[];
   unavailableReason?: string;
   /** A tool (ghz), not a peer the tests run against: `--check` needs it only when named with `--only`. */
   optional?: boolean;
@@ -38,6 +40,8 @@ export interface PeerBinaries {
   simd050?: string;
   /** ghz, the gRPC load generator of `npm run bench:peers`. */
   ghz?: string;
+  /** our light-oracle (test/peers/light-oracle): CometBFT's light client and cosmos/ics23 verdicts. */
+  lightOracle?: string;
 }
 
 export declare const PEERS: PeerSpec[];

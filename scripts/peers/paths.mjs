@@ -56,6 +56,7 @@ export const SIMD_UPGRADE_NAME = 'v047-to-v050';
  * @property {string} pkg        the Go package that is the program's main
  * @property {'at-version'|'module'} how  `go install pkg@version` outside any module, or `go install pkg` inside our wrapper module
  * @property {string} [moduleDir] for 'module': the wrapper module, relative to the repository root
+ * @property {string[]} [sources] for 'module': Go files of ours in moduleDir, copied (and hashed) with go.mod/go.sum
  * @property {string} [unavailableReason] printed when the wrapper module is absent
  * @property {boolean} [optional] a tool, not a peer the tests run against: `--check` needs it only when named with
  *   `--only`, and a failed build of it does not fail `npm run peers`
@@ -99,6 +100,18 @@ export const PEERS = [
     moduleDir: 'test/peers/cosmovisor',
   },
   {
+    // Ours: the reference verdicts of the light client's tests (test/peers/light-oracle/main.go), CometBFT's light
+    // client and cosmos/ics23 at the versions its go.mod pins.
+    key: 'light-oracle',
+    name: 'light-oracle',
+    version: COMETBFT_VERSION,
+    folder: `light-oracle-${COMETBFT_VERSION}`,
+    pkg: '.',
+    how: 'module',
+    moduleDir: 'test/peers/light-oracle',
+    sources: ['main.go'],
+  },
+  {
     key: 'ghz',
     name: 'ghz',
     version: GHZ_VERSION,
@@ -132,6 +145,10 @@ export function recipeHash(peer) {
     h.update(readFileSync(mod));
     h.update('\0');
     h.update(readFileSync(sum));
+    for (const f of peer.sources ?? []) {
+      h.update(`\0${f}\0`);
+      h.update(readFileSync(join(dir, f)));
+    }
   }
   return h.digest('hex');
 }
@@ -170,6 +187,7 @@ export function builtBinary(peer, dir = peersDir()) {
  * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (new binary: registers SIMD_UPGRADE_NAME and runs the migrations)
  * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
  * @property {string} [ghz]        ghz GHZ_VERSION (the gRPC load generator of `npm run bench:peers`)
+ * @property {string} [lightOracle] our light-oracle (CometBFT's light client and cosmos/ics23, test/peers/light-oracle)
  */
 
 /**
@@ -183,12 +201,12 @@ export function peerBinaries() {
     const peer = PEERS.find((p) => p.key === key);
     return peer ? builtBinary(peer, dir) : undefined;
   };
-  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050'), ghz: by('ghz') };
+  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050'), ghz: by('ghz'), lightOracle: by('light-oracle') };
 }
 
 /**
  * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
- * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'} key
+ * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'|'light-oracle'} key
  * @returns {string | undefined}
  */
 export function missingPeerReason(key) {

@@ -1,0 +1,203 @@
+/**
+ * The light client (docs/spec/light-client.md §3–§4), CometBFT's light/client.go in skipping mode: from a trust
+ * root, a header at any later height is verified by skipping straight to it when more than 1/3 of the trusted
+ * validators signed it, else by bisection (a header 9/16 of the way first, as CometBFT picks it); every
+ * verified header becomes a trust root for the next. Witnesses are then asked for the same header
+ * (./detector.ts). Unlike CometBFT's client, a primary that serves an invalid header is not replaced by a
+ * witness: the failure is the answer, and nothing is verified.
+ */
+import { type CommitTally, DEFAULT_TRUST_LEVEL, type TrustLevel, verifyCommitLight } from "./commit.js";
+import { compareFirstWithWitnesses, detectDivergence } from "./detector.js";
+import { HeaderOrderError, NewValSetCantBeTrustedError, ProviderError, TrustedHashMismatchError } from "./errors.js";
+import { type LightProvider, fetchLightBlock } from "./provider.js";
+import type { SignatureEngine } from "./signatures.js";
+import { DEFAULT_MAX_BLOCK_LAG_MS, DEFAULT_MAX_CLOCK_DRIFT_NS, type TrustOptions, type TrustRoot, trustRoot } from "./trust.js";
+import { type Timestamp, nowTimestamp } from "./types.js";
+import { type LightBlock, type VerifyOptions, verify } from "./verifier.js";
+
+export interface LightClientOptions {
+  chainId: string;
+  trust: TrustOptions;
+  /** Other nodes asked for the same headers; a conflict fails verification. */
+  witnesses?: readonly LightProvider[];
+  /** Default 1/3 (CometBFT's DefaultTrustLevel). */
+  trustLevel?: TrustLevel;
+  /** Default 10 s. */
+  maxClockDriftNs?: bigint;
+  /** How long to wait for a witness that has not reached a height yet; default 10 s. */
+  maxBlockLagMs?: number;
+  /** The clock (default: this machine's). */
+  now?: () => Timestamp;
+  engine?: SignatureEngine;
+  /** Called for each verification step, for progress and reports. */
+  onStep?: (step: VerificationStep) => void;
+}
+
+/** One step the client took. */
+export interface VerificationStep {
+  kind: "root" | "adjacent" | "skipping" | "witness";
+  /** The trusted height the step started from (the root's own height for "root"). */
+  from: bigint;
+  height: bigint;
+  hash: Uint8Array;
+  /** Signatures verified and the power they carry (not for "witness"). */
+  tally?: CommitTally;
+  /** For "witness": the witness that confirmed the header. */
+  witness?: string;
+}
+
+/** CometBFT's verifySkippingNumerator / Denominator: where bisection picks the header in between. */
+const PIVOT = { numerator: 9n, denominator: 16n };
+/** Trusted light blocks kept in memory (CometBFT's default pruning size). */
+const KEEP = 1000;
+
+export class LightClient {
+  readonly chainId: string;
+  readonly root: TrustRoot;
+  private readonly trusted = new Map<bigint, LightBlock>();
+  private latest: LightBlock;
+  private readonly o: Required<Omit<LightClientOptions, "trust" | "engine" | "onStep">> & Pick<LightClientOptions, "engine" | "onStep">;
+
+  private constructor(
+    readonly primary: LightProvider,
+    options: LightClientOptions,
+    root: TrustRoot,
+    rootBlock: LightBlock,
+  ) {
+    this.chainId = options.chainId;
+    this.root = root;
+    this.o = {
+      chainId: options.chainId,
+      witnesses: options.witnesses ?? [],
+      trustLevel: options.trustLevel ?? DEFAULT_TRUST_LEVEL,
+      maxClockDriftNs: options.maxClockDriftNs ?? DEFAULT_MAX_CLOCK_DRIFT_NS,
+      maxBlockLagMs: options.maxBlockLagMs ?? DEFAULT_MAX_BLOCK_LAG_MS,
+      now: options.now ?? nowTimestamp,
+      engine: options.engine,
+      onStep: options.onStep,
+    };
+    this.latest = rootBlock;
+    this.trusted.set(rootBlock.height, rootBlock);
+  }
+
+  /**
+   * Starts from the trust root (initializeWithTrustOptions): the primary's header at the trusted height must
+   * hash to the trusted hash and carry more than 2/3 of its validators' signatures; a witness with another
+   * header at that height fails it. Whether the root is still within the trusting period is checked, as
+   * CometBFT does, by each verification that starts from it.
+   */
+  static async create(primary: LightProvider, options: LightClientOptions): Promise<LightClient> {
+    const root = trustRoot(options.trust);
+    const block = await fetchLightBlock(primary, root.height, options.chainId);
+    if (!equalBytes(block.hash, root.hash)) throw new TrustedHashMismatchError(root.hash, block.hash, root.height);
+    const client = new LightClient(primary, options, root, block);
+    const { commit } = block.signedHeader;
+    const tally = await verifyCommitLight(options.chainId, block.validatorSet, commit.blockId, block.height, commit, options.engine);
+    options.onStep?.({ kind: "root", from: block.height, height: block.height, hash: block.hash, tally });
+    await compareFirstWithWitnesses(block, client.o.witnesses, options.chainId);
+    return client;
+  }
+
+  /** The highest verified light block: the trust root for what comes next. */
+  get latestTrusted(): LightBlock {
+    return this.latest;
+  }
+
+  /** A verified light block at exactly this height, if the client has one. */
+  trustedAt(height: bigint): LightBlock | undefined {
+    return this.trusted.get(height);
+  }
+
+  private verifyOptions(): VerifyOptions {
+    return {
+      trustingPeriodNs: this.root.periodNs,
+      maxClockDriftNs: this.o.maxClockDriftNs,
+      now: this.o.now(),
+      trustLevel: this.o.trustLevel,
+      engine: this.o.engine,
+    };
+  }
+
+  /** The primary's latest header, verified. */
+  async verifyLatest(): Promise<LightBlock> {
+    const status = await this.primary.status();
+    return this.verifyAtHeight(status.latestHeight);
+  }
+
+  /** The primary's header at `height`, verified from the closest trusted header below it (VerifyLightBlockAtHeight). */
+  async verifyAtHeight(height: bigint): Promise<LightBlock> {
+    const known = this.trusted.get(height);
+    if (known) return known;
+    if (height < this.root.height) throw new HeaderOrderError(`the header is below the trust root at height ${this.root.height}`, height);
+    let from = this.root.height;
+    for (const h of this.trusted.keys()) if (h < height && h > from) from = h;
+    const trusted = this.trusted.get(from)!;
+    const target = await fetchLightBlock(this.primary, height, this.chainId);
+    const o = this.verifyOptions();
+    const trace = await this.verifySkipping(this.primary, trusted, target, o, true);
+    const confirmed = await detectDivergence(trace, this.o.witnesses, {
+      chainId: this.chainId,
+      maxBlockLagMs: this.o.maxBlockLagMs,
+      verifyWitnessTrace: (witness, block) => this.verifySkipping(witness, trace[0], block, o, false),
+    });
+    for (const w of confirmed) this.o.onStep?.({ kind: "witness", from: target.height, height: target.height, hash: target.hash, witness: w });
+    for (const b of trace.slice(1)) this.keep(b);
+    return target;
+  }
+
+  private keep(b: LightBlock): void {
+    this.trusted.set(b.height, b);
+    if (b.height > this.latest.height) this.latest = b;
+    if (this.trusted.size > KEEP) {
+      const oldest = [...this.trusted.keys()].filter((h) => h !== this.root.height).sort((a, b) => (a < b ? -1 : 1))[0];
+      this.trusted.delete(oldest);
+    }
+  }
+
+  /**
+   * verifySkipping: the trace of light blocks from `trusted` to `target`, each verified from the one before.
+   * When the trusted validators signed too little of a header, a header 9/16 of the way is verified first.
+   */
+  private async verifySkipping(source: LightProvider, trusted: LightBlock, target: LightBlock, o: VerifyOptions, report: boolean): Promise<LightBlock[]> {
+    const cache: LightBlock[] = [target];
+    let depth = 0;
+    let verified = trusted;
+    const trace = [trusted];
+    for (;;) {
+      const candidate = cache[depth];
+      try {
+        const tally = await verify(verified, candidate, o);
+        if (report) {
+          const kind = candidate.height === verified.height + 1n ? "adjacent" : "skipping";
+          this.o.onStep?.({ kind, from: verified.height, height: candidate.height, hash: candidate.hash, tally });
+        }
+        if (depth === 0) {
+          trace.push(target);
+          return trace;
+        }
+        verified = candidate;
+        cache.length = depth;
+        depth = 0;
+        trace.push(verified);
+      } catch (e) {
+        if (!(e instanceof NewValSetCantBeTrustedError)) throw e;
+        if (depth === cache.length - 1) {
+          const pivot = verified.height + ((candidate.height - verified.height) * PIVOT.numerator) / PIVOT.denominator;
+          let interim: LightBlock;
+          try {
+            interim = await fetchLightBlock(source, pivot, this.chainId);
+          } catch (pe) {
+            // A node that does not have (or does not give) the header in between leaves the skip unverifiable:
+            // the trust-level failure stands. Anything else it sent is its own failure.
+            if (pe instanceof ProviderError && pe.failure !== "garbage" && pe.failure !== "rpc") throw e;
+            throw pe;
+          }
+          cache.push(interim);
+        }
+        depth++;
+      }
+    }
+  }
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);

@@ -1,0 +1,120 @@
+/**
+ * Does a commit carry enough signatures (docs/spec/light-client.md §4.4–§4.5)? CometBFT's
+ * VerifyCommitLight and VerifyCommitLightTrusting (types/validation.go), with their batch path's order:
+ * signatures for the block are taken in commit order until their validators' power is past the threshold,
+ * the power is checked, then exactly those signatures are verified (the first bad one is reported). Like
+ * CometBFT's light client, signatures past the threshold are not checked.
+ */
+import { voteSignBytesOf } from "./encoding.js";
+import { InvalidCommitError, NewValSetCantBeTrustedError, NotEnoughVotingPowerError, WrongSignatureError, hex } from "./errors.js";
+import { verifySignatures, type SignatureCheck, type SignatureEngine } from "./signatures.js";
+import type { BlockID, Commit } from "./types.js";
+import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
+import { type ValidatorSet, validatorKey } from "./validators.js";
+
+/** A fraction of voting power; CometBFT's default trust level is 1/3. */
+export interface TrustLevel {
+  numerator: bigint;
+  denominator: bigint;
+}
+
+export const DEFAULT_TRUST_LEVEL: TrustLevel = { numerator: 1n, denominator: 3n };
+
+/** What a commit check did: the power it counted against the threshold, and the signatures it verified. */
+export interface CommitTally {
+  tallied: bigint;
+  needed: bigint;
+  total: bigint;
+  signaturesVerified: number;
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameBlockId = (a: BlockID, b: BlockID) =>
+  equalBytes(a.hash, b.hash) && a.partSetHeader.total === b.partSetHeader.total && equalBytes(a.partSetHeader.hash, b.partSetHeader.hash);
+
+interface Picked {
+  checks: SignatureCheck[];
+  indexes: number[];
+  tallied: bigint;
+}
+
+async function verifyPicked(picked: Picked, commit: Commit, engine: SignatureEngine | undefined): Promise<void> {
+  const ok = await verifySignatures(picked.checks, engine);
+  const bad = ok.indexOf(false);
+  if (bad >= 0) {
+    const idx = picked.indexes[bad];
+    throw new WrongSignatureError(idx, commit.signatures[idx].validatorAddress, commit.height);
+  }
+}
+
+/** VerifyCommitLight: more than 2/3 of `vals`' power signed this block, signature i by validator i. */
+export async function verifyCommitLight(
+  chainId: string,
+  vals: ValidatorSet,
+  blockId: BlockID,
+  height: bigint,
+  commit: Commit,
+  engine?: SignatureEngine,
+): Promise<CommitTally> {
+  if (vals.size !== commit.signatures.length) {
+    throw new InvalidCommitError(`wrong set size: ${vals.size} validators, ${commit.signatures.length} signatures`, height);
+  }
+  if (height !== commit.height) throw new InvalidCommitError(`wrong height: ${height} vs ${commit.height}`, height);
+  if (!sameBlockId(blockId, commit.blockId)) throw new InvalidCommitError(`wrong block ID: want ${hex(blockId.hash)}, got ${hex(commit.blockId.hash)}`, height);
+
+  const needed = (vals.totalVotingPower * 2n) / 3n;
+  const signBytes = voteSignBytesOf(chainId, commit);
+  const picked: Picked = { checks: [], indexes: [], tallied: 0n };
+  for (let idx = 0; idx < commit.signatures.length; idx++) {
+    const sig = commit.signatures[idx];
+    if (sig.blockIdFlag !== BLOCK_ID_FLAG_COMMIT) continue;
+    const val = vals.validators[idx];
+    if (!equalBytes(val.address, sig.validatorAddress)) {
+      throw new InvalidCommitError(`validator address mismatch at index ${idx}: expected ${hex(val.address)}, got ${hex(sig.validatorAddress)}`, height);
+    }
+    const key = validatorKey(val)!;
+    picked.checks.push({ type: key.type, key: key.bytes, message: signBytes(idx), signature: sig.signature });
+    picked.indexes.push(idx);
+    picked.tallied += val.votingPower;
+    if (picked.tallied > needed) break;
+  }
+  if (picked.tallied <= needed) throw new NotEnoughVotingPowerError(picked.tallied, needed, height);
+  await verifyPicked(picked, commit, engine);
+  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesVerified: picked.checks.length };
+}
+
+/**
+ * VerifyCommitLightTrusting: more than `trustLevel` of `vals`' power (a set that need not be the commit's)
+ * signed this commit; signers are found by address, and one validator signing twice is refused.
+ */
+export async function verifyCommitLightTrusting(
+  chainId: string,
+  vals: ValidatorSet,
+  commit: Commit,
+  trustLevel: TrustLevel = DEFAULT_TRUST_LEVEL,
+  engine?: SignatureEngine,
+): Promise<CommitTally> {
+  if (trustLevel.denominator === 0n) throw new RangeError("trustLevel has zero denominator");
+  const needed = (vals.totalVotingPower * trustLevel.numerator) / trustLevel.denominator;
+  const signBytes = voteSignBytesOf(chainId, commit);
+  const picked: Picked = { checks: [], indexes: [], tallied: 0n };
+  const seen = new Map<number, number>();
+  for (let idx = 0; idx < commit.signatures.length; idx++) {
+    const sig = commit.signatures[idx];
+    if (sig.blockIdFlag !== BLOCK_ID_FLAG_COMMIT) continue;
+    const valIdx = vals.indexOf(sig.validatorAddress);
+    if (valIdx < 0) continue;
+    const first = seen.get(valIdx);
+    if (first !== undefined) throw new InvalidCommitError(`double vote from validator ${hex(sig.validatorAddress)} (#${first} and #${idx})`, commit.height);
+    seen.set(valIdx, idx);
+    const val = vals.validators[valIdx];
+    const key = validatorKey(val)!;
+    picked.checks.push({ type: key.type, key: key.bytes, message: signBytes(idx), signature: sig.signature });
+    picked.indexes.push(idx);
+    picked.tallied += val.votingPower;
+    if (picked.tallied > needed) break;
+  }
+  if (picked.tallied <= needed) throw new NewValSetCantBeTrustedError(picked.tallied, needed, commit.height);
+  await verifyPicked(picked, commit, engine);
+  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesVerified: picked.checks.length };
+}

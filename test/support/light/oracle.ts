@@ -1,0 +1,89 @@
+/**
+ * The Go oracle (test/peers/light-oracle, built by `npm run peers`): CometBFT's own light client and
+ * cosmos/ics23 judging exactly the answers xupgrade's light client was given. A recording transport keeps
+ * every JSON-RPC call a CometRpc makes; the oracle replays them to CometBFT's RPC client and says
+ * "verified" or "refused" (with the check), and "exists"/"absent"/"refused" for each store proof.
+ */
+import { spawn } from "node:child_process";
+import { CometRpc, fetchTransport, type RpcTransport } from "../../../bindings/client/rpc.js";
+import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
+
+export interface RecordedAnswer {
+  method: string;
+  params: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+/** A transport that records each call (and its answer) into `log`. */
+export function recordingTransport(log: RecordedAnswer[], inner: RpcTransport = fetchTransport): RpcTransport {
+  return async (url, body, timeoutMs) => {
+    const res = await inner(url, body, timeoutMs);
+    const text = await res.text();
+    try {
+      const req = JSON.parse(body) as { method: string; params: unknown };
+      const ans = JSON.parse(text) as { result?: unknown; error?: unknown };
+      log.push({ method: req.method, params: req.params, result: ans.result, error: ans.error });
+    } catch {
+      /* not JSON: nothing to replay */
+    }
+    return { ok: res.ok, status: res.status, text: async () => text };
+  };
+}
+
+/** A CometRpc on `url` that records into a fresh log. */
+export function recordingRpc(url: string): { rpc: CometRpc; log: RecordedAnswer[] } {
+  const log: RecordedAnswer[] = [];
+  return { rpc: new CometRpc(url, 15_000, recordingTransport(log)), log };
+}
+
+export interface OracleProof {
+  name: string;
+  header_height: string;
+  store: string;
+  key: string;
+  result: unknown;
+}
+
+export interface OracleCase {
+  chain_id: string;
+  trust_height: string;
+  trust_hash: string;
+  trusting_period: string;
+  now: string;
+  max_clock_drift: string;
+  target_height: string;
+  primary: { answers: RecordedAnswer[] };
+  witnesses: { answers: RecordedAnswer[] }[];
+  proofs: OracleProof[];
+}
+
+export interface OracleVerdict {
+  verdict: "verified" | "refused";
+  kind?: string;
+  error?: string;
+  hash?: string;
+  app_hash?: string;
+  proofs: { name: string; verdict: "exists" | "absent" | "refused"; value?: string; error?: string }[];
+}
+
+/** Why the oracle cannot run here (for a skip message), or undefined. */
+export const oracleMissing = (): string | undefined => missingPeerReason("light-oracle");
+
+export function runOracle(c: OracleCase): Promise<OracleVerdict> {
+  const bin = peerBinaries().lightOracle;
+  if (!bin) throw new Error(oracleMissing());
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, [], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`light-oracle exited ${code}: ${err}`));
+      resolve(JSON.parse(out) as OracleVerdict);
+    });
+    child.stdin.end(JSON.stringify(c));
+  });
+}
