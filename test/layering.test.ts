@@ -3,7 +3,8 @@
  * module → services | client | abci → light → apps/{cli,devnet,visor}, with the package's entry points on top.
  * A room may import its own files and any lower floor; never a higher floor, never a sibling room on the
  * same floor. The one exception: the CLI reaches the devnet and the sidecar through `import type` plus
- * `await import()` inside the action, so a command loads only what it runs.
+ * `await import()` inside the action, so a command loads only what it runs. Inside the devnet, its rooms
+ * (shared, modules, chain, rehearse, node) follow the same rule.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -94,14 +95,14 @@ describe("floors", () => {
 
   it("would refuse an upward import, a sibling import and a static import between programs", () => {
     const text = [
-      'import { startDevnet } from "../apps/devnet/start.js";',
+      'import { startDevnet } from "../apps/devnet/node/start.js";',
       'import type { Core } from "../core/contract.js";',
       "import {",
       "  serveQueries,",
       '} from "../services/serve.js";',
     ].join("\n");
     expect(importsOf("bindings/module/keeper.ts", text).map(violation)).toEqual([
-      "bindings/module/keeper.ts:1 → bindings/apps/devnet/start.ts: module (floor 3) imports devnet, a floor up (6)",
+      "bindings/module/keeper.ts:1 → bindings/apps/devnet/node/start.ts: module (floor 3) imports devnet, a floor up (6)",
       undefined,
       "bindings/module/keeper.ts:3 → bindings/services/serve.ts: module (floor 3) imports services, a floor up (4)",
     ]);
@@ -111,6 +112,20 @@ describe("floors", () => {
     expect(violation({ from: "bindings/light/rpc-provider.ts", to: "bindings/client/rpc.ts", line: 1, kind: "static" })).toBeUndefined();
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(/only through import type/);
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "dynamic" })).toBeUndefined();
+  });
+
+  it("the devnet's rooms import downwards too: shared → modules → chain → rehearse → node → index.ts", () => {
+    const DEVNET = "bindings/apps/devnet/";
+    const order = ["shared", "modules", "chain", "rehearse", "node", "index.ts"];
+    const roomIn = (path: string) => order.indexOf(path.slice(DEVNET.length).split("/")[0]);
+    const files = sources.filter((f) => f.startsWith(DEVNET));
+    expect(files.filter((f) => roomIn(f) < 0)).toEqual([]);
+    const problems = files.flatMap((f) =>
+      importsOf(f, readFileSync(join(ROOT, f), "utf8"))
+        .filter((i) => i.to.startsWith(DEVNET) && roomIn(i.to) > roomIn(i.from))
+        .map((i) => `${i.from}:${i.line} → ${i.to}: devnet/${order[roomIn(i.from)]} imports devnet/${order[roomIn(i.to)]}, a room up`),
+    );
+    expect(problems).toEqual([]);
   });
 
   it("names every folder of bindings/ as a room", () => {

@@ -11,7 +11,7 @@
  * [timeout − 50 ms, timeout + interval + 1 s] — before the fix the devnet RPC's were closed at Node's 30 s sweep.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { RPC_HTTP_DEFAULTS } from "../../bindings/apps/devnet/rpc/server.js";
+import { RPC_HTTP_DEFAULTS } from "../../bindings/apps/devnet/node/rpc/server.js";
 import { HTTP_DEFAULTS, checkingIntervalMs, resolveHttpLimits, type ResolvedHttpLimits } from "../../bindings/services/index.js";
 import { destroyAll, exchange, idleClients, slowlorisClients, type WatchedSocket } from "../support/sockets.js";
 import { removeTempDirs } from "../support/temp.js";

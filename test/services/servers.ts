@@ -6,10 +6,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Chain } from "../../bindings/apps/devnet/chain.js";
-import { devnetRestRoutes } from "../../bindings/apps/devnet/rest.js";
-import { startRpcServer, type RpcServerHandle } from "../../bindings/apps/devnet/rpc/server.js";
-import { devnetUiRoutes } from "../../bindings/apps/devnet/ui.js";
+import type { Chain } from "../../bindings/apps/devnet/node/rpc/chain.js";
+import { devnetRestRoutes } from "../../bindings/apps/devnet/node/rest.js";
+import { startRpcServer, type RpcServerHandle } from "../../bindings/apps/devnet/node/rpc/server.js";
+import { devnetUiRoutes } from "../../bindings/apps/devnet/node/ui.js";
 import type { UpgradeKeeper } from "../../bindings/module/keeper.js";
 import type { HttpLimits, QueryServers } from "../../bindings/services/index.js";
 import { tempDir } from "../support/temp.js";

@@ -3,8 +3,8 @@
  * start a node that embeds x/upgrade, with the single-process engine or as the ABCI++ app of CometBFT, and
  * rehearse an upgrade on a copy of a node's committed state (rehearse/).
  */
-export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./init.js";
-export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./start.js";
+export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./node/init.js";
+export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./node/start.js";
 export {
   initTestnet,
   freePorts,
@@ -13,11 +13,11 @@ export {
   type InitTestnetOptions,
   type InitTestnetResult,
   type TestnetNode,
-} from "./engine/cometbft/testnet.js";
-export { findCometbft, peersCacheDir, type CometbftBinary } from "./engine/cometbft/binary.js";
-export { CometApp, type CometAppOptions } from "./engine/cometbft/app.js";
-export { ChainState, BlockHaltError, type BlockInput, type FinalizedBlock, type GenesisInput } from "./state.js";
-export { openNode, type OpenedNode, type OpenNodeOptions } from "./open.js";
+} from "./node/engine/cometbft/testnet.js";
+export { findCometbft, peersCacheDir, type CometbftBinary } from "./node/engine/cometbft/binary.js";
+export { CometApp, type CometAppOptions } from "./node/engine/cometbft/app.js";
+export { ChainState, BlockHaltError, type BlockInput, type FinalizedBlock, type GenesisInput } from "./chain/state.js";
+export { openNode, type OpenedNode, type OpenNodeOptions } from "./chain/open.js";
 export {
   loadApp,
   resolveApp,
@@ -34,8 +34,8 @@ export {
   type LoadedApp,
   type Migration,
   type ModuleContext,
-} from "./app.js";
-export { exitCodeFor, TxError, DevnetHaltError } from "./errors.js";
+} from "./chain/app.js";
+export { exitCodeFor, TxError, DevnetHaltError } from "./shared/errors.js";
 export {
   readGenesisKeys,
   readGenesis,
@@ -48,11 +48,11 @@ export {
   type GenesisKey,
   type DevnetGenesis,
   type DevnetConfig,
-} from "./genesis.js";
-export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./logger.js";
-export { accountKeyFromMnemonic } from "./keys.js";
-export { COMET_VERSION } from "./rpc/methods.js";
-export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./blocks.js";
+} from "./shared/genesis.js";
+export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./shared/logger.js";
+export { accountKeyFromMnemonic } from "./chain/keys.js";
+export { COMET_VERSION } from "./node/rpc/methods.js";
+export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./chain/blocks.js";
 export {
   rehearseUpgrade,
   type RehearseOptions,

@@ -7,7 +7,7 @@
 // writes upgrade-info.json for the v2 binary.
 //
 // The file imports nothing: the devnet hands every hook a context with the block's stores and a logger,
-// so it works against the sources, the built package or a copy. Shape: AppDefinition (bindings/apps/devnet/app.ts).
+// so it works against the sources, the built package or a copy. Shape: AppDefinition (bindings/apps/devnet/chain/app.ts).
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

@@ -17,7 +17,7 @@ import { AbciHalt } from "../../../bindings/abci/index.js";
 import { sha256 } from "@cosmjs/crypto";
 import { UpgradeError } from "../../../bindings/core/errors.js";
 import { CometApp, exitCodeFor, initTestnet, loadApp, openNode, readGenesisKeys, type GenesisKey, type OpenedNode } from "../../../bindings/apps/devnet/index.js";
-import { startNodeQueries } from "../../../bindings/apps/devnet/queries.js";
+import { startNodeQueries } from "../../../bindings/apps/devnet/node/queries.js";
 import type { QueryServers } from "../../../bindings/services/serve.js";
 import { V1, V2, captureLogger, fixtureApp, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
 

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { peerBinaries } from "../../../scripts/peers/paths.mjs";
 import { findCometbft, initDevnet, initTestnet, silentLogger, startDevnet, type InitTestnetResult } from "../../../bindings/apps/devnet/index.js";
 import { processesMentioning } from "../../support/processes.js";
-import { consensusKeyFromSeed } from "../../../bindings/apps/devnet/keys.js";
+import { consensusKeyFromSeed } from "../../../bindings/apps/devnet/chain/keys.js";
 import { errorLine, runCli } from "../cli/helpers.js";
 import { removeTempDirs, tempDir } from "./helpers.js";
 

@@ -17,12 +17,12 @@ import {
   silentLogger,
   type ModuleContext,
 } from "../../../bindings/apps/devnet/index.js";
-import { Branch, MountedStores } from "../../../bindings/apps/devnet/branch.js";
-import { getAccount, initGenesisAccount, setAccount } from "../../../bindings/apps/devnet/auth.js";
-import { decodeTx, runAnte } from "../../../bindings/apps/devnet/tx.js";
-import { TxError } from "../../../bindings/apps/devnet/errors.js";
-import { GovModule, makeGovParams } from "../../../bindings/apps/devnet/gov.js";
-import { parseCoins } from "../../../bindings/apps/devnet/coins.js";
+import { Branch, MountedStores } from "../../../bindings/apps/devnet/shared/branch.js";
+import { getAccount, initGenesisAccount, setAccount } from "../../../bindings/apps/devnet/modules/auth.js";
+import { decodeTx, runAnte } from "../../../bindings/apps/devnet/chain/tx.js";
+import { TxError } from "../../../bindings/apps/devnet/shared/errors.js";
+import { GovModule, makeGovParams } from "../../../bindings/apps/devnet/modules/gov.js";
+import { parseCoins } from "../../../bindings/apps/devnet/modules/coins.js";
 import { jsCore } from "../../../bindings/core/js/index.js";
 import { Vote } from "cosmjs-types/cosmos/gov/v1/gov";
 import { GOV, newHome, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir } from "./helpers.js";

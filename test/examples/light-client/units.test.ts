@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadCore } from "../../../bindings/browser.js";
-import { devnetUiRoutes } from "../../../bindings/apps/devnet/ui.js";
+import { devnetUiRoutes } from "../../../bindings/apps/devnet/node/ui.js";
 import { compareAppVersion, compareStates } from "../../../examples/light-client/src/compare.js";
 import { averageBlockMs, eta, formatDuration, parseTime } from "../../../examples/light-client/src/eta.js";
 import { checksumOf, parseInfo } from "../../../examples/light-client/src/info.js";

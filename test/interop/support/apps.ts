@@ -4,7 +4,7 @@
  * commits, read from their `module_versions` answers), and v0.50's upgrade handler `v047-to-v050`, which adds
  * the `circuit` store and runs the migrations (no-ops here: only the versions are compared).
  */
-import type { AppDefinition, AppModule } from "../../../bindings/apps/devnet/app.js";
+import type { AppDefinition, AppModule } from "../../../bindings/apps/devnet/chain/app.js";
 
 /** `module_versions` of a fresh simd v0.47.17 chain (simapp 666c345ad23d). */
 export const SIMD_V047_VERSIONS: Record<string, number> = {
@@ -18,7 +18,7 @@ export const SIMD_V050_VERSIONS: Record<string, number> = {
   gov: 5, group: 2, mint: 2, nft: 1, params: 1, runtime: 0, slashing: 4, staking: 5, upgrade: 2, vesting: 1,
 };
 
-/** The devnet's own modules (bindings/apps/devnet/app.ts BUILTIN_MODULES) keep their stores; the others mount none. */
+/** The devnet's own modules (bindings/apps/devnet/chain/app.ts BUILTIN_MODULES) keep their stores; the others mount none. */
 const BUILTIN = new Set(["auth", "bank", "gov", "staking", "upgrade"]);
 
 function modules(versions: Record<string, number>, from?: Record<string, number>): AppModule[] {

@@ -24,8 +24,8 @@ import { chmod, lstat, readFile, rm, unlink, writeFile } from "node:fs/promises"
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import type { LevelDb } from "../../../store/level.js";
-import type { DevnetLogger } from "../logger.js";
-import { errorMessage } from "../util.js";
+import type { DevnetLogger } from "../shared/logger.js";
+import { errorMessage } from "../shared/util.js";
 
 export const snapshotSocketPath = (home: string) => join(home, "snapshot.sock");
 export const snapshotEndpointPath = (home: string) => join(home, "snapshot.endpoint.json");

@@ -10,8 +10,8 @@
  */
 import { cp, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { appDbPath } from "../genesis.js";
-import { openAppDb } from "../open.js";
+import { appDbPath } from "../shared/genesis.js";
+import { openAppDb } from "../chain/open.js";
 import { fetchSnapshot, NoNodeError } from "./channel.js";
 
 export interface TakenSnapshot {

@@ -1,0 +1,160 @@
+/**
+ * Opening a node's state, whichever engine will drive it: the application database with the store loader
+ * (docs/spec/keeper.md §8.2), the upgrade keeper with the app's handlers, and the state machine over them.
+ * A binary whose stores do not match the chain's is told why in the keeper's words (21 too early, 22
+ * downgrade) before any block runs.
+ */
+import { UpgradeError } from "../../../core/errors.js";
+import type { Backend } from "../../../core/contract.js";
+import type { Plan, VersionMap } from "../../../core/types.js";
+import { createKeeperWith, type KeeperOptions, type UpgradeKeeper } from "../../../module/keeper.js";
+import { defaultStoreLoader, upgradeStoreLoader, type LoadResult, type StoreLoader } from "../../../module/store-loader.js";
+import { readUpgradeInfo, writeUpgradeInfo } from "../../../module/upgrade-info/file.js";
+import { ClassicLevel } from "classic-level";
+import { DurableMultiStore, type LevelDb } from "../../../store/level.js";
+import type { AppUpgradeContext, LoadedApp } from "./app.js";
+import type { LoaderUpgrades } from "./app-hash.js";
+import { MountedStores, SwitchableStore } from "../shared/branch.js";
+import { appDbPath } from "../shared/genesis.js";
+import type { DevnetLogger } from "../shared/logger.js";
+import { ChainState } from "./state.js";
+import { errorMessage } from "../shared/util.js";
+
+export const createKeeper = (options: KeeperOptions) => createKeeperWith(options, { read: readUpgradeInfo, write: writeUpgradeInfo });
+
+export interface OpenNodeOptions {
+  home: string;
+  chainId: string;
+  genesisHash: Uint8Array;
+  app: LoadedApp;
+  backend: Backend;
+  skipUpgradeHeights: bigint[];
+  logger: Required<DevnetLogger>;
+}
+
+export interface OpenedNode {
+  ms: DurableMultiStore;
+  /** The application database under `ms`: the snapshot channel reads its committed state (rehearse/channel.ts). */
+  db: LevelDb;
+  state: ChainState;
+  mounted: MountedStores;
+  /** A keeper over the committed upgrade store, for the query services. */
+  queryKeeper: UpgradeKeeper;
+}
+
+/** Opens `<home>/data/application.db` for `app`; start-up failures reject (the database is closed again). */
+export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
+  const { home, app, backend, logger } = o;
+  const skip = o.skipUpgradeHeights;
+  // docs/spec/keeper.md §8.2: the plan the old binary wrote before halting decides whether this binary's store loader fires.
+  const infoKeeper = await createKeeper({ homePath: home, backend, skipUpgradeHeights: skip });
+  const info = await infoKeeper.readUpgradeInfoFromDisk();
+  // The database handle is kept (not only the multistore over it) so that the node can serve snapshots of
+  // its committed state: LevelDB's lock lets no other process open it while the node runs.
+  const db = openAppDb(appDbPath(home));
+  const ms = await DurableMultiStore.open(db);
+  try {
+    let loader: StoreLoader = defaultStoreLoader;
+    let loaderUpgrades: LoaderUpgrades | undefined;
+    const upgrade = info ? app.upgrades.get(info.name) : undefined;
+    if (info && upgrade?.storeUpgrades && !infoKeeper.isSkipHeight(info.height)) {
+      loader = upgradeStoreLoader(info.height, upgrade.storeUpgrades);
+      loaderUpgrades = { height: info.height, name: info.name, storeUpgrades: upgrade.storeUpgrades };
+    }
+    let loaded: LoadResult;
+    try {
+      loaded = loader(ms, app.stores);
+    } catch (e) {
+      throw await diagnoseLoadFailure(e, ms, app, skip, backend, logger);
+    }
+    if (loaded.upgraded && loaderUpgrades) {
+      logger.info(`store loader applied the store upgrades of "${loaderUpgrades.name}" for height ${loaderUpgrades.height}`, {
+        module: "store",
+        upgrade: loaderUpgrades.name,
+        height: loaderUpgrades.height,
+        added: loaderUpgrades.storeUpgrades.added ?? [],
+        renamed: loaderUpgrades.storeUpgrades.renamed ?? [],
+        deleted: loaderUpgrades.storeUpgrades.deleted ?? [],
+      });
+    } else loaderUpgrades = undefined;
+
+    const mounted = new MountedStores(loaded.stores);
+    const upgradeStore = new SwitchableStore(mounted.store("upgrade"));
+    const handlerErrors = new WeakSet<object>();
+    let state: ChainState | undefined;
+    const keeper = await createKeeper({
+      store: upgradeStore,
+      homePath: home,
+      skipUpgradeHeights: skip,
+      logger,
+      backend,
+      versionSetter: { setProtocolVersion: (v) => state && (state.appVersion = v) },
+    });
+    for (const u of app.upgrades.values()) {
+      keeper.setUpgradeHandler(u.name, async (ctx, plan: Plan, fromVM: VersionMap) => {
+        try {
+          const handler = u.handler ?? ((c: AppUpgradeContext, _p: Plan, vm: VersionMap) => c.runMigrations(vm));
+          return await handler(ctx as AppUpgradeContext, plan, fromVM);
+        } catch (e) {
+          const err = typeof e === "object" && e !== null ? e : new Error(String(e));
+          handlerErrors.add(err);
+          throw err;
+        }
+      });
+    }
+    const queryKeeper = await createKeeper({ store: mounted.store("upgrade"), homePath: home, backend });
+    state = new ChainState({
+      chainId: o.chainId,
+      genesisHash: o.genesisHash,
+      app,
+      ms,
+      stores: mounted,
+      keeper,
+      upgradeStore,
+      logger,
+      handlerErrors,
+      loaderUpgrades,
+    });
+    return { ms, db, state, mounted, queryKeeper };
+  } catch (e) {
+    await ms.close();
+    throw e;
+  }
+}
+
+/** The application database (classic-level, keys and values as bytes), as `openNodeMultiStore` opens it. */
+export function openAppDb(path: string): LevelDb {
+  return new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
+}
+
+/**
+ * A binary whose stores do not match the chain's cannot load them (the store-version mismatch). When the
+ * reason is that it was started before its upgrade height, or is an old binary on an upgraded chain, say so
+ * as the keeper would at the next block: BINARY UPDATED BEFORE TRIGGER! (exit code 21) or wrong app version
+ * (22). Otherwise the loader's own error stands (exit code 1).
+ */
+async function diagnoseLoadFailure(
+  e: unknown,
+  ms: DurableMultiStore,
+  app: LoadedApp,
+  skip: bigint[],
+  backend: Backend,
+  logger: Required<DevnetLogger>,
+): Promise<unknown> {
+  if (!(e instanceof UpgradeError) || e.kind !== "store-loader" || !ms.hasCommittedStore("upgrade")) {
+    logger.error("cannot load the stores", { module: "store", err: errorMessage(e) });
+    return e;
+  }
+  const { stores } = defaultStoreLoader(ms, ["upgrade"]);
+  const probe = await createKeeper({ store: stores.get("upgrade")!, backend, skipUpgradeHeights: skip });
+  for (const u of app.upgrades.keys()) probe.setUpgradeHandler(u, (_c, _p, vm) => vm);
+  let found: unknown = e;
+  try {
+    await probe.preBlock(ms.lastCommittedHeight + 1n, { appVersion: probe.getProtocolVersion() });
+  } catch (err) {
+    if (err instanceof UpgradeError && (err.kind === "binary-too-early" || err.kind === "downgrade")) found = err;
+  }
+  ms.rollback();
+  logger.error(errorMessage(found), { module: found === e ? "store" : "x/upgrade" });
+  return found;
+}

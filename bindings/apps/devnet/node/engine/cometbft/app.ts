@@ -1,0 +1,168 @@
+/**
+ * The devnet as an ABCI++ application of CometBFT v0.38 (bindings/abci serves it): each request is the
+ * shared state machine's (chain/state.ts) answer.
+ *
+ * - Info: the app, its version, the app version, and the last height and app hash made durable by Commit
+ *   (so after a crash between FinalizeBlock and Commit CometBFT replays that block).
+ * - InitChain: the app state of CometBFT's genesis, its validators' power, the genesis app hash.
+ * - PrepareProposal / ProcessProposal: the mempool's txs that fit; every proposal is accepted (a bad tx
+ *   fails in FinalizeBlock, deterministically).
+ * - FinalizeBlock: the block at the header's time; tx results, block events, the app hash, and the new app
+ *   version as a consensus-params update when an upgrade changed it. A halt of the upgrade keeper is an
+ *   {@link AbciHalt} carrying the exit code (20 upgrade needed, 21 too early, …): CometBFT stops, and so
+ *   does the node.
+ * - Commit: one atomic commit of the multistore.
+ * - CheckTx (new and recheck): the ante handler on the check state. Query: the ABCI query router (the
+ *   raw upgrade store and the gRPC query routes). Neither ever stops the node.
+ */
+import type { DeepPartial } from "cosmjs-types/helpers";
+import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
+import { AbciHalt, fitTxs, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
+import type { AbciQueryRouter } from "../../../../../services/abci.js";
+import type { TxResultJson } from "../../../chain/blocks.js";
+import type { ChainEvent } from "../../../shared/events.js";
+import type { AppState, ConsensusValidator } from "../../../chain/init-chain.js";
+import type { DevnetLogger } from "../../../shared/logger.js";
+import { BlockHaltError, type ChainState } from "../../../chain/state.js";
+import { errorMessage, fromUtf8, hexUpper } from "../../../shared/util.js";
+
+export interface CometAppOptions {
+  state: ChainState;
+  /** The ABCI query router, once the query services run. */
+  queries(): AbciQueryRouter | undefined;
+  logger: Required<DevnetLogger>;
+}
+
+const ACCEPT = 1; // ResponseProcessProposal_ProposalStatus.ACCEPT
+const EMPTY = new Uint8Array(0);
+
+export class CometApp implements AbciApplication {
+  /** The hash of the block last finalized, for the commit log line. */
+  private blockHash = "";
+  /** The halt this app answered CometBFT with, if any: the node exits with its code. */
+  halted: AbciHalt | undefined;
+
+  constructor(private readonly o: CometAppOptions) {}
+
+  info() {
+    const { state } = this.o;
+    return {
+      data: state.app.name,
+      version: state.app.definition.version ?? "",
+      appVersion: state.appVersion,
+      lastBlockHeight: state.height,
+      lastBlockAppHash: state.height > 0n ? state.appHash() : EMPTY,
+    };
+  }
+
+  async initChain(req: RequestOf<"initChain">) {
+    const { state } = this.o;
+    const halt = (message: string, cause?: unknown) => {
+      this.o.logger.error("halting the node: InitChain failed", { module: "node", height: 0, exit_code: 1, err: message });
+      return (this.halted = new AbciHalt(message, { exitCode: 1, cause }));
+    };
+    if (req.chainId !== state.chainId) throw halt(`CometBFT's genesis is for chain ${JSON.stringify(req.chainId)}, the devnet's for ${JSON.stringify(state.chainId)}`);
+    if (req.initialHeight > 1n) throw halt(`initial_height ${req.initialHeight} is not supported: the devnet starts at height 1`);
+    let appState: AppState;
+    try {
+      appState = JSON.parse(fromUtf8(req.appStateBytes)) as AppState;
+      if (typeof appState !== "object" || appState === null) throw new Error("not a JSON object");
+    } catch (e) {
+      throw halt(`invalid app_state in CometBFT's genesis: ${errorMessage(e)}`, e);
+    }
+    const validators: ConsensusValidator[] = [];
+    for (const v of req.validators) {
+      if (!v.pubKey.ed25519 || v.pubKey.ed25519.length !== 32) throw halt("genesis validators must have ed25519 keys");
+      validators.push({ pubKey: v.pubKey.ed25519, power: v.power });
+    }
+    try {
+      const appHash = await state.initChain({ appState, validators, height: 1n, timeNs: timestampNs(req.time) });
+      return { appHash };
+    } catch (e) {
+      throw halt(`InitChain: ${errorMessage(e)}`, e);
+    }
+  }
+
+  prepareProposal(req: RequestOf<"prepareProposal">) {
+    return { txs: fitTxs(req.txs, req.maxTxBytes) };
+  }
+
+  processProposal() {
+    return { status: ACCEPT };
+  }
+
+  async finalizeBlock(req: RequestOf<"finalizeBlock">): Promise<DeepPartial<ResponseFinalizeBlock>> {
+    const { state, logger } = this.o;
+    try {
+      const block = await state.finalizeBlock({ height: req.height, timeNs: timestampNs(req.time), txs: req.txs });
+      this.blockHash = hexUpper(req.hash);
+      const changed = block.upgraded && state.appVersion !== block.appVersionBefore;
+      return {
+        txResults: block.txResults.map(execTxResult),
+        events: block.events.map(abciEvent),
+        appHash: block.appHash,
+        // The header's app version follows the protocol version, as a Cosmos app's consensus params do.
+        ...(changed ? { consensusParamUpdates: { version: { app: state.appVersion } } } : {}),
+      };
+    } catch (e) {
+      const h = e instanceof BlockHaltError ? e : new BlockHaltError(req.height, 1, e);
+      logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message });
+      throw (this.halted = new AbciHalt(h.message, { exitCode: h.exitCode, cause: h }));
+    }
+  }
+
+  async commit() {
+    try {
+      await this.o.state.commit({ blockHash: this.blockHash });
+    } catch (e) {
+      const h = e instanceof BlockHaltError ? e : new BlockHaltError(this.o.state.height + 1n, 1, e);
+      this.o.logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message });
+      throw (this.halted = new AbciHalt(`commit failed: ${h.message}`, { exitCode: h.exitCode, cause: h }));
+    }
+    return { retainHeight: 0n };
+  }
+
+  checkTx(req: RequestOf<"checkTx">) {
+    try {
+      const r = this.o.state.checkTx(req.tx);
+      return { code: r.code, codespace: r.codespace, log: r.log, gasWanted: r.gasWanted, gasUsed: r.gasUsed };
+    } catch (e) {
+      return { code: 1, codespace: "undefined", log: errorMessage(e) };
+    }
+  }
+
+  query(req: RequestOf<"query">) {
+    const router = this.o.queries();
+    const height = this.o.state.height;
+    if (!router) return { code: 1, codespace: "undefined", log: "the query services are not running yet", height };
+    try {
+      const r = router.query(req.path, req.data, req.height);
+      return { code: r.code, codespace: r.codespace, log: r.log, info: r.info, index: r.index, key: r.key, value: r.value, height: r.height };
+    } catch (e) {
+      return { code: 1, codespace: "undefined", log: errorMessage(e), height };
+    }
+  }
+}
+
+export function timestampNs(t: { seconds: bigint; nanos: number } | undefined): bigint {
+  if (!t) return 0n;
+  return t.seconds * 1_000_000_000n + BigInt(t.nanos);
+}
+
+function abciEvent(e: ChainEvent | TxResultJson["events"][number]) {
+  const attributes = e.attributes.map((a) => (Array.isArray(a) ? { key: a[0], value: a[1], index: true } : a));
+  return { type: e.type, attributes };
+}
+
+function execTxResult(r: TxResultJson): DeepPartial<ExecTxResult> {
+  return {
+    code: r.code,
+    data: r.data === null ? EMPTY : new Uint8Array(Buffer.from(r.data, "base64")),
+    log: r.log,
+    info: r.info,
+    gasWanted: BigInt(r.gas_wanted),
+    gasUsed: BigInt(r.gas_used),
+    events: r.events.map(abciEvent),
+    codespace: r.codespace,
+  };
+}

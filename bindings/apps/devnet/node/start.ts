@@ -1,0 +1,152 @@
+/**
+ * `startDevnet`: opens a node home and runs it with one of two engines over the same state machine:
+ *
+ * - `local` (the default): a single process is the whole chain, blocks on a timer (engine/local);
+ * - `cometbft`: the process is the ABCI++ application of a CometBFT child, one validator of a real
+ *   network (engine/cometbft; homes from `initTestnet`).
+ *
+ * It halts as docs/spec/keeper.md §6.1 says and resolves `done` with the exit code: 20 upgrade needed, 21
+ * binary too early, 22 downgrade, 23 handler failed, 24 info write failed, 25 corrupt store; 0 after
+ * `stop()`; 1 for anything else. Start-up failures reject (`exitCodeFor(err)` gives their code: a binary
+ * started too early is refused with 21 before any block).
+ */
+import { readFile } from "node:fs/promises";
+import type { Backend } from "../../../core/contract.js";
+import { formatGoDuration, parseGoDuration } from "../../../go/duration.js";
+import { loadApp, type AppDefinition } from "../chain/app.js";
+import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
+import { startCometEngine } from "./engine/cometbft/run.js";
+import { startLocalEngine } from "./engine/local/run.js";
+import { exitCodeFor } from "../shared/errors.js";
+import { genesisPath, readDevnetConfig, readGenesis, type DevnetConfig } from "../shared/genesis.js";
+import type { DevnetEngine, DevnetHandle } from "./handle.js";
+import { fullLogger, type DevnetLogger } from "../shared/logger.js";
+import { openNode } from "../chain/open.js";
+import { serveSnapshots, type SnapshotServer } from "../rehearse/channel.js";
+import { errorMessage, sha256 } from "../shared/util.js";
+
+export type { DevnetEngine, DevnetHandle };
+
+export interface StartDevnetOptions {
+  home: string;
+  /** Path to an app module (file or directory with index.mjs), or a definition object. Default: no app modules, no handlers. */
+  app?: string | AppDefinition;
+  /** `local` or `cometbft`; default: the home's (devnet.json `engine`), else local. */
+  engine?: DevnetEngine;
+  /** The CometBFT binary (cometbft engine); default XUPGRADE_COMETBFT, `cometbft` on PATH, or the `npm run peers` cache. */
+  cometbft?: string;
+  /** The RPC listen address: the devnet's own (local, default from devnet.json, port 0 picks a free one) or CometBFT's (overrides config.toml). */
+  rpc?: string;
+  /** REST listen address, default from devnet.json (local: 127.0.0.1:1317). */
+  rest?: string;
+  /** gRPC listen address, default from devnet.json (local: 127.0.0.1:9090). */
+  grpc?: string;
+  /** `--unsafe-skip-upgrades`: heights whose upgrade is skipped (cleared, not marked done). */
+  skipUpgradeHeights?: Iterable<bigint | number>;
+  /** Structured logs; default JSON lines on stdout. */
+  logger?: DevnetLogger;
+  /** Overrides devnet.json's block time (Go duration, e.g. "100ms"); local engine only (CometBFT's is timeout_commit). */
+  blockTime?: string;
+  /** Keeper core, default "wasm". */
+  backend?: Backend;
+  /** Upgrade query namespace, default "cosmos". */
+  namespace?: string;
+  /** Minimum interval of the "waiting for upgrade" progress line, default 1000 ms. */
+  progressIntervalMs?: number;
+}
+
+/** Starts a node from `<home>` (written by initDevnet or initTestnet). Start-up failures reject; use exitCodeFor(err) for their exit code. */
+export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHandle> {
+  if (!options || typeof options.home !== "string" || options.home === "") throw new TypeError("home must be a non-empty path");
+  const { home } = options;
+  const logger = fullLogger(options.logger);
+  const backend = options.backend ?? "wasm";
+  const [genesis, config, genesisBytes] = await Promise.all([readGenesis(home), readDevnetConfig(home), readFile(genesisPath(home))]);
+  const engine = engineOf(options.engine, config, home);
+  let blockTimeNs = 0n;
+  let cometbft: CometbftBinary | undefined;
+  if (engine === "local") {
+    blockTimeNs = parseGoDuration(options.blockTime ?? config.block_time);
+    if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatGoDuration(blockTimeNs)}`);
+  } else {
+    if (options.blockTime !== undefined) throw new Error(`the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
+    cometbft = findCometbft(options.cometbft);
+  }
+  const app = await loadApp(options.app);
+  const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
+
+  const node = await openNode({ home, chainId: genesis.chain_id, genesisHash: sha256(genesisBytes), app, backend, skipUpgradeHeights: skip, logger });
+  const { state } = node;
+  logger.info("starting devnet", {
+    module: "node",
+    engine,
+    chain_id: genesis.chain_id,
+    app: app.name,
+    app_version: state.appVersion,
+    height: state.height,
+    ...(engine === "local" ? { block_time: formatGoDuration(blockTimeNs) } : { cometbft: cometbft!.version }),
+    upgrade_handlers: [...app.upgrades.keys()],
+    skip_upgrade_heights: skip,
+  });
+  const common = { home, config, state, ms: node.ms, mounted: node.mounted, queryKeeper: node.queryKeeper, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
+  let snapshots: SnapshotServer | undefined;
+  try {
+    // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
+    snapshots = await serveSnapshots({ home, db: node.db, logger });
+    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    return withSnapshots(handle, snapshots);
+  } catch (e) {
+    await snapshots?.close();
+    await node.ms.close();
+    throw e;
+  }
+}
+
+/** The handle, with the snapshot channel closed before `done` resolves. */
+function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer): DevnetHandle {
+  const done = handle.done.then(async (code) => {
+    await snapshots.close().catch(() => undefined);
+    return code;
+  });
+  return { ...handle, done, stop: () => handle.stop().then(() => done).then(() => undefined) };
+}
+
+/** The engine to run a home with: the one asked for must be the one the home was made for. */
+function engineOf(asked: DevnetEngine | undefined, config: DevnetConfig, home: string): DevnetEngine {
+  const made = config.engine ?? "local";
+  if (asked !== undefined && asked !== "local" && asked !== "cometbft") throw new Error(`unknown engine ${JSON.stringify(asked)}: use local or cometbft`);
+  if (made !== "local" && made !== "cometbft") throw new Error(`${home}/config/devnet.json names an unknown engine ${JSON.stringify(made)}`);
+  if (asked !== undefined && asked !== made) {
+    throw new Error(
+      made === "cometbft"
+        ? `${home} is a CometBFT node home (devnet init --engine cometbft): start it with --engine cometbft`
+        : `${home} is a single-process devnet home: initialise a CometBFT testnet with \`xupgrade devnet init --engine cometbft\` and start one of its node homes`,
+    );
+  }
+  return made;
+}
+
+/**
+ * Runs a devnet until it halts or gets SIGINT/SIGTERM, and returns the process exit code (start-up
+ * failures included, via exitCodeFor). For a CLI: `process.exitCode = await runDevnet(options)`.
+ */
+export async function runDevnet(options: StartDevnetOptions & { signals?: boolean }): Promise<number> {
+  let handle: DevnetHandle;
+  try {
+    handle = await startDevnet(options);
+  } catch (e) {
+    const code = exitCodeFor(e);
+    fullLogger(options.logger).error("the devnet could not start", { module: "node", exit_code: code, err: errorMessage(e) });
+    return code;
+  }
+  if (options.signals === false) return handle.done;
+  const onSignal = () => void handle.stop();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await handle.done;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
