@@ -8,7 +8,7 @@
 import { Bench } from "tinybench";
 import { config } from "./config.js";
 
-export type Impl = "wasm" | "js" | "cosmjs-types" | "bufbuild-reflect" | "bufbuild-wire" | "loader" | "wasm-raw"
+export type Impl = "wasm" | "js" | "cosmjs-types" | "bufbuild-reflect" | "bufbuild-wire" | "loader" | "wasm-raw" | "@confio/ics23"
   // bench/peers: xupgrade against the Go programs it replaces
   | "xupgrade" | "simd" | "cosmovisor";
 

@@ -102,6 +102,14 @@ export function checkTargets(rows: Row[], memory: MemoryRun[]): Target[] {
     });
   }
 
+  const ics = ratioRows([10]);
+  const icsSlow = ics.filter((r) => r.ratio! > 1);
+  targets.push({
+    target: "ICS23 store proofs and SHA-256: wasm/js ≤ 1.0 (case 10)",
+    met: ics.length > 0 && icsSlow.length === 0,
+    detail: ics.map((r) => `${r.id}: ${x(r.ratio!)}`).join("; "),
+  });
+
   const wasmRun = memory.find((m) => m.backend === "wasm");
   const growth = wasmRun?.wasmGrowthBytes ?? NaN;
   targets.push({

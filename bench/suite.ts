@@ -5,6 +5,7 @@ import { newSession } from "./cases/instantiate.js";
 import { doneLookups, preBlockApply, preBlockNothingDue, scheduleAndGet } from "./cases/keeper.js";
 import { loaderVsBindings } from "./cases/loader.js";
 import { planCodecs } from "./cases/protobuf.js";
+import { ics23Proofs } from "./cases/ics23.js";
 import { type TaskResult, fmtNs, runGroup } from "./harness.js";
 
 /**
@@ -21,6 +22,7 @@ export async function runSuite(backends: readonly Backend[], log: (line: string)
     () => batchCodecs(backends),
     () => planCodecs(backends, both),
     () => newSession(backends),
+    () => ics23Proofs(backends, both),
     ...(both ? [() => loaderVsBindings()] : []),
   ];
   const results: TaskResult[] = [];
