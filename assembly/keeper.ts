@@ -3,7 +3,7 @@ import { UNCHANGED, kvDelete, kvGetPlan, kvSet } from "./host";
 import { loadBE64, storeBE64 } from "./bigendian";
 import {
   H_INFO_LEN, H_INFO_PTR, H_LAST_HEIGHT, H_LAST_LEN, H_LAST_PTR, H_LEN, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT,
-  H_QUIET_ALL, H_QUIET_BELOW, H_REASON, H_STATUS, H_VALUE, HANDLERS, IO, KEY, OUT, PLAN, SCAN, SKIP, TMP,
+  H_QUIET_ALL, H_QUIET_BELOW, H_REASON, H_STATUS, H_VALUE, HANDLER_SLOTS, HANDLERS, IO, KEY, OUT, PLAN, SCAN, SKIP, TMP,
   ensure, headerI32, headerI64, regionPtr, setHeaderI32, setHeaderI64,
 } from "./memory";
 import { DONE_PREFIX, PLAN_KEY, PROTOCOL_VERSION_KEY, VERSION_PREFIX, ibcKey, prefixedKey } from "./keys";
@@ -18,7 +18,6 @@ import {
 const BE8: usize = memory.data(8, 8);
 
 let downgradeVerified: bool = false;
-let handlersSize: i32 = 0;
 let skipCount: i32 = 0;
 
 export function getDowngradeVerified(): bool {
@@ -48,25 +47,71 @@ export function setDowngradeVerified(v: bool): void {
 
 // ---- handlers and skip heights ----
 
-function findHandler(namePtr: usize, nameLen: i32): bool {
+// The handler names: [i32 len][name] entries back to back in HANDLERS, and an open-addressing hash table
+// over them in HANDLER_SLOTS (u32 slots: 0 empty, else 1 + the entry's offset in HANDLERS; at most half
+// full). preBlock looks the plan's name up on every block that is due or has a plan registered, so the
+// lookup must not grow with the number of names a binary registers.
+let handlersSize: i32 = 0;
+let handlerCount: i32 = 0;
+let slotMask: u32 = 0; // slots - 1; 0 before the first name
+
+/** FNV-1a over the name's bytes. */
+function hashName(ptr: usize, len: i32): u32 {
+  let h: u32 = 2166136261;
+  for (let i = 0; i < len; i++) h = (h ^ <u32>load<u8>(ptr + <usize>i)) * 16777619;
+  return h;
+}
+
+/** The slot holding the name, or the empty slot where it would go. */
+function slotOf(namePtr: usize, nameLen: i32): usize {
+  const slots = regionPtr(HANDLER_SLOTS);
   const base = regionPtr(HANDLERS);
-  let p: usize = 0;
-  while (p < <usize>handlersSize) {
-    const len = load<i32>(base + p);
-    if (len == nameLen && memory.compare(base + p + 4, namePtr, <usize>len) == 0) return true;
-    p += 4 + <usize>len;
+  let i = hashName(namePtr, nameLen) & slotMask;
+  while (true) {
+    const slot = slots + (<usize>i << 2);
+    const at = load<u32>(slot);
+    if (at == 0) return slot;
+    const entry = base + <usize>(at - 1);
+    if (load<i32>(entry) == nameLen && memory.compare(entry + 4, namePtr, <usize>nameLen) == 0) return slot;
+    i = (i + 1) & slotMask;
   }
-  return false;
+}
+
+function findHandler(namePtr: usize, nameLen: i32): bool {
+  return handlerCount > 0 && load<u32>(slotOf(namePtr, nameLen)) != 0;
+}
+
+/** Makes the table hold twice as many slots as names will be (at least 16), rehashing every entry. */
+function growSlots(names: i32): void {
+  let slots: i32 = 16;
+  while (slots < names << 1) slots <<= 1;
+  if (<u32>slots <= slotMask + 1) return;
+  const table = ensure(HANDLER_SLOTS, slots << 2);
+  memory.fill(table, 0, <usize>slots << 2);
+  slotMask = <u32>slots - 1;
+  const base = regionPtr(HANDLERS);
+  let p: i32 = 0;
+  while (p < handlersSize) {
+    const entry = base + <usize>p;
+    const len = load<i32>(entry);
+    store<u32>(slotOf(entry + 4, len), <u32>p + 1);
+    p += 4 + len;
+  }
 }
 
 /** Registers the name in IO[0, nameLen) (a no-op when already registered). */
 export function registerHandler(nameLen: i32): void {
   unquiet();
-  if (findHandler(regionPtr(IO), nameLen)) return;
+  const io = regionPtr(IO);
+  if (findHandler(io, nameLen)) return;
   const base = ensure(HANDLERS, handlersSize + 4 + nameLen);
   store<i32>(base + <usize>handlersSize, nameLen);
-  memory.copy(base + <usize>handlersSize + 4, regionPtr(IO), <usize>nameLen);
+  memory.copy(base + <usize>handlersSize + 4, io, <usize>nameLen);
+  const at = handlersSize;
   handlersSize += 4 + nameLen;
+  handlerCount++;
+  growSlots(handlerCount);
+  store<u32>(slotOf(io, nameLen), <u32>at + 1);
 }
 
 export function hasHandler(nameLen: i32): bool {

@@ -31,7 +31,8 @@ export const HEADER: usize = memory.data(96, 8);
 
 // Regions: IO (host inputs), OUT (results), VAL (kvGet values), SCAN (kvScan results),
 // KEY (keys being built), TMP (sort index), HANDLERS (registered names), SKIP (skip heights),
-// PLAN (the stored plan's bytes; its decoded fields point into it and stay valid until it is re-read).
+// PLAN (the stored plan's bytes; its decoded fields point into it and stay valid until it is re-read),
+// HANDLER_SLOTS (the hash table over HANDLERS, keeper.ts).
 export const IO: i32 = 0;
 export const OUT: i32 = 1;
 export const VAL: i32 = 2;
@@ -41,8 +42,9 @@ export const TMP: i32 = 5;
 export const HANDLERS: i32 = 6;
 export const SKIP: i32 = 7;
 export const PLAN: i32 = 8;
+export const HANDLER_SLOTS: i32 = 9;
 
-const REGIONS: usize = memory.data(9 * 8, 8);
+const REGIONS: usize = memory.data(10 * 8, 8);
 
 @inline export function regionPtr(r: i32): usize {
   return <usize>load<u32>(REGIONS + (<usize>r << 3));

@@ -68,6 +68,20 @@ export function checkTargets(rows: Row[], memory: MemoryRun[]): Target[] {
     detail: slow.length === 0 ? "every row" : `missed: ${slow.map((r) => `${r.id} (${x(r.ratio!)})`).join("; ")}`,
   });
 
+  // Case 2 with history: the apply must not grow with the number of past upgrades in the store.
+  const history = rows.filter((r) => r.case === 2 && / past upgrades$/.test(r.id) && r.impls.wasm && r.impls.js);
+  if (history.length > 1) {
+    const spread = (["wasm", "js"] as const).map((b) => {
+      const ms = history.map((r) => r.impls[b]!.median);
+      return { b, spread: Math.max(...ms) / Math.min(...ms) };
+    });
+    targets.push({
+      target: "an apply with 10, 1,000 and 10,000 past upgrades costs the same within 20 % (case 2, history rows)",
+      met: spread.every((s) => s.spread <= 1.2),
+      detail: spread.map((s) => `${s.b}: slowest/fastest ${x(s.spread)}`).join("; "),
+    });
+  }
+
   const batch = ratioRows([5]);
   const notFast = batch.filter((r) => r.ratio! > 1 / 3);
   targets.push({

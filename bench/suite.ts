@@ -2,7 +2,7 @@
 import type { Backend } from "../bindings/core/contract.js";
 import { batchCodecs } from "./cases/codecs.js";
 import { newSession } from "./cases/instantiate.js";
-import { doneLookups, preBlockApply, preBlockNothingDue, scheduleAndGet } from "./cases/keeper.js";
+import { doneLookups, preBlockApply, preBlockApplyWithHistory, preBlockNothingDue, scheduleAndGet } from "./cases/keeper.js";
 import { loaderVsBindings } from "./cases/loader.js";
 import { planCodecs } from "./cases/protobuf.js";
 import { ics23Proofs } from "./cases/ics23.js";
@@ -17,6 +17,7 @@ export async function runSuite(backends: readonly Backend[], log: (line: string)
   const makers = [
     () => preBlockNothingDue(backends),
     () => preBlockApply(backends),
+    () => preBlockApplyWithHistory(backends),
     () => scheduleAndGet(backends),
     () => doneLookups(backends),
     () => batchCodecs(backends),

@@ -5,6 +5,7 @@
  */
 import type { Backend } from "../../bindings/core/contract.js";
 import { loadCore } from "../../bindings/core/index.js";
+import type { UpgradeKeeper } from "../../bindings/module/keeper.js";
 import { MemoryStore } from "../../bindings/store/memory.js";
 import { BACKENDS, PLANS, doneName, heights, keeperOn, noopHandler, storeWithDone, versionMap } from "../fixtures.js";
 import { type BenchTask, nowNs, timed, timedAsync } from "../harness.js";
@@ -50,6 +51,24 @@ export async function preBlockNothingDue(backends: readonly Backend[] = BACKENDS
   return groups;
 }
 
+/**
+ * A case-2 sample: `ops` times, `prepare` (untimed) schedules a plan and returns its height, then the
+ * preBlock that applies it is timed.
+ */
+function timedApplies(keeper: UpgradeKeeper, ops: number, prepare: () => bigint): () => Promise<number> {
+  return async () => {
+    let ns = 0;
+    for (let i = 0; i < ops; i++) {
+      const h = prepare();
+      const t0 = nowNs();
+      const r = await keeper.preBlock(h);
+      ns += nowNs() - t0;
+      if (!r.consensusParamsChanged) throw new Error("the upgrade was not applied");
+    }
+    return ns;
+  };
+}
+
 /** Case 2: preBlock that applies a due plan (no-op handler) with n modules in the version map. */
 export async function preBlockApply(backends: readonly Backend[] = BACKENDS): Promise<BenchTask[][]> {
   const groups: BenchTask[][] = [];
@@ -69,20 +88,59 @@ export async function preBlockApply(backends: readonly Backend[] = BACKENDS): Pr
         impl: backend,
         ops,
         async: true,
-        async sample() {
-          let ns = 0;
-          for (let i = 0; i < ops; i++) {
-            // Untimed: forget the last run and schedule the next one, due at h.
-            store.delete(doneKey);
-            h += 1n;
-            keeper.scheduleUpgrade({ name: "next", height: h }, h);
-            const t0 = nowNs();
-            const r = await keeper.preBlock(h);
-            ns += nowNs() - t0;
-            if (!r.consensusParamsChanged) throw new Error("the upgrade was not applied");
-          }
-          return ns;
-        },
+        sample: timedApplies(keeper, ops, () => {
+          // Forget the last run and schedule the next one, due at h.
+          store.delete(doneKey);
+          h += 1n;
+          keeper.scheduleUpgrade({ name: "next", height: h }, h);
+          return h;
+        }),
+      });
+    }
+    groups.push(tasks);
+  }
+  return groups;
+}
+
+/** The past-upgrade counts of case 2's history rows. */
+export const HISTORY_SIZES = [10, 1000, 10_000] as const;
+
+/**
+ * Case 2 with history: an apply on a store that already holds `past` done records (and a binary that
+ * registered their handlers), as on a chain that has upgraded that often. Each call registers a new
+ * handler and schedules its plan at the next height (untimed), and times the preBlock that applies it,
+ * with a 50-module version map. The done record of the call before is deleted (untimed), so every call
+ * sees `past` + 1.
+ */
+export async function preBlockApplyWithHistory(backends: readonly Backend[] = BACKENDS): Promise<BenchTask[][]> {
+  const groups: BenchTask[][] = [];
+  for (const past of HISTORY_SIZES) {
+    const tasks: BenchTask[] = [];
+    for (const backend of backends) {
+      const core = await loadCore(backend);
+      const store = storeWithDone(core, past);
+      const keeper = await keeperOn(backend, store);
+      keeper.setModuleVersionMap(versionMap(50));
+      for (let i = 0; i < past; i++) keeper.setUpgradeHandler(doneName(i), noopHandler);
+      let h = 1000n + BigInt(past) * 10n;
+      let n = 0;
+      let previous: Uint8Array | undefined;
+      const ops = 8;
+      tasks.push({
+        case: 2,
+        id: `preBlock + applyUpgrade, 50 modules, ${past} past upgrades`,
+        impl: backend,
+        ops,
+        async: true,
+        sample: timedApplies(keeper, ops, () => {
+          if (previous) store.delete(previous);
+          const name = `next-${n++}`;
+          previous = core.doneKey(name);
+          h += 1n;
+          keeper.setUpgradeHandler(name, noopHandler);
+          keeper.scheduleUpgrade({ name, height: h }, h);
+          return h;
+        }),
       });
     }
     groups.push(tasks);

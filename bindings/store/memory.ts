@@ -1,4 +1,5 @@
 import type { KVStore } from "../core/kv.js";
+import { KeyIndex } from "./key-index.js";
 
 /**
  * A fast synchronous in-memory KVStore.
@@ -7,22 +8,21 @@ import type { KVStore } from "../core/kv.js";
  * order and Map lookups are cheap. Values are stored as given: the store keeps the caller's arrays, so
  * callers must not mutate a value after `set` (nor one returned by `get`/`iterate`).
  *
- * Ordering is kept lazily: `sorted` is an immutable snapshot of the keys, merged with the keys added
- * since (`added`) only when someone iterates. Deleted keys may linger in `sorted` and are skipped
- * (they are checked against the map), so a delete never forces a rebuild.
+ * Ordering is kept lazily: `index` is a persistent sorted index of the keys (key-index.ts), brought up to
+ * date with the keys added and removed since (`added`, `removed`) only when someone iterates — key by key
+ * when they are few (a cost independent of the store's size), by one merge when they are many.
  */
 export class MemoryStore implements KVStore {
   private readonly map: Map<string, Uint8Array>;
-  /** Ascending keys; a superset of the map's keys minus `added`. Never mutated in place (iterators hold it). */
-  private sorted: string[];
-  /** Keys inserted since `sorted` was built, unsorted, possibly repeated. */
+  /** The sorted keys as of the last iteration. Persistent: an iterator keeps the one it started on. */
+  private index: KeyIndex = KeyIndex.EMPTY;
+  /** Keys inserted since `index` was brought up to date, unsorted, possibly repeated or deleted since. */
   private added: string[] = [];
-  /** How many entries of `sorted` may no longer be in the map. */
-  private stale = 0;
+  /** Keys deleted since, possibly re-added since. */
+  private removed: string[] = [];
 
   constructor(entries?: Iterable<[Uint8Array, Uint8Array]>) {
     this.map = new Map();
-    this.sorted = [];
     if (entries) for (const [k, v] of entries) this.set(k, v);
   }
 
@@ -45,54 +45,65 @@ export class MemoryStore implements KVStore {
   }
 
   delete(key: Uint8Array): void {
-    if (this.map.delete(bytesToLatin1(key))) this.stale++;
+    const k = bytesToLatin1(key);
+    if (this.map.delete(k)) this.removed.push(k);
   }
 
   clear(): void {
     this.map.clear();
-    this.sorted = [];
+    this.index = KeyIndex.EMPTY;
     this.added = [];
-    this.stale = 0;
+    this.removed = [];
   }
 
   /** An independent store with the same entries (the value arrays are shared, as they are immutable by contract). */
   clone(): MemoryStore {
     const copy = new MemoryStore();
     for (const [k, v] of this.map) copy.map.set(k, v);
-    copy.sorted = this.sorted; // safe to share: never mutated in place
+    copy.index = this.index; // safe to share: persistent
     copy.added = this.added.slice();
-    copy.stale = this.stale;
+    copy.removed = this.removed.slice();
     return copy;
   }
 
   iterate(start: Uint8Array, end: Uint8Array | undefined, reverse = false): IterableIterator<[Uint8Array, Uint8Array]> {
     // The snapshot and bounds are taken now, not at the first next(), so writes made between the call
     // and the first step do not change which keys are visited.
-    const keys = this.sortedKeys();
-    const lo = lowerBound(keys, bytesToLatin1(start));
-    const hi = end === undefined ? keys.length : lowerBound(keys, bytesToLatin1(end));
-    return this.walk(keys, lo, hi, reverse);
+    const keys = this.sortedKeys().range(bytesToLatin1(start), end === undefined ? undefined : bytesToLatin1(end), reverse);
+    return this.walk(keys);
   }
 
-  private *walk(keys: string[], lo: number, hi: number, reverse: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
-    if (reverse) {
-      for (let i = hi - 1; i >= lo; i--) {
-        const v = this.map.get(keys[i]);
-        if (v !== undefined) yield [latin1ToBytes(keys[i]), v];
-      }
-    } else {
-      for (let i = lo; i < hi; i++) {
-        const v = this.map.get(keys[i]);
-        if (v !== undefined) yield [latin1ToBytes(keys[i]), v];
-      }
+  private *walk(keys: IterableIterator<string>): IterableIterator<[Uint8Array, Uint8Array]> {
+    // Keys deleted during the iteration are skipped; values are read as they are at each step.
+    for (const k of keys) {
+      const v = this.map.get(k);
+      if (v !== undefined) yield [latin1ToBytes(k), v];
     }
   }
 
-  /** The current sorted key snapshot, merging in new keys (O(n + k log k)) and dropping stale ones. */
-  private sortedKeys(): string[] {
-    if (this.added.length === 0 && this.stale * 2 <= this.sorted.length) return this.sorted;
+  /** The sorted index, brought up to date with the keys added and removed since the last iteration. */
+  private sortedKeys(): KeyIndex {
+    const changes = this.added.length + this.removed.length;
+    if (changes === 0) return this.index;
+    let index = this.index;
+    // A change copies about a chunk and the list of chunks (key-index.ts); a merge, the whole store.
+    if (changes * (CHANGE_COST + index.chunkCount) > index.size + changes * 16) {
+      index = KeyIndex.fromSorted(this.merged());
+    } else {
+      const map = this.map;
+      for (const k of this.removed) if (!map.has(k)) index = index.remove(k);
+      for (const k of this.added) if (map.has(k)) index = index.insert(k);
+    }
+    this.index = index;
+    this.added = [];
+    this.removed = [];
+    return index;
+  }
+
+  /** Every live key, ascending: the index's keys merged with the added ones (O(n + k log k)). */
+  private merged(): string[] {
     const fresh = this.added.sort();
-    const old = this.sorted;
+    const old = this.index.toArray();
     const out: string[] = [];
     let i = 0;
     let j = 0;
@@ -101,28 +112,16 @@ export class MemoryStore implements KVStore {
       let k: string;
       if (j >= fresh.length || (i < old.length && old[i] <= fresh[j])) k = old[i++];
       else k = fresh[j++];
-      // A key can be both lingering in `sorted` and re-added, or added twice: keep one live copy.
+      // A key can be both in the index and re-added, or added twice: keep one live copy.
       if (k !== last && this.map.has(k)) out.push(k);
       last = k;
     }
-    this.sorted = out;
-    this.added = [];
-    this.stale = 0;
     return out;
   }
 }
 
-/** First index whose key is >= target. */
-function lowerBound(keys: string[], target: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (keys[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** What one key-by-key change of the index costs beside the chunk list, in keys copied (its chunk). */
+const CHANGE_COST = 256;
 
 /** Bytes → a string with one char (0–255) per byte; its UTF-16 order is unsigned byte order. */
 export function bytesToLatin1(bytes: Uint8Array): string {

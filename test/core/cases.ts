@@ -548,6 +548,32 @@ export function defineCoreCases(backend: Backend): void {
       expect(k.getUpgradePlan()).toBeUndefined();
     });
 
+    it("thousands of handlers: each name is found, near misses are not, and the due plan's own handler runs", async () => {
+      const k = await S();
+      // Names that share prefixes, differ in one byte or in length only, hold NUL and non-ASCII characters.
+      const names = Array.from({ length: 3000 }, (_, i) => ["v", "v\u0000", "vé", "upgrade-"][i % 4] + String(i).padStart(1 + (i % 5), "0"));
+      const ran: string[] = [];
+      for (const name of names) {
+        k.setUpgradeHandler(name, (_c, p, vm) => {
+          ran.push(`${name}:${p.name}`);
+          return vm;
+        });
+      }
+      for (const name of names) expect(k.hasHandler(name)).toBe(true);
+      for (const miss of ["v", "v0", "upgrade-", "vé", names[2999] + "0", names[17].slice(0, -1), names[3].replace("-", "_")]) {
+        expect(k.hasHandler(miss)).toBe(names.includes(miss));
+      }
+      let h = 10;
+      for (const i of [0, 1, 2, 3, 1234, 2999]) {
+        h++;
+        k.scheduleUpgrade({ name: names[i], height: h }, h);
+        expect(await k.preBlock(h)).toEqual({ consensusParamsChanged: true });
+        expect(ran.at(-1)).toBe(`${names[i]}:${names[i]}`);
+      }
+      k.scheduleUpgrade({ name: "unhandled", height: h + 1 }, h + 1);
+      await expectError(() => k.preBlock(h + 1), /^unable to write upgrade info to filesystem: |^UPGRADE "unhandled" NEEDED at height: /);
+    });
+
     it("B5 clear; B7 no plan", async () => {
       const k = await S();
       k.scheduleUpgrade({ name: "test", height: 110 }, 10);

@@ -8,22 +8,13 @@ import { compareBytes, prefixEnd, type KVStore } from "../../bindings/core/kv.js
 import { DurableMultiStore, DurableStore } from "../../bindings/store/level.js";
 import { openNodeMultiStore, openNodeStore } from "../../bindings/store/level-node.js";
 import { MemoryStore, bytesToLatin1, latin1ToBytes } from "../../bindings/store/memory.js";
+import { rng } from "../support/random.js";
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
 const s = (str: string) => new TextEncoder().encode(str);
 const t = (v: Uint8Array | undefined) => (v === undefined ? undefined : new TextDecoder().decode(v));
 const hex = (v: Uint8Array) => Buffer.from(v).toString("hex");
 const all = (st: KVStore, reverse = false) => [...st.iterate(new Uint8Array(0), undefined, reverse)].map(([k, v]) => [hex(k), hex(v)]);
-
-/** A deterministic PRNG (mulberry32) so random cases are reproducible. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The obviously-correct reference: a Map of hex keys, sorted on every read. */
 class Model {
@@ -183,6 +174,42 @@ describe("MemoryStore", () => {
     }
     expect(count).toBe(n);
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("matches the model with thousands of keys, iterating between small batches of writes", () => {
+    // Enough keys for the sorted index to split chunks and to take both of its update paths (key by key,
+    // and one merge for a large batch), with iterators kept open across the writes.
+    const r = rng(3);
+    const st = new MemoryStore();
+    const model = new Model();
+    const key = () => Uint8Array.of(Math.floor(r() * 4), Math.floor(r() * 256), Math.floor(r() * 32));
+    const open: { it: Iterator<[Uint8Array, Uint8Array]>; expected: string[] }[] = [];
+    for (let round = 0; round < 400; round++) {
+      const batch = round % 50 === 0 ? 2000 : 1 + Math.floor(r() * 8);
+      for (let i = 0; i < batch; i++) {
+        const k = key();
+        if (r() < 0.7) {
+          const v = b(round & 0xff);
+          st.set(k, v);
+          model.set(k, v);
+        } else {
+          st.delete(k);
+          model.delete(k);
+        }
+      }
+      const start = key();
+      const end = r() < 0.2 ? undefined : key();
+      const rev = r() < 0.5;
+      expect([...st.iterate(start, end, rev)].map(([x, y]) => [hex(x), hex(y)])).toEqual(model.range(start, end, rev));
+      if (round % 40 === 0) open.push({ it: st.iterate(b(), undefined), expected: model.range(b(), undefined, false).map(([k]) => k) });
+    }
+    // An iterator walks the keys of its call: the keys added since are not visited; those deleted since are skipped.
+    for (const { it, expected } of open) {
+      const seen: string[] = [];
+      for (let n = it.next(); !n.done; n = it.next()) seen.push(hex(n.value[0]));
+      expect(seen).toEqual(expected.filter((k) => model.m.has(k)));
+    }
+    expect(st.size).toBe(model.m.size);
   });
 
   it("clone() copies the data; clear() empties", () => {
