@@ -4,7 +4,8 @@
  */
 import { errors } from "../core/errors.js";
 import type { KVStore } from "../core/kv.js";
-import { toHeight, type DurableMultiStore } from "../store/level.js";
+import { toHeight } from "../store/level.js";
+import type { MultiStore } from "../store/types.js";
 import type { StoreUpgrades } from "../core/types.js";
 
 export interface LoadResult {
@@ -15,7 +16,7 @@ export interface LoadResult {
 }
 
 /** Loads `ms` for the host, mounting the named stores; throws an UpgradeError (kind store-loader) on failure. */
-export type StoreLoader = (ms: DurableMultiStore, mounted: readonly string[]) => LoadResult;
+export type StoreLoader = (ms: MultiStore, mounted: readonly string[]) => LoadResult;
 
 /** Plain load of the latest version. */
 export const defaultStoreLoader: StoreLoader = (ms, mounted) => load(ms, mounted, undefined);
@@ -52,7 +53,7 @@ function validate(upgrades: StoreUpgrades | null | undefined): asserts upgrades 
   }
 }
 
-function load(ms: DurableMultiStore, mounted: readonly string[], upgrades: StoreUpgrades | undefined): LoadResult {
+function load(ms: MultiStore, mounted: readonly string[], upgrades: StoreUpgrades | undefined): LoadResult {
   const { added = [], renamed = [], deleted = [] } = upgrades ?? {};
   // Stores that may start at this height without a committed version.
   const fresh = new Set([...added, ...renamed.map((r) => r.newKey)]);

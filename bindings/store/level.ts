@@ -13,6 +13,7 @@ import { toHex as hex } from "../core/errors.js";
 import { compareBytes, type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
 import { INT64_MAX } from "../go/int.js";
+import type { MultiStore } from "./types.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -169,7 +170,7 @@ export class DurableStore implements KVStore {
  * Every mounted store (one handed out by `store(name)`) is registered by the next commit; a deleted store
  * is unregistered by it. Deletes and renames are pending writes like any other.
  */
-export class DurableMultiStore {
+export class DurableMultiStore implements MultiStore {
   private readonly stores = new Map<string, BufferedStore>();
   private readonly mounted = new Set<string>();
   /** Registered stores: name → height of first commit. */
@@ -231,6 +232,11 @@ export class DurableMultiStore {
     let n = 0;
     for (const s of this.stores.values()) n += s.pendingCount;
     return n;
+  }
+
+  /** Whether a key or a store was written or deleted since the last commit. */
+  get hasPendingChanges(): boolean {
+    return this.pendingCount > 0 || this.deleted.size > 0;
   }
 
   /** Removes a store and all its data, unmounting it (pending until commit). */

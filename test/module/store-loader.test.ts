@@ -3,18 +3,27 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UpgradeError } from "../../bindings/core/errors.js";
 import type { KVStore } from "../../bindings/core/kv.js";
-import type { DurableMultiStore } from "../../bindings/store/level.js";
-import { openNodeMultiStore } from "../../bindings/store/level-node.js";
 import { defaultStoreLoader, upgradeStoreLoader, type StoreLoader } from "../../bindings/module/store-loader.js";
 import type { StoreUpgrades } from "../../bindings/core/types.js";
 import { startChild, type Child } from "../store/fixtures/spawn-child.js";
-import { bytes, commitHistory, text, upgradeBlock, upgradeLoader, upgradeMounted } from "../store/fixtures/store-scenario.js";
+import {
+  STORE_KINDS,
+  bytes,
+  commitHistory,
+  openMultiStore,
+  text,
+  upgradeBlock,
+  upgradeLoader,
+  upgradeMounted,
+  type StoreKind,
+  type TestMultiStore,
+} from "../store/fixtures/store-scenario.js";
 
 const dirs: string[] = [];
-const open: DurableMultiStore[] = [];
+const open: TestMultiStore[] = [];
 const children: Child[] = [];
 afterEach(async () => {
   for (const c of children.splice(0)) await c.kill();
@@ -26,12 +35,16 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-async function reopen(dir: string): Promise<DurableMultiStore> {
-  const ms = await openNodeMultiStore(dir);
+/** The multistore the suite runs on (both kinds run every case). */
+let kind: StoreKind = "durable";
+/** Versions a commit multistore keeps here: few, so that pruning runs within a case. */
+const KEEP_RECENT = 2;
+async function reopen(dir: string): Promise<TestMultiStore> {
+  const ms = await openMultiStore(kind, dir, KEEP_RECENT);
   open.push(ms);
   return ms;
 }
-async function close(ms: DurableMultiStore): Promise<void> {
+async function close(ms: TestMultiStore): Promise<void> {
   open.splice(open.indexOf(ms), 1);
   await ms.close();
 }
@@ -72,7 +85,11 @@ function loaderError(fn: () => unknown): UpgradeError {
 const mismatch = (name: string, last: bigint) =>
   `version of store ${name} mismatch root store's version; expected ${last} got 0; new stores should be added using StoreUpgrades`;
 
-describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
+describe.each(STORE_KINDS)("store loader (docs/spec/keeper.md §11.6, upgrade height 5) on the %s multistore", (k) => {
+  beforeEach(() => {
+    kind = k;
+  });
+
   it("L1: a plain load keeps foo's data through block 5", async () => {
     const dir = await history();
     const { ms, upgraded, stores } = await start(dir, defaultStoreLoader, ["foo"]);
@@ -113,7 +130,7 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
     const { ms, upgraded, stores } = await start(dir, loader, ["foo"]);
     expect(upgraded).toBe(false);
     expect(rows(stores.get("foo")!)).toEqual(["key=value"]);
-    expect(ms.pendingCount).toBe(0);
+    expect(ms.hasPendingChanges).toBe(false);
     // Not fired, so bar is not a new store and cannot be mounted.
     expect(loaderError(() => loader(ms, ["bar"])).message).toBe(mismatch("bar", 5n));
   });
@@ -124,7 +141,7 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
       const loader = upgradeStoreLoader(h, { renamed: [{ oldKey: "foo", newKey: "bar" }] });
       const { ms, upgraded } = await start(dir, loader, ["foo"]);
       expect(upgraded).toBe(false);
-      expect(ms.pendingCount).toBe(0);
+      expect(ms.hasPendingChanges).toBe(false);
       await close(ms);
     }
   });
@@ -161,7 +178,7 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
     );
     expect(loaderError(() => defaultStoreLoader(ms, ["baz"])).message).toBe(mismatch("baz", 4n));
     // The failed load deleted nothing.
-    expect(ms.pendingCount).toBe(0);
+    expect(ms.hasPendingChanges).toBe(false);
     expect(rows(ms.store("foo"))).toEqual(["key=value"]);
   });
 
@@ -186,6 +203,9 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
 
     const after = await reopen(dir);
     expect(after.committedStores()).toEqual(["bar"]);
+    // A commit multistore keeps a deleted store's nodes while a retained version uses them: once the
+    // versions up to 4 are pruned, they are gone.
+    for (let h = 6n; h <= 7n; h++) await after.commit(h);
     expect(rows(after.store("foo"))).toEqual([]); // (mounting it here; never committed)
     await close(after);
     // Not even a key of foo is left in the database.
@@ -241,7 +261,7 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
       await close(ms);
     }
     // The new binary starts, the loader fires, block 5 runs … and the process is killed.
-    const child = startChild("loader", dir);
+    const child = startChild("loader", dir, kind);
     children.push(child);
     expect(await child.waitFor((l) => l.startsWith("ready"))).toBe("ready upgraded=true");
     await child.kill();
@@ -262,7 +282,7 @@ describe("store loader (docs/spec/keeper.md §11.6, upgrade height 5)", () => {
     expect(await dump(dir)).toEqual(await dump(refDir));
 
     // A restart after the commit does not fire (again in a child, killed while "running" block 6).
-    const later = startChild("loader", dir);
+    const later = startChild("loader", dir, kind);
     children.push(later);
     expect(await later.waitFor((l) => l.startsWith("ready"))).toBe("ready upgraded=false");
     await later.kill();

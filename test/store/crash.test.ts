@@ -6,9 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openNodeMultiStore } from "../../bindings/store/level-node.js";
 import { startChild, type Child } from "./fixtures/spawn-child.js";
-import { LOOP_KEYS, be64, bytes, loopKey, text } from "./fixtures/store-scenario.js";
+import { LOOP_KEYS, STORE_KINDS, be64, bytes, loopKey, openMultiStore, text, type StoreKind } from "./fixtures/store-scenario.js";
 
 const dirs: string[] = [];
 const children: Child[] = [];
@@ -21,21 +20,21 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-function start(mode: string, dir: string): Child {
-  const c = startChild(mode, dir);
+function start(mode: string, dir: string, kind: StoreKind): Child {
+  const c = startChild(mode, dir, kind);
   children.push(c);
   return c;
 }
 
-describe("SIGKILL during a block", () => {
+describe.each(STORE_KINDS)("SIGKILL during a block (%s multistore)", (kind) => {
   it("reopens at exactly block 1 when killed while block 2 is being written", async () => {
     const dir = tempDir();
-    const child = start("mid-block", dir);
+    const child = start("mid-block", dir, kind);
     await child.waitFor((l) => l === "ready");
     await child.kill();
     expect(child.proc.signalCode).toBe("SIGKILL");
 
-    const ms = await openNodeMultiStore(dir);
+    const ms = await openMultiStore(kind, dir);
     expect(ms.lastCommittedHeight).toBe(1n);
     expect(ms.committedStores()).toEqual(["bank"]);
     const rows = [...ms.store("bank").iterate(new Uint8Array(0), undefined)].map(([k, v]) => [text(k), text(v)]);
@@ -51,13 +50,13 @@ describe("SIGKILL during a block", () => {
   it("never shows a torn commit when killed at a random point of a commit loop", async () => {
     for (let round = 0; round < 3; round++) {
       const dir = tempDir();
-      const child = start("commit-loop", dir);
+      const child = start("commit-loop", dir, kind);
       await child.waitFor((l) => l === "committed 3");
       await new Promise((r) => setTimeout(r, 5 + round * 20)); // land somewhere in a later block
       await child.kill();
       const printed = Math.max(...child.records.map((l) => Number(l.split(" ")[1])));
 
-      const ms = await openNodeMultiStore(dir);
+      const ms = await openMultiStore(kind, dir);
       const h = ms.lastCommittedHeight;
       // Everything the child reported as committed is there; at most the one in flight more.
       expect(h).toBeGreaterThanOrEqual(BigInt(printed));

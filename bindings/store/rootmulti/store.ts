@@ -1,0 +1,547 @@
+/**
+ * The commit multistore (cosmossdk.io/store `rootmulti`): named stores, each an IAVL tree, committed
+ * together at a block height in ONE atomic batch of the level database; the app hash is the SDK's commit
+ * info root over (store name → tree root) (commit-info.ts). Past heights stay readable, and provable,
+ * for `keepRecent` versions, then are pruned in the commit that passes them (docs/spec/store.md).
+ *
+ * What stays in memory: each store's working tree changes until commit, a bounded cache of decoded nodes,
+ * and the list of retained versions. Everything else is read from the database when needed, synchronously
+ * (classic-level's `getSync`), so the keeper's synchronous store interface is served without loading the
+ * state at open: a store costs what its reads touch, not what it holds. A commit writes the nodes its
+ * changes made, O(changed keys · log n), plus the version's record, and deletes what pruning frees.
+ *
+ * Host stores (`isHostStore`) are committed and versioned the same way but kept out of the app hash:
+ * a node's bookkeeping (block records, a tx index) must not make validators disagree.
+ */
+import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
+import type { AbstractBatchOperation, AbstractBatchOptions } from "abstract-level";
+import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
+import { compareBytes, type KVStore } from "../../core/kv.js";
+import { NodeCache, NodeDb } from "../iavl/node-db.js";
+import { encodeNode, type Sha256 } from "../iavl/node.js";
+import { commitmentProof, encodeCommitmentProof } from "../iavl/proof.js";
+import { MutableTree, TreeReader, type NodeKey, type SavedVersion } from "../iavl/tree.js";
+import type { LevelDb } from "../level.js";
+import type { MultiStore } from "../types.js";
+import { commitInfoHash, storeProof, type StoreInfo } from "./commit-info.js";
+import {
+  FORMAT,
+  FORMAT_KEY,
+  HEIGHT_KEY,
+  OLD_LAYOUT_TAGS,
+  RECORD_RANGE,
+  decodeHeight,
+  decodeOrphans,
+  decodeRecord,
+  encodeHeight,
+  encodeOrphans,
+  encodeRecord,
+  nodeKey,
+  nodePrefix,
+  orphansKey,
+  recordKey,
+  versionOfRecordKey,
+  type StoreRecord,
+} from "./layout.js";
+
+/** Versions kept when nothing else is said: a devnet's last hours at its usual block times. */
+export const DEFAULT_KEEP_RECENT = 10_000;
+/** Decoded nodes kept in memory across all stores (about 50 MB at typical key and value sizes). */
+export const DEFAULT_NODE_CACHE = 100_000;
+
+export interface CommitMultiStoreOptions {
+  /** fsync each commit (LevelDB `sync`). Default true. */
+  sync?: boolean;
+  /** Versions kept for past-height reads and proofs: 0 keeps every version, else at least 2. */
+  keepRecent?: number;
+  /** Decoded nodes cached across all stores. */
+  nodeCacheSize?: number;
+  /** SHA-256 to hash with (default @noble/hashes; the Node entry passes node:crypto's, faster). */
+  sha256?: Sha256;
+  /** Stores kept out of the app hash (a host's bookkeeping). */
+  isHostStore?: (name: string) => boolean;
+}
+
+/** The database is not a commit multistore of this format. */
+export class StoreFormatError extends Error {
+  override name = "StoreFormatError";
+}
+
+export const PROOF_OP_IAVL = "ics23:iavl";
+export const PROOF_OP_SIMPLE = "ics23:simple";
+
+/** A `tendermint.crypto.ProofOp`: the proof op type, the key it proves, the encoded CommitmentProof. */
+export interface ProofOp {
+  type: string;
+  key: Uint8Array;
+  data: Uint8Array;
+}
+
+type Op = AbstractBatchOperation<LevelDb, Uint8Array, Uint8Array>;
+const VIEW = { keyEncoding: "view", valueEncoding: "view" } as const;
+const EMPTY = new Uint8Array(0);
+const encoder = new TextEncoder();
+
+interface Loaded {
+  name: string;
+  host: boolean;
+  tree: MutableTree;
+}
+
+/** A committed version: its stores and the app hash over them. */
+interface Version {
+  height: number;
+  stores: Map<string, StoreRecord>;
+  infos: StoreInfo[];
+  appHash: Uint8Array;
+}
+
+export class CommitMultiStore implements MultiStore {
+  private readonly sha: Sha256;
+  private readonly cache: NodeCache;
+  private readonly keepRecent: number;
+  private readonly sync: boolean;
+  private readonly isHost: (name: string) => boolean;
+  private readonly ndbs = new Map<string, NodeDb>();
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly mounted = new Set<string>();
+  /** Stores deleted since the last commit → whether they were mounted (rollback restores). */
+  private readonly deleted = new Map<string, boolean>();
+  /** Retained versions, ascending; the last is `latest.height`. */
+  private retained: number[] = [];
+  private latest: Version;
+  private committing = false;
+  private closed = false;
+
+  private constructor(
+    private readonly db: LevelDb,
+    o: CommitMultiStoreOptions,
+  ) {
+    this.sha = o.sha256 ?? nobleSha256;
+    this.cache = new NodeCache(o.nodeCacheSize ?? DEFAULT_NODE_CACHE);
+    this.keepRecent = o.keepRecent ?? DEFAULT_KEEP_RECENT;
+    if (!Number.isSafeInteger(this.keepRecent) || this.keepRecent < 0 || this.keepRecent === 1) {
+      throw new TypeError(`keepRecent must be 0 (keep every version) or an integer of at least 2, got ${o.keepRecent}`);
+    }
+    this.sync = o.sync ?? true;
+    this.isHost = o.isHostStore ?? (() => false);
+    this.latest = { height: 0, stores: new Map(), infos: [], appHash: this.sha(EMPTY) };
+  }
+
+  /** Opens `db` (a level database with synchronous reads: classic-level) and loads the last version's roots. */
+  static async open(db: LevelDb, options: CommitMultiStoreOptions = {}): Promise<CommitMultiStore> {
+    const ms = new CommitMultiStore(db, options);
+    await db.open();
+    try {
+      if (!(db.supports as { getSync?: boolean }).getSync) throw new TypeError("a commit multistore needs a database with synchronous reads (classic-level)");
+      await ms.load();
+    } catch (e) {
+      await db.close();
+      throw e;
+    }
+    return ms;
+  }
+
+  private async load(): Promise<void> {
+    const marker = this.db.getSync(FORMAT_KEY, VIEW) as Uint8Array | undefined;
+    if (marker === undefined) {
+      const first = await this.db.keys({ ...VIEW, limit: 1 }).all();
+      if (first.length > 0) {
+        const k = first[0] as Uint8Array;
+        throw new StoreFormatError(
+          OLD_LAYOUT_TAGS.has(k[0]) || (k.length === 1 && k[0] === HEIGHT_KEY[0])
+            ? "the database was written by an older xupgrade (a DurableMultiStore: no Merkle commitment, a different app hash); this version cannot use it"
+            : "the database is not a commit multistore (it has data but no format marker)",
+        );
+      }
+      return;
+    }
+    const format = new TextDecoder().decode(marker);
+    if (format !== FORMAT) throw new StoreFormatError(`the database has format "${format}"; this version reads "${FORMAT}"`);
+    const h = this.db.getSync(HEIGHT_KEY, VIEW) as Uint8Array | undefined;
+    if (h === undefined) return;
+    const height = decodeHeight(h);
+    for (const key of (await this.db.keys({ ...VIEW, ...RECORD_RANGE }).all()) as Uint8Array[]) this.retained.push(versionOfRecordKey(key));
+    this.latest = this.readVersion(height) ?? fail(`the record of the last committed height ${height} is missing`);
+    if (this.retained.at(-1) !== height) throw new Error(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
+    for (const s of this.latest.stores.values()) {
+      const ndb = this.ndb(s.name);
+      const root = s.root && ndb.get(s.root.version, s.root.nonce);
+      this.loaded.set(s.name, { name: s.name, host: s.host, tree: new MutableTree(ndb, root, height) });
+    }
+  }
+
+  // ---- the MultiStore a host and the store loader use ----
+
+  /** Height of the last commit; 0n for a fresh database. */
+  get lastCommittedHeight(): bigint {
+    return BigInt(this.latest.height);
+  }
+
+  /** The app hash of the last commit (sha256 of nothing before the first, as the SDK). */
+  get lastAppHash(): Uint8Array {
+    return this.latest.appHash;
+  }
+
+  /** The named store's working state, mounting it (the next commit registers it). */
+  store(name: string): KVStore {
+    checkName(name);
+    this.mounted.add(name);
+    return new TreeStore(this, this.loadedStore(name));
+  }
+
+  mountedStores(): string[] {
+    return sortNames(this.mounted);
+  }
+
+  /** Stores that exist as of the last commit, in byte order. */
+  committedStores(): string[] {
+    return sortNames(this.latest.stores.keys());
+  }
+
+  hasCommittedStore(name: string): boolean {
+    return this.latest.stores.has(name);
+  }
+
+  /** Whether a key or a store was written or deleted since the last commit. */
+  get hasPendingChanges(): boolean {
+    return this.deleted.size > 0 || [...this.loaded.values()].some((s) => s.tree.changed);
+  }
+
+  /** Removes a store and all its data (pending until commit): it leaves the app hash at that commit. */
+  deleteStore(name: string): void {
+    this.notCommitting();
+    checkName(name);
+    this.loadedStore(name).tree.clear();
+    if (!this.deleted.has(name)) this.deleted.set(name, this.mounted.has(name));
+    this.mounted.delete(name);
+  }
+
+  /** Moves a store's data under a new name, which starts a new tree at the next commit; the old store is deleted. */
+  renameStore(oldName: string, newName: string): void {
+    this.notCommitting();
+    checkName(oldName);
+    if (oldName === checkName(newName)) throw new TypeError(`cannot rename store ${oldName} to itself`);
+    const src = this.loadedStore(oldName).tree;
+    this.store(newName);
+    const dst = this.loadedStore(newName).tree;
+    dst.clear();
+    // In key order, as the SDK's store loader moves a store's data.
+    for (const [k, v] of src.working.iterate(EMPTY, undefined)) dst.set(k, v);
+    this.deleteStore(oldName);
+  }
+
+  /** The stores the next commit makes: registered or mounted, less those deleted and not mounted again. */
+  private nextStores(): Loaded[] {
+    const names = new Set([...this.latest.stores.keys(), ...this.mounted]);
+    for (const [n] of this.deleted) if (!this.mounted.has(n)) names.delete(n);
+    return [...names].map((n) => this.loadedStore(n));
+  }
+
+  /** The app hash the pending changes will commit to (SDK `WorkingHash`). */
+  workingHash(): Uint8Array {
+    return commitInfoHash(
+      this.sha,
+      this.nextStores()
+        .filter((s) => !s.host)
+        .map((s) => ({ name: s.name, hash: s.tree.workingHash() })),
+    );
+  }
+
+  /**
+   * Commits every store's changes, the store deletions and the new height in one atomic batch, pruning
+   * the versions that fall out of `keepRecent`; returns the app hash. A failed write leaves the last
+   * committed version in place and drops the pending changes.
+   */
+  async commit(height: bigint | number): Promise<Uint8Array> {
+    if (this.closed) throw new Error("store is closed");
+    this.notCommitting();
+    const version = toVersion(height);
+    if (version <= this.latest.height) throw new TypeError(`commit height ${version} must be greater than the last committed height ${this.latest.height}`);
+
+    const stores = this.nextStores();
+    const ops: Op[] = [];
+    const saved: [Loaded, SavedVersion][] = [];
+    const records: StoreRecord[] = [];
+    const orphans = new Map<string, NodeKey[]>();
+    for (const s of stores) {
+      const sv = s.tree.save(version);
+      saved.push([s, sv]);
+      const prefix = nodePrefix(s.name);
+      for (const n of sv.nodes) ops.push({ type: "put", key: nodeKey(prefix, n.version, n.nonce), value: encodeNode(n) });
+      if (sv.orphans.length > 0) orphans.set(s.name, sv.orphans);
+      records.push({ name: s.name, host: s.host, root: sv.root && { version: sv.root.version, nonce: sv.root.nonce }, hash: sv.hash });
+    }
+    const gone = [...this.deleted.keys()].filter((n) => !this.mounted.has(n) && this.loaded.has(n));
+    for (const n of gone) {
+      const sv = this.loadedStore(n).tree.save(version);
+      const keys = [...(orphans.get(n) ?? []), ...sv.orphans];
+      if (keys.length > 0) orphans.set(n, keys);
+      saved.push([this.loadedStore(n), sv]);
+    }
+    records.sort((a, b) => compareBytes(encoder.encode(a.name), encoder.encode(b.name)));
+    ops.push({ type: "put", key: recordKey(version), value: encodeRecord(records) });
+    if (orphans.size > 0) ops.push({ type: "put", key: orphansKey(version), value: encodeOrphans(orphans) });
+    ops.push({ type: "put", key: HEIGHT_KEY, value: encodeHeight(version) });
+    if (this.latest.height === 0) ops.push({ type: "put", key: FORMAT_KEY, value: encoder.encode(FORMAT) });
+
+    // Pruning: the versions below the kept window go, but never the last committed one, which readers
+    // are shown until this batch is durable (so the orphans of `version` itself are never freed here).
+    const retainedBefore = [...this.retained];
+    const pruneTo = this.keepRecent === 0 ? 0 : Math.min(version - this.keepRecent, this.latest.height - 1);
+    const pruned: number[] = [];
+    while (this.retained.length > 0 && this.retained[0] <= pruneTo) pruned.push(this.retained.shift()!);
+    this.committing = true;
+    try {
+      for (const p of pruned) {
+        ops.push({ type: "del", key: recordKey(p) });
+        // The nodes version p was the last to use are the orphans of the version after it.
+        const next = this.retained[0];
+        for (const [name, keys] of await this.readOrphans(next)) {
+          const prefix = nodePrefix(name);
+          for (const k of keys) ops.push({ type: "del", key: nodeKey(prefix, k.version, k.nonce) });
+        }
+        ops.push({ type: "del", key: orphansKey(next) });
+      }
+      await this.db.batch(ops, { ...VIEW, sync: this.sync } as AbstractBatchOptions<Uint8Array, Uint8Array>);
+    } catch (e) {
+      this.retained = retainedBefore;
+      for (const [s, sv] of saved) s.tree.abortSave(sv);
+      this.restoreDeleted();
+      throw e;
+    } finally {
+      this.committing = false;
+    }
+
+    for (const [s, sv] of saved) s.tree.commitSaved(sv);
+    for (const n of gone) this.loaded.delete(n);
+    this.deleted.clear();
+    this.retained.push(version);
+    this.latest = this.versionFrom(version, records);
+    return this.latest.appHash;
+  }
+
+  /** Drops every uncommitted change, including store deletes and renames (deleted stores are remounted). */
+  rollback(): void {
+    this.notCommitting();
+    for (const s of this.loaded.values()) s.tree.rollback();
+    this.restoreDeleted();
+  }
+
+  private restoreDeleted(): void {
+    for (const [name, wasMounted] of this.deleted) if (wasMounted) this.mounted.add(name);
+    this.deleted.clear();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+
+  // ---- past versions: reads and proofs ----
+
+  /** The first and last retained heights (0n, 0n before the first commit). */
+  retainedHeights(): { earliest: bigint; latest: bigint } {
+    return { earliest: BigInt(this.retained[0] ?? 0), latest: BigInt(this.latest.height) };
+  }
+
+  /** A read-only view of the committed version `height`, or undefined when it is not retained. */
+  at(height: bigint | number): VersionView | undefined {
+    if (this.closed) throw new Error("store is closed");
+    const h = typeof height === "bigint" ? Number(height) : height;
+    if (h === this.latest.height && h > 0) return new VersionView(this, this.latest);
+    if (!Number.isSafeInteger(h) || h < (this.retained[0] ?? Infinity) || h > this.latest.height) return undefined;
+    const v = this.readVersion(h);
+    return v && new VersionView(this, v);
+  }
+
+  /** @internal the reader of a store's tree at a version. */
+  reader(name: string, root: NodeKey | undefined): TreeReader {
+    const ndb = this.ndb(name);
+    return new TreeReader(ndb, root && ndb.get(root.version, root.nonce));
+  }
+
+  /** @internal */
+  get hashFn(): Sha256 {
+    return this.sha;
+  }
+
+  // ---- internals ----
+
+  /** @internal writes are refused while a commit is in flight. */
+  assertWritable(): void {
+    if (this.committing) throw new Error("store is committing: wait for commit() before writing");
+    if (this.closed) throw new Error("store is closed");
+  }
+
+  private notCommitting(): void {
+    if (this.committing) throw new Error("a commit is in flight: wait for commit() first");
+  }
+
+  private ndb(name: string): NodeDb {
+    let ndb = this.ndbs.get(name);
+    if (!ndb) {
+      const prefix = nodePrefix(name);
+      const read = (v: number, n: number) => this.db.getSync(nodeKey(prefix, v, n), VIEW) as Uint8Array | undefined;
+      this.ndbs.set(name, (ndb = new NodeDb(this.sha, read, this.cache, name)));
+    }
+    return ndb;
+  }
+
+  private loadedStore(name: string): Loaded {
+    let s = this.loaded.get(name);
+    if (!s) {
+      // A store new at the next commit: its tree starts at that version (an added store's initial version).
+      const tree = new MutableTree(this.ndb(name), undefined, 0, this.latest.height + 1);
+      this.loaded.set(name, (s = { name, host: this.isHost(name), tree }));
+    }
+    return s;
+  }
+
+  private readVersion(height: number): Version | undefined {
+    const raw = this.db.getSync(recordKey(height), VIEW) as Uint8Array | undefined;
+    return raw && this.versionFrom(height, decodeRecord(raw, height));
+  }
+
+  private versionFrom(height: number, records: StoreRecord[]): Version {
+    const infos = records.filter((r) => !r.host).map((r) => ({ name: r.name, hash: r.hash }));
+    return { height, stores: new Map(records.map((r) => [r.name, r])), infos, appHash: commitInfoHash(this.sha, infos) };
+  }
+
+  private async readOrphans(version: number): Promise<Map<string, NodeKey[]>> {
+    const raw = (await this.db.get(orphansKey(version), VIEW)) as Uint8Array | undefined;
+    return raw ? decodeOrphans(raw, version) : new Map();
+  }
+}
+
+/** A committed version, read-only: its stores, its app hash, and proofs of keys against it. */
+export class VersionView {
+  constructor(
+    private readonly ms: CommitMultiStore,
+    private readonly v: Version,
+  ) {}
+
+  get height(): bigint {
+    return BigInt(this.v.height);
+  }
+
+  /** The app hash of this version (CometBFT puts it in the header of the next block). */
+  get appHash(): Uint8Array {
+    return this.v.appHash;
+  }
+
+  /** The stores in the app hash and their root hashes, by name. */
+  get commitInfo(): readonly StoreInfo[] {
+    return this.v.infos;
+  }
+
+  has(name: string): boolean {
+    return this.v.stores.has(name);
+  }
+
+  stores(): string[] {
+    return sortNames(this.v.stores.keys());
+  }
+
+  /** The store as it was at this version; writes are refused. */
+  store(name: string): KVStore {
+    return new ReadOnlyStore(this.tree(name), name, this.v.height);
+  }
+
+  /** The store's tree at this version (reads by index, its nodes). */
+  tree(name: string): TreeReader {
+    const r = this.v.stores.get(name);
+    if (!r) throw new Error(`store ${name} does not exist at height ${this.v.height}`);
+    return this.ms.reader(name, r.root);
+  }
+
+  /**
+   * The value of `key` in store `name` and its proof as the SDK answers `/store/<name>/key` with prove:
+   * an `ics23:iavl` existence or non-existence proof against the store's root, then the `ics23:simple`
+   * proof of the store's root against the app hash.
+   */
+  prove(name: string, key: Uint8Array): { value: Uint8Array | undefined; ops: ProofOp[] } {
+    const tree = this.tree(name);
+    if (this.v.stores.get(name)!.host) throw new Error(`store ${name} is not part of the app hash: it has no proof`);
+    const value = tree.get(key);
+    const iavl = commitmentProof(tree, key);
+    const simple = storeProof(this.ms.hashFn, this.v.infos, name);
+    return {
+      value,
+      ops: [
+        { type: PROOF_OP_IAVL, key: key.slice(), data: encodeCommitmentProof(iavl) },
+        { type: PROOF_OP_SIMPLE, key: encoder.encode(name), data: CommitmentProof.encode(simple).finish() },
+      ],
+    };
+  }
+}
+
+/** A mounted store: the working tree, written through (a commit persists it). */
+class TreeStore implements KVStore {
+  constructor(
+    private readonly ms: CommitMultiStore,
+    private readonly s: Loaded,
+  ) {}
+  get(key: Uint8Array): Uint8Array | undefined {
+    return this.s.tree.working.get(key);
+  }
+  has(key: Uint8Array): boolean {
+    return this.s.tree.working.has(key);
+  }
+  set(key: Uint8Array, value: Uint8Array): void {
+    this.ms.assertWritable();
+    if (!(value instanceof Uint8Array)) throw new TypeError("value must be a Uint8Array");
+    this.s.tree.set(key.slice(), value);
+  }
+  delete(key: Uint8Array): void {
+    this.ms.assertWritable();
+    this.s.tree.remove(key);
+  }
+  iterate(start: Uint8Array, end: Uint8Array | undefined, reverse?: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
+    return this.s.tree.working.iterate(start, end, reverse);
+  }
+}
+
+class ReadOnlyStore implements KVStore {
+  constructor(
+    private readonly tree: TreeReader,
+    private readonly name: string,
+    private readonly height: number,
+  ) {}
+  get(key: Uint8Array): Uint8Array | undefined {
+    return this.tree.get(key);
+  }
+  has(key: Uint8Array): boolean {
+    return this.tree.has(key);
+  }
+  set(): void {
+    throw new TypeError(`store ${this.name} at height ${this.height} is read-only`);
+  }
+  delete(): void {
+    throw new TypeError(`store ${this.name} at height ${this.height} is read-only`);
+  }
+  iterate(start: Uint8Array, end: Uint8Array | undefined, reverse?: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
+    return this.tree.iterate(start, end, reverse);
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(`corrupt multistore: ${message}`);
+}
+
+function checkName(name: string): string {
+  if (typeof name !== "string" || name === "") throw new TypeError("store name must be a non-empty string");
+  nodePrefix(name);
+  return name;
+}
+
+function toVersion(h: bigint | number): number {
+  const v = typeof h === "bigint" ? Number(h) : h;
+  if (!Number.isSafeInteger(v) || v < 1 || BigInt(v) !== BigInt(h)) throw new TypeError(`height must be an integer in [1, 2^53-1], got ${h}`);
+  return v;
+}
+
+function sortNames(names: Iterable<string>): string[] {
+  return [...names].sort((a, b) => compareBytes(encoder.encode(a), encoder.encode(b)));
+}
