@@ -3,6 +3,8 @@
  * runs every case with a few iterations, only to prove that the bench still works (CI smoke run).
  */
 export const QUICK = process.argv.includes("--quick") || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? "");
+/** `--only state`: run case 11 (the node's state) alone. */
+export const ONLY_STATE = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "state";
 
 export const config = QUICK
   ? {
@@ -16,6 +18,10 @@ export const config = QUICK
       memoryCycles: 1_000,
       /** Case 7: fresh processes per loading mode. */
       coldRuns: 1,
+      /** Case 11: keys in the app store, blocks of each size, proofs of each kind. */
+      stateSizes: [1_000, 10_000],
+      stateBlocks: 3,
+      stateProofs: 10,
     }
   : {
       time: 600,
@@ -25,4 +31,7 @@ export const config = QUICK
       memoryPreBlocks: 1_000_000,
       memoryCycles: 100_000,
       coldRuns: 5,
+      stateSizes: [10_000, 100_000, 1_000_000],
+      stateBlocks: 30,
+      stateProofs: 200,
     };

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run). Runs every case of issue 3:
+ * `npm run bench` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run; `-- --only state` for case 11 alone). Runs every case of issue 3:
  * both backends side by side in this process, then each backend in a process of its own, cold starts in
  * fresh processes, and the memory runs. Writes bench/results.json and bench/results.svg; a quick run
  * writes bench/out/ instead (git-ignored), so a smoke run never replaces the published results.
@@ -13,9 +13,10 @@ import { wasmSizes } from "./cases/instantiate.js";
 import type { MemoryRun } from "./cases/memory.js";
 import { planCodecCorrectness } from "./cases/protobuf.js";
 import { renderChart } from "./chart.js";
-import { QUICK, config } from "./config.js";
+import { ONLY_STATE, QUICK, config } from "./config.js";
 import type { TaskResult } from "./harness.js";
 import { checkTargets, makeRows, markdownTable } from "./report.js";
+import { runState, writeState } from "./state.js";
 import { runSuite } from "./suite.js";
 
 const started = performance.now();
@@ -57,6 +58,20 @@ const meta = {
 };
 
 log(`xupgrade bench${QUICK ? " (quick)" : ""} on ${meta.cpu.model} ×${meta.cpu.cores}, Node ${meta.node}`);
+
+/** Case 11, the node's state: own processes per size; its own results file and README table. */
+function stateCase(): void {
+  log(`the node's state (case 11): the commit multistore at ${config.stateSizes.join(", ")} keys, own processes:`);
+  const state = runState(child, log);
+  mkdirSync(outDir, { recursive: true });
+  writeState(outDir, here("./README.md"), meta, state.runs, state.targets);
+  for (const t of state.targets) console.log(`${t.met ? "MET   " : "MISSED"} ${t.target}: ${t.detail}`);
+  log(`wrote ${outDir}results-state.json`);
+}
+if (ONLY_STATE) {
+  stateCase();
+  process.exit(0);
+}
 log("side by side, both backends in this process:");
 const main = await runSuite(["wasm", "js"], log);
 
@@ -137,3 +152,4 @@ console.log(table);
 console.log();
 for (const t of targets) console.log(`${t.met ? "MET   " : "MISSED"} ${t.target}: ${t.detail}`);
 log(`wrote ${outDir}results.json and results.svg in ${results.seconds} s`);
+stateCase();

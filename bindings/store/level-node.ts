@@ -1,5 +1,5 @@
 /** Node entry for the durable stores: LevelDB through classic-level. */
-import { createHash } from "node:crypto";
+import crypto from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { DurableMultiStore, DurableStore, type DurableOptions } from "./level.js";
 import { CommitMultiStore, type CommitMultiStoreOptions } from "./rootmulti/store.js";
@@ -18,9 +18,12 @@ export function openNodeMultiStore(path: string, options?: DurableOptions): Prom
   return DurableMultiStore.open(openDb(path), options);
 }
 
+// One-shot `crypto.hash` (Node ≥ 20.12) spares a Hash object per call.
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: "buffer") => Buffer }).hash;
+
 /** SHA-256 from node:crypto: about twice as fast as a JavaScript one on the short inputs trees hash. */
 export function nodeSha256(data: Uint8Array): Uint8Array {
-  const d = createHash("sha256").update(data).digest();
+  const d = oneShot ? oneShot("sha256", data, "buffer") : crypto.createHash("sha256").update(data).digest();
   return new Uint8Array(d.buffer, d.byteOffset, d.length); // a plain Uint8Array, not a Buffer (whose slice is a view)
 }
 

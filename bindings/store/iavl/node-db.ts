@@ -1,55 +1,82 @@
 /**
- * Where a tree finds its saved nodes: the nodes of a version being committed (held until their batch is
- * durable), then a bounded cache shared by every tree of a multistore, then the database, read
- * synchronously (classic-level's `getSync`: the keeper's store interface is synchronous, and a tree walk
- * is a chain of point reads, so no database iterator is needed).
+ * Where a tree finds its saved nodes: a bounded cache shared by every tree of a multistore, then the
+ * database, read synchronously (classic-level's `getSync`: the keeper's store interface is synchronous,
+ * and a tree walk is a chain of point reads, so no database iterator is needed). Nodes a commit is still
+ * writing are never looked up here: the working tree reaches them through its in-memory links until
+ * their batch is durable (MutableTree.commitSaved).
  */
 import { decodeNode, type Node, type Sha256 } from "./node.js";
 
 /** Reads the stored form of a saved node, synchronously; undefined when it is not there. */
 export type NodeReader = (version: number, nonce: number) => Uint8Array | undefined;
 
+/** Trees one cache can serve (their ids are packed into the cache keys). */
+const MAX_TREES = 1024;
+
+type Generation = Map<number, Map<number, Node>>;
+
 /**
  * A bounded cache of decoded nodes, approximately least-recently-used: two generations of at most
  * `capacity / 2` entries each; a hit in the old generation moves the entry to the young one, and when the
- * young one is full it becomes the old one (the old one is dropped).
+ * young one is full it becomes the old one (the old one is dropped). Keys are numbers (by version, then
+ * nonce and tree), never strings: a lookup is two Map reads.
  */
 export class NodeCache {
-  private young = new Map<string, Node>();
-  private old = new Map<string, Node>();
+  private young: Generation = new Map();
+  private old: Generation = new Map();
+  private youngSize = 0;
+  private oldSize = 0;
   private readonly half: number;
+  private trees = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity < 2) throw new TypeError(`node cache capacity must be an integer of at least 2, got ${capacity}`);
     this.half = Math.ceil(capacity / 2);
   }
 
-  get size(): number {
-    return this.young.size + this.old.size;
+  /** A new tree's id in this cache. */
+  register(): number {
+    if (this.trees >= MAX_TREES) throw new Error(`a node cache serves at most ${MAX_TREES} trees`);
+    return this.trees++;
   }
 
-  get(id: string): Node | undefined {
-    const hit = this.young.get(id);
+  get size(): number {
+    return this.youngSize + this.oldSize;
+  }
+
+  get(tree: number, version: number, nonce: number): Node | undefined {
+    const k = nonce * MAX_TREES + tree;
+    const hit = this.young.get(version)?.get(k);
     if (hit !== undefined) return hit;
-    const aged = this.old.get(id);
+    const byNonce = this.old.get(version);
+    const aged = byNonce?.get(k);
     if (aged !== undefined) {
-      this.old.delete(id);
-      this.put(id, aged);
+      byNonce!.delete(k);
+      this.oldSize--;
+      this.put(tree, aged);
     }
     return aged;
   }
 
-  put(id: string, node: Node): void {
-    this.young.set(id, node);
-    if (this.young.size >= this.half) {
+  put(tree: number, node: Node): void {
+    const k = node.nonce * MAX_TREES + tree;
+    let byNonce = this.young.get(node.version);
+    if (byNonce === undefined) this.young.set(node.version, (byNonce = new Map()));
+    const before = byNonce.size;
+    byNonce.set(k, node);
+    this.youngSize += byNonce.size - before;
+    if (this.youngSize >= this.half) {
       this.old = this.young;
+      this.oldSize = this.youngSize;
       this.young = new Map();
+      this.youngSize = 0;
     }
   }
 
   clear(): void {
     this.young = new Map();
     this.old = new Map();
+    this.youngSize = this.oldSize = 0;
   }
 }
 
@@ -59,11 +86,7 @@ export class MissingNodeError extends Error {
 
 /** One tree's nodes. */
 export class NodeDb {
-  /** Saved nodes whose batch is not durable yet, by node id. */
-  private readonly pending = new Map<string, Node>();
-
-  /** Distinguishes this tree's nodes in the shared cache. */
-  private readonly cacheTag: string;
+  private readonly id: number;
 
   constructor(
     readonly sha: Sha256,
@@ -72,42 +95,23 @@ export class NodeDb {
     /** The store the tree belongs to (in messages). */
     readonly storeName: string,
   ) {
-    this.cacheTag = `${storeName.length}:${storeName}:`;
-  }
-
-  private id(version: number, nonce: number): string {
-    return `${this.cacheTag}${version}.${nonce}`;
+    this.id = cache.register();
   }
 
   /** The saved node (version, nonce); throws MissingNodeError when the database has no such node. */
   get(version: number, nonce: number): Node {
-    const id = this.id(version, nonce);
-    const node = this.pending.get(id) ?? this.cache.get(id);
+    const node = this.cache.get(this.id, version, nonce);
     if (node !== undefined) return node;
     const bytes = this.read(version, nonce);
     if (bytes === undefined) throw new MissingNodeError(`node (${version}, ${nonce}) of store ${this.storeName} is missing: it was pruned, or the database is damaged`);
     // As a plain Uint8Array: Node hands out Buffers, whose slice() is a view, not a copy.
-    const decoded = decodeNode(this.sha, version, nonce, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
-    this.cache.put(id, decoded);
+    const decoded = decodeNode(version, nonce, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+    this.cache.put(this.id, decoded);
     return decoded;
   }
 
-  /** Nodes just saved, readable before their batch is written. */
-  stage(nodes: readonly Node[]): void {
-    for (const n of nodes) this.pending.set(this.id(n.version, n.nonce), n);
-  }
-
-  /** The batch is durable: the staged nodes move to the cache (the database has them now). */
-  settle(nodes: readonly Node[]): void {
-    for (const n of nodes) {
-      const id = this.id(n.version, n.nonce);
-      this.pending.delete(id);
-      this.cache.put(id, n);
-    }
-  }
-
-  /** The batch failed: the staged nodes never existed. */
-  drop(nodes: readonly Node[]): void {
-    for (const n of nodes) this.pending.delete(this.id(n.version, n.nonce));
+  /** Nodes whose batch is durable: cached, the most recent being the most likely to be read again. */
+  saved(nodes: readonly Node[]): void {
+    for (const n of nodes) this.cache.put(this.id, n);
   }
 }

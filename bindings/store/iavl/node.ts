@@ -10,7 +10,8 @@
  *
  * Stored form (IAVL v1 `writeBytes`, every child named by its node key): varint height ‖ varint size ‖
  * bytes key ‖ (leaf: bytes value | inner: bytes hash ‖ varint mode 0 ‖ varint left version ‖ varint left
- * nonce ‖ varint right version ‖ varint right nonce). A leaf's hash is not stored: it is computed on load.
+ * nonce ‖ varint right version ‖ varint right nonce). A leaf's hash is not stored: it is computed when
+ * first needed (`hashOf`).
  */
 import { bytesSize, Reader, varintSize, writeBytes, writeVarint } from "./encoding.js";
 
@@ -31,6 +32,8 @@ export class Node {
   leftNonce = 0;
   rightVersion = 0;
   rightNonce = 0;
+  /** The working tree's epoch that made this unsaved node (MutableTree changes such nodes in place). */
+  epoch = 0;
 
   constructor(
     public key: Uint8Array,
@@ -107,8 +110,18 @@ export function encodeNode(node: Node): Uint8Array {
   return out;
 }
 
+/**
+ * A node's hash. Inner nodes carry theirs; a saved leaf's is computed on first use (reading a leaf, the
+ * common case, then costs no hashing).
+ */
+export function hashOf(sha: Sha256, n: Node): Uint8Array {
+  if (n.hash !== undefined) return n.hash;
+  if (!n.saved || !n.isLeaf) throw new Error("an unsaved node has no hash until its version is known");
+  return (n.hash = leafHash(sha, n.key, n.value!, n.version));
+}
+
 /** A saved node from its stored form; throws on anything malformed. */
-export function decodeNode(sha: Sha256, version: number, nonce: number, bytes: Uint8Array): Node {
+export function decodeNode(version: number, nonce: number, bytes: Uint8Array): Node {
   const r = new Reader(bytes);
   const height = r.varint();
   const size = r.varint();
@@ -118,7 +131,6 @@ export function decodeNode(sha: Sha256, version: number, nonce: number, bytes: U
   if (height === 0) {
     if (size !== 1) throw new Error(`leaf of size ${size}`);
     node = new Node(key, r.bytes(), 0, 1);
-    node.hash = leafHash(sha, key, node.value!, version);
   } else {
     node = new Node(key, undefined, height, size);
     node.hash = r.bytes();

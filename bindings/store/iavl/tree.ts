@@ -10,7 +10,7 @@
  * that uses them is, and pruned with it (docs/spec/store.md §3).
  */
 import { compareBytes } from "../../core/kv.js";
-import { HASH_SIZE, innerHash, leafHash, Node, type Sha256 } from "./node.js";
+import { HASH_SIZE, hashOf, innerHash, leafHash, Node, type Sha256 } from "./node.js";
 import type { NodeDb } from "./node-db.js";
 
 /** A saved node's name. */
@@ -171,6 +171,12 @@ export class TreeReader {
 export class MutableTree {
   private root: Node | undefined;
   private orphans: NodeKey[] = [];
+  /**
+   * Unsaved nodes made in the current epoch belong to the working tree alone and are changed in place;
+   * any other node is copied first (cosmos/iavl copies every node it changes: the same result, with
+   * more garbage). A new epoch starts whenever something may hold the current nodes (an iteration, a save).
+   */
+  private epoch = 1;
 
   /**
    * @param lastRoot the root of the last saved version (undefined: empty or never saved)
@@ -200,6 +206,13 @@ export class MutableTree {
     return new TreeReader(this.ndb, this.root);
   }
 
+  /** Entries of the working state, as of now: later changes do not show in the iteration. */
+  iterate(start: Uint8Array, end: Uint8Array | undefined, reverse = false): IterableIterator<[Uint8Array, Uint8Array]> {
+    // The iteration holds today's unsaved nodes: from now on they are copied before a change, not changed.
+    this.epoch++;
+    return this.working.iterate(start, end, reverse);
+  }
+
   /** Reads of the last saved version. */
   get saved(): TreeReader {
     return new TreeReader(this.ndb, this.lastRoot);
@@ -213,7 +226,7 @@ export class MutableTree {
   /** Sets `key`; true when it existed (its value was replaced). */
   set(key: Uint8Array, value: Uint8Array): boolean {
     if (this.root === undefined) {
-      this.root = Node.leaf(key, value);
+      this.root = this.fresh(key, value, 0, 1);
       return false;
     }
     const [root, updated] = this.setIn(this.root, key, value);
@@ -271,25 +284,25 @@ export class MutableTree {
       nodes.push(n);
     };
     if (this.root) assign(this.root);
-    // Saved nodes name their children; the in-memory links would keep whole versions alive.
-    for (const n of nodes) n.left = n.right = undefined;
-    this.ndb.stage(nodes);
-    const hash = this.root === undefined ? emptyHash(this.ndb.sha) : this.root.hash!;
+    const hash = this.root === undefined ? emptyHash(this.ndb.sha) : hashOf(this.ndb.sha, this.root);
     return { version, root: this.root, hash, nodes, orphans: this.orphans };
   }
 
   /** The saved version is durable: it becomes the last saved version. */
   commitSaved(s: SavedVersion): void {
-    this.ndb.settle(s.nodes);
+    // Until now the new nodes were reached through their in-memory links (they were not in the
+    // database yet); from now on by node key, so that the links do not keep whole versions alive.
+    for (const n of s.nodes) n.left = n.right = undefined;
+    this.ndb.saved(s.nodes);
     this.lastRoot = s.root;
     this.lastVersion = s.version;
     this.root = s.root;
     this.orphans = [];
+    this.epoch++;
   }
 
   /** The saved version was not written: back to the last durable version (its changes are dropped). */
-  abortSave(s: SavedVersion): void {
-    this.ndb.drop(s.nodes);
+  abortSave(_s: SavedVersion): void {
     this.rollback();
   }
 
@@ -297,6 +310,7 @@ export class MutableTree {
   rollback(): void {
     this.root = this.lastRoot;
     this.orphans = [];
+    this.epoch++;
   }
 
   private forgetHashes(n: Node): void {
@@ -310,11 +324,13 @@ export class MutableTree {
 
   // ---- cosmos/iavl's algorithm ----
 
+  /** The hash of `n`, an unsaved node being made `version` (or a saved one: its own version). */
   private hash(n: Node, version: number): Uint8Array {
     if (n.hash !== undefined) return n.hash;
     const sha = this.ndb.sha;
-    if (n.isLeaf) n.hash = leafHash(sha, n.key, n.value!, version);
-    else n.hash = innerHash(sha, n.height, n.size, version, this.hash(n.left!, version), this.hash(n.right!, version));
+    const v = n.saved ? n.version : version;
+    if (n.isLeaf) n.hash = leafHash(sha, n.key, n.value!, v);
+    else n.hash = innerHash(sha, n.height, n.size, v, this.hash(this.left(n), version), this.hash(this.right(n), version));
     if (n.hash.length !== HASH_SIZE) throw new Error("sha256 returned a hash that is not 32 bytes");
     return n.hash;
   }
@@ -326,13 +342,23 @@ export class MutableTree {
     return childOf(this.ndb, n, "right");
   }
 
-  /** A copy of inner node `n` to change (a saved `n` becomes an orphan). */
+  /** Inner node `n`, ready to change: itself if the working tree alone holds it, else a copy (a saved `n` becomes an orphan). */
   private clone(n: Node): Node {
-    const c = new Node(n.key, undefined, n.height, n.size);
+    if (!n.saved && n.epoch === this.epoch) {
+      n.hash = undefined;
+      return n;
+    }
+    const c = this.fresh(n.key, undefined, n.height, n.size);
     c.left = this.left(n);
     c.right = this.right(n);
     if (n.saved) this.orphans.push({ version: n.version, nonce: n.nonce });
     return c;
+  }
+
+  private fresh(key: Uint8Array, value: Uint8Array | undefined, height: number, size: number): Node {
+    const n = new Node(key, value, height, size);
+    n.epoch = this.epoch;
+    return n;
   }
 
   private setIn(n: Node, key: Uint8Array, value: Uint8Array): [Node, boolean] {
@@ -340,11 +366,11 @@ export class MutableTree {
       const c = compareBytes(key, n.key);
       if (c === 0) {
         if (n.saved) this.orphans.push({ version: n.version, nonce: n.nonce });
-        return [Node.leaf(key, value), true];
+        return [this.fresh(key, value, 0, 1), true];
       }
-      const inner = c < 0 ? new Node(n.key, undefined, 1, 2) : new Node(key, undefined, 1, 2);
-      inner.left = c < 0 ? Node.leaf(key, value) : n;
-      inner.right = c < 0 ? n : Node.leaf(key, value);
+      const inner = this.fresh(c < 0 ? n.key : key, undefined, 1, 2);
+      inner.left = c < 0 ? this.fresh(key, value, 0, 1) : n;
+      inner.right = c < 0 ? n : this.fresh(key, value, 0, 1);
       return [inner, false];
     }
     n = this.clone(n);

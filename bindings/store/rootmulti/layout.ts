@@ -28,8 +28,14 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 function be64(v: number): Uint8Array {
   const out = new Uint8Array(8);
-  new DataView(out.buffer).setBigUint64(0, BigInt(v));
+  writeBe64(new DataView(out.buffer), 0, v);
   return out;
+}
+
+/** A safe integer as 8 big-endian bytes, without a BigInt (node keys are made by the thousand). */
+function writeBe64(view: DataView, pos: number, v: number): void {
+  view.setUint32(pos, Math.floor(v / 0x1_0000_0000));
+  view.setUint32(pos + 4, v >>> 0);
 }
 
 export function encodeHeight(v: number): Uint8Array {
@@ -64,11 +70,12 @@ export function nodePrefix(name: string): Uint8Array {
 }
 
 export function nodeKey(prefix: Uint8Array, version: number, nonce: number): Uint8Array {
-  const out = new Uint8Array(prefix.length + 12);
+  const n = prefix.length;
+  const out = new Uint8Array(n + 12);
   out.set(prefix);
   const view = new DataView(out.buffer);
-  view.setBigUint64(prefix.length, BigInt(version));
-  view.setUint32(prefix.length + 8, nonce);
+  writeBe64(view, n, version);
+  view.setUint32(n + 8, nonce);
   return out;
 }
 

@@ -13,9 +13,10 @@
  * Host stores (`isHostStore`) are committed and versioned the same way but kept out of the app hash:
  * a node's bookkeeping (block records, a tx index) must not make validators disagree.
  */
-import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import type { AbstractBatchOperation, AbstractBatchOptions } from "abstract-level";
 import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
+import type { ProofOp } from "../../core/ics23.js";
+import { sha256 as tsSha256 } from "../../core/js/sha256.js";
 import { compareBytes, type KVStore } from "../../core/kv.js";
 import { NodeCache, NodeDb } from "../iavl/node-db.js";
 import { encodeNode, type Sha256 } from "../iavl/node.js";
@@ -56,7 +57,7 @@ export interface CommitMultiStoreOptions {
   keepRecent?: number;
   /** Decoded nodes cached across all stores. */
   nodeCacheSize?: number;
-  /** SHA-256 to hash with (default @noble/hashes; the Node entry passes node:crypto's, faster). */
+  /** SHA-256 to hash with (default the TypeScript core's; the Node entry passes node:crypto's, faster). */
   sha256?: Sha256;
   /** Stores kept out of the app hash (a host's bookkeeping). */
   isHostStore?: (name: string) => boolean;
@@ -70,12 +71,7 @@ export class StoreFormatError extends Error {
 export const PROOF_OP_IAVL = "ics23:iavl";
 export const PROOF_OP_SIMPLE = "ics23:simple";
 
-/** A `tendermint.crypto.ProofOp`: the proof op type, the key it proves, the encoded CommitmentProof. */
-export interface ProofOp {
-  type: string;
-  key: Uint8Array;
-  data: Uint8Array;
-}
+export type { ProofOp };
 
 type Op = AbstractBatchOperation<LevelDb, Uint8Array, Uint8Array>;
 const VIEW = { keyEncoding: "view", valueEncoding: "view" } as const;
@@ -117,7 +113,7 @@ export class CommitMultiStore implements MultiStore {
     private readonly db: LevelDb,
     o: CommitMultiStoreOptions,
   ) {
-    this.sha = o.sha256 ?? nobleSha256;
+    this.sha = o.sha256 ?? tsSha256;
     this.cache = new NodeCache(o.nodeCacheSize ?? DEFAULT_NODE_CACHE);
     this.keepRecent = o.keepRecent ?? DEFAULT_KEEP_RECENT;
     if (!Number.isSafeInteger(this.keepRecent) || this.keepRecent < 0 || this.keepRecent === 1) {
@@ -227,7 +223,7 @@ export class CommitMultiStore implements MultiStore {
     const dst = this.loadedStore(newName).tree;
     dst.clear();
     // In key order, as the SDK's store loader moves a store's data.
-    for (const [k, v] of src.working.iterate(EMPTY, undefined)) dst.set(k, v);
+    for (const [k, v] of src.iterate(EMPTY, undefined)) dst.set(k, v);
     this.deleteStore(oldName);
   }
 
@@ -499,7 +495,7 @@ class TreeStore implements KVStore {
     this.s.tree.remove(key);
   }
   iterate(start: Uint8Array, end: Uint8Array | undefined, reverse?: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
-    return this.s.tree.working.iterate(start, end, reverse);
+    return this.s.tree.iterate(start, end, reverse);
   }
 }
 

@@ -41,17 +41,7 @@ export function fromHexStrict(s: string): Uint8Array {
   return new Uint8Array(Buffer.from(s, "hex"));
 }
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export { concatBytes as concat } from "../../../core/kv.js";
 
 export function be64(v: bigint): Uint8Array {
   const out = new Uint8Array(8);
