@@ -13,6 +13,12 @@
  * `Response.exception`; CometBFT then drops the connection, logs "… connection terminated. Did the
  * application crash?", and sends SIGTERM to itself. The server closes every connection and resolves
  * `stopped`, so the host process can exit.
+ *
+ * To stop consensus at a block and nothing else, as a Go application's FinalizeBlock error does, throw an
+ * AbciConsensusHalt from finalizeBlock: CometBFT stops deciding blocks but keeps its p2p (the votes it
+ * holds keep reaching the other validators), its RPC and the other connections (Query, CheckTx and Info are
+ * still answered); the server keeps serving and resolves `consensusHalt`. The host stops the node when it
+ * chooses.
  */
 import type { DeepPartial } from "cosmjs-types/helpers";
 import {
@@ -73,13 +79,27 @@ export type AppMethodName = Exclude<MethodName, "flush">;
  * cannot go on from). `exitCode` is for the host process; the server only reports it.
  */
 export class AbciHalt extends Error {
-  override readonly name = "AbciHalt";
+  override readonly name: string = "AbciHalt";
   readonly exitCode: number | undefined;
 
   constructor(message: string, options: { exitCode?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = options.exitCode;
   }
+}
+
+/**
+ * Thrown from finalizeBlock: CometBFT's consensus stops at this block, nothing else does. The server answers
+ * with a block result CometBFT v0.38 refuses before it stores anything (one tx result more than the block
+ * has transactions: state/execution.go checks the count right after the call and returns an error), and
+ * finalizeCommit's panic on that error is recovered as "CONSENSUS FAILURE!!!" — the path a Go application's
+ * FinalizeBlock error takes. The block itself is in CometBFT's block store (it is saved before it is
+ * executed), so a restart replays it to the next binary. An exception would instead end the connection, and
+ * CometBFT kills itself on any ABCI client error (proxy/multi_app_conn.go), taking its p2p down with it.
+ * Thrown from any other method it is an AbciHalt.
+ */
+export class AbciConsensusHalt extends AbciHalt {
+  override readonly name: string = "AbciConsensusHalt";
 }
 
 /** Bytes a transaction takes in a block's data, as CometBFT counts it (proto size of `Data{txs: [tx]}`). */

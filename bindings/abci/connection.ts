@@ -9,7 +9,7 @@
  * application.
  */
 import type { Socket } from "node:net";
-import type { AbciApplication } from "./application.js";
+import type { AbciApplication, AbciConsensusHalt } from "./application.js";
 import { decodeRequest, type DecodedRequest } from "./decode.js";
 import { dispatch, FLUSH_FRAME, type Outcome } from "./dispatch.js";
 import { FrameReader } from "./framing.js";
@@ -30,6 +30,8 @@ export interface ConnectionHost {
   readonly closeGraceMs: number;
   /** The app failed on `method`; its exception frame has been written to `conn` (if still open). */
   appFailed(error: Error, method: MethodName, conn: Connection): void;
+  /** The app stopped consensus in FinalizeBlock; the refused block result has been written to `conn`. */
+  consensusHalted(halt: AbciConsensusHalt, conn: Connection): void;
 }
 
 /** Stop reading while this many responses are outstanding (Go's server buffers 1000 responses per connection). */
@@ -141,6 +143,7 @@ export class Connection {
         } else {
           if (!this.gap && !this.socket.destroyed && !this.socket.writableEnded) this.socket.write(outcome.frame);
           if (!outcome.ok) this.host.appFailed(outcome.error, method, this);
+          else if (outcome.consensusHalt) this.host.consensusHalted(outcome.consensusHalt, this);
         }
         this.updateFlow();
       })

@@ -4,12 +4,13 @@
  * wrong on the way becomes a failure carrying the `Response.exception` frame to send instead.
  */
 import { Response } from "cosmjs-types/tendermint/abci/types";
-import { DEFAULT_RESPONSES, type AbciApplication, type AppMethodName } from "./application.js";
+import { AbciConsensusHalt, DEFAULT_RESPONSES, type AbciApplication, type AppMethodName } from "./application.js";
 import type { DecodedRequest } from "./decode.js";
 import { encodeFrame } from "./framing.js";
 import { METHODS, type MethodName, type RequestOf, type ResponseOf } from "./methods.js";
 
-export type Outcome = { ok: true; frame: Uint8Array } | { ok: false; error: Error; frame: Uint8Array };
+/** `consensusHalt`: the app stopped consensus at this block (the frame is the refused block result). */
+export type Outcome = { ok: true; frame: Uint8Array; consensusHalt?: AbciConsensusHalt } | { ok: false; error: Error; frame: Uint8Array };
 
 /** ResponseFlush, constant. */
 export const FLUSH_FRAME = responseFrame({ flush: {} });
@@ -31,8 +32,21 @@ export async function dispatch(app: AbciApplication, decoded: DecodedRequest): P
     return { ok: true, frame: await call(app, decoded.method as AppMethodName, decoded.request) };
   } catch (e) {
     const error = asError(e);
+    if (error instanceof AbciConsensusHalt && decoded.method === "finalizeBlock") {
+      return { ok: true, frame: refusedBlockFrame(decoded.request as RequestOf<"finalizeBlock">, error), consensusHalt: error };
+    }
     return { ok: false, error, frame: exceptionFrame(error.message) };
   }
+}
+
+/**
+ * The FinalizeBlock answer that stops CometBFT v0.38's consensus and nothing else (see AbciConsensusHalt):
+ * one tx result more than the block has transactions, each carrying the halt's message.
+ */
+export function refusedBlockFrame(request: RequestOf<"finalizeBlock">, halt: Error): Uint8Array {
+  const result = { code: 1, codespace: "halt", log: halt.message };
+  const txResults = Array.from({ length: request.txs.length + 1 }, () => result);
+  return responseFrame({ finalizeBlock: METHODS.finalizeBlock.completeResponse({ txResults }) } as Response);
 }
 
 async function call<M extends AppMethodName>(app: AbciApplication, method: M, request: RequestOf<M>): Promise<Uint8Array> {

@@ -4,10 +4,14 @@
  * whole when the application fails: the failing request is answered with `Response.exception`, every
  * connection is closed, and `stopped` resolves with the reason. CometBFT, seeing the exception or the
  * closed sockets, SIGTERMs itself.
+ *
+ * An AbciConsensusHalt from FinalizeBlock is not a failure: CometBFT's consensus stops at that block while
+ * the server, its connections and the queue go on (Query, CheckTx and Info are answered as before), and
+ * `consensusHalt` resolves.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { parseAddress, formatAddress, removeStaleSocket, type ListenAddress } from "./address.js";
-import { AbciHalt, type AbciApplication } from "./application.js";
+import { AbciHalt, type AbciApplication, type AbciConsensusHalt } from "./application.js";
 import { Connection, type ConnectionHost } from "./connection.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "./framing.js";
 import { completeLogger, type AbciLogger } from "./logger.js";
@@ -45,6 +49,8 @@ export interface AbciServer {
   readonly address: string;
   /** Resolves once the server has stopped and every connection is closed; never rejects. */
   readonly stopped: Promise<AbciStopped>;
+  /** Resolves when the app stops CometBFT's consensus (an AbciConsensusHalt from FinalizeBlock, answered); never rejects. */
+  readonly consensusHalt: Promise<AbciConsensusHalt>;
   /** Connections currently open. */
   readonly connectionCount: number;
   /** Stops listening, ends every connection, lets a running app call finish; resolves with `stopped`'s value. */
@@ -66,6 +72,7 @@ class SocketServer implements AbciServer, ConnectionHost {
   readonly maxFrameBytes: number;
   readonly closeGraceMs: number;
   readonly stopped: Promise<AbciStopped>;
+  readonly consensusHalt: Promise<AbciConsensusHalt>;
   address: string;
 
   private readonly net: Server;
@@ -73,6 +80,7 @@ class SocketServer implements AbciServer, ConnectionHost {
   private nextId = 0;
   private stopping: Promise<AbciStopped> | undefined;
   private resolveStopped!: (s: AbciStopped) => void;
+  private resolveConsensusHalt!: (h: AbciConsensusHalt) => void;
 
   constructor(
     options: AbciServerOptions,
@@ -84,6 +92,7 @@ class SocketServer implements AbciServer, ConnectionHost {
     this.closeGraceMs = options.closeGraceMs ?? 2000;
     this.address = formatAddress(where);
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    this.consensusHalt = new Promise((resolve) => (this.resolveConsensusHalt = resolve));
     // Half-open sockets: a peer that shuts down its sending side still gets the answers to what it sent.
     this.net = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
   }
@@ -118,6 +127,14 @@ class SocketServer implements AbciServer, ConnectionHost {
       err: error.message,
     });
     void this.stop(reason, error, method, conn);
+  }
+
+  consensusHalted(halt: AbciConsensusHalt, conn: Connection): void {
+    this.logger.error("ABCI application halted consensus in finalizeBlock; answered a block result CometBFT refuses, so its consensus stops there while the connections stay open", {
+      conn: conn.id,
+      err: halt.message,
+    });
+    this.resolveConsensusHalt(halt);
   }
 
   private accept(socket: Socket): void {

@@ -1,7 +1,10 @@
 /**
  * Smoke test against a real CometBFT v0.38 node: the kvstore example app on our socket server makes
  * blocks, takes a transaction and answers a query; then it halts inside FinalizeBlock, CometBFT shuts itself
- * down, and on restart the handshake replays the halted block to the new app.
+ * down, and on restart the handshake replays the halted block to the new app. Then the other halt: an
+ * AbciConsensusHalt stops CometBFT's consensus at the block ("CONSENSUS FAILURE") while CometBFT stays up,
+ * its RPC answering status, abci_query and CheckTx through the app, nothing of the block stored but the block
+ * itself; stopped and restarted, it replays that block to the next app.
  *
  * Needs the CometBFT binary that `npm run peers` builds (~/.cache/xupgrade/peers/cometbft-v0.38.*); skipped
  * with the reason otherwise.
@@ -287,6 +290,56 @@ describe.skipIf(!cometbft)(`a real CometBFT v0.38 node (${cometbft ?? missing})`
 
     await node.stop();
     if (dump) writeFileSync(`${dump}.restart.log`, node.lines.join("\n"));
+    expect((await server.close()).reason).toBe("closed");
+  });
+
+  let consensusHeight = 0n;
+
+  it("an AbciConsensusHalt stops consensus at the block and nothing else: CometBFT stays up and its RPC answers through the app", { timeout: 60_000 }, async () => {
+    expect(haltHeight, "the restart step did not run").toBeGreaterThan(0n);
+    const app = new KvStoreApp(disk);
+    const { server } = await serveApp(app, socket);
+    const node = Node.start(home, server.address, rpcPort, await freePort());
+    await waitFor("the node to make blocks", async () => ((await height(rpcPort)) > Number(disk.height) ? true : undefined), 40_000, node);
+    consensusHeight = disk.height + 3n;
+    app.consensusHaltAt = consensusHeight;
+
+    const halt = await within(server.consensusHalt, 40_000, `the consensus halt at ${consensusHeight}`);
+    expect(halt.message).toBe(`UPGRADE "v3" NEEDED at height: ${consensusHeight}`);
+    await waitFor("CONSENSUS FAILURE in CometBFT's log", () => node.find(/CONSENSUS FAILURE!!!/), 20_000, node);
+    expect(node.find(/CONSENSUS FAILURE!!!/)).toMatch(/expected tx results length to match size of transactions in block/);
+    // No exception: the connections stay up, CometBFT does not kill itself, and it keeps answering.
+    expect(node.find(/connection terminated/)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(node.alive).toBe(true);
+    expect(server.connectionCount).toBe(4);
+    const status = await rpc<{ sync_info: { latest_block_height: string; latest_app_hash: string } }>(rpcPort, "status");
+    // The block is in the block store (saved before it is executed); its state never was.
+    expect(BigInt(status.sync_info.latest_block_height)).toBe(consensusHeight);
+    const q = await rpc<{ response: { value: string; height: string } }>(rpcPort, "abci_query", { path: "", data: Buffer.from("upgrade").toString("hex") });
+    expect(Buffer.from(q.response.value, "base64").toString()).toBe("v2");
+    expect(BigInt(q.response.height)).toBe(consensusHeight - 1n);
+    const sync = await rpc<{ code: number }>(rpcPort, "broadcast_tx_sync", { tx: Buffer.from("after=halt").toString("base64") });
+    expect(sync.code).toBe(0);
+    await expect(rpc(rpcPort, "block_results", { height: String(consensusHeight) })).rejects.toThrow(/could not find results for height/);
+    expect(disk.height).toBe(consensusHeight - 1n);
+    expect(app.calls.filter((c) => c.method === "commit" && c.height === consensusHeight)).toEqual([]);
+
+    await node.stop();
+    expect(node.find(/captured terminated, exiting/)).toBeDefined();
+    expect((await server.close()).reason).toBe("closed");
+    expect(disk.height).toBe(consensusHeight - 1n);
+  });
+
+  it("restarted, CometBFT replays the block where consensus stopped to the next app, and the chain goes on", { timeout: 60_000 }, async () => {
+    expect(consensusHeight, "the consensus halt step did not run").toBeGreaterThan(0n);
+    const app = new KvStoreApp(disk);
+    const { server } = await serveApp(app, socket);
+    const node = Node.start(home, server.address, rpcPort, await freePort());
+    await waitFor(`height ${consensusHeight + 2n}`, async () => ((await height(rpcPort)) >= Number(consensusHeight) + 2 ? true : undefined), 40_000, node);
+    expect(node.find(/ABCI Replay Blocks/)).toMatch(new RegExp(`appHeight=${consensusHeight - 1n} storeHeight=${consensusHeight} stateHeight=${consensusHeight - 1n}`));
+    expect(app.calls.slice(0, 3)).toEqual([{ method: "info" }, { method: "finalizeBlock", height: consensusHeight }, { method: "commit", height: consensusHeight }]);
+    await node.stop();
     expect((await server.close()).reason).toBe("closed");
   });
 });

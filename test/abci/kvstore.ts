@@ -4,7 +4,7 @@
  * an app restart, and only Commit writes to it, so a crash inside FinalizeBlock(H) leaves it at H-1.
  */
 import { createHash } from "node:crypto";
-import { AbciHalt, type AbciApplication, type RequestOf } from "../../bindings/abci/index.js";
+import { AbciConsensusHalt, AbciHalt, type AbciApplication, type RequestOf } from "../../bindings/abci/index.js";
 
 export interface Disk {
   height: bigint;
@@ -33,6 +33,8 @@ export class KvStoreApp implements AbciApplication {
   readonly calls: Array<{ method: string; height?: bigint }> = [];
   /** FinalizeBlock at this height throws an AbciHalt, as x/upgrade does at an upgrade height. */
   haltAt: bigint | undefined;
+  /** FinalizeBlock at this height throws an AbciConsensusHalt: CometBFT's consensus stops there, nothing else. */
+  consensusHaltAt: bigint | undefined;
   private pending: { height: bigint; state: Map<string, string>; appHash: Uint8Array } | undefined;
 
   constructor(readonly disk: Disk) {}
@@ -69,6 +71,7 @@ export class KvStoreApp implements AbciApplication {
   async finalizeBlock(req: RequestOf<"finalizeBlock">) {
     this.calls.push({ method: "finalizeBlock", height: req.height });
     if (this.haltAt !== undefined && req.height >= this.haltAt) throw new AbciHalt(`UPGRADE "v2" NEEDED at height: ${req.height}`, { exitCode: 20 });
+    if (this.consensusHaltAt !== undefined && req.height >= this.consensusHaltAt) throw new AbciConsensusHalt(`UPGRADE "v3" NEEDED at height: ${req.height}`, { exitCode: 20 });
     const state = new Map(this.disk.state);
     const txResults = req.txs.map((tx) => {
       const kv = parseTx(tx);

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AbciHalt, DEFAULT_RESPONSES, encodeUvarint, startAbciServer, type AbciApplication, type AbciLogger, type AbciServer, type AbciServerOptions } from "../../bindings/abci/index.js";
+import { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, encodeUvarint, startAbciServer, type AbciApplication, type AbciLogger, type AbciServer, type AbciServerOptions } from "../../bindings/abci/index.js";
 import { TestClient, kindOf, within } from "./client.js";
 
 const dir = mkdtempSync(join(tmpdir(), "abci-"));
@@ -288,6 +288,52 @@ describe("application failure stops the server", () => {
     c.send(request as never, { flush: {} });
     expect((await c.responses(1))[0].exception?.error).toBe(message);
     expect((await within(server.stopped, 5000, "stopped")).reason).toBe("app-error");
+  });
+});
+
+describe("a consensus halt stops CometBFT's consensus, not the server", () => {
+  it("answers FinalizeBlock with one tx result too many, keeps every connection and the queue, and resolves consensusHalt", async () => {
+    const app = spyApp({
+      finalizeBlock: (req) => {
+        throw new AbciConsensusHalt(`UPGRADE "v2" NEEDED at height: ${req.height}`, { exitCode: 20 });
+      },
+    });
+    const { client, server, logger } = await serve(app);
+    const query = await client();
+    const consensus = await client();
+    consensus.send({ finalizeBlock: { height: 12n, txs: [Uint8Array.of(1), Uint8Array.of(2)] } }, { flush: {} });
+    const [res] = await consensus.responses(1);
+    expect(res.exception).toBeUndefined();
+    // CometBFT v0.38 refuses a result whose count differs from the block's transactions, before it stores anything.
+    expect(res.finalizeBlock?.txResults).toHaveLength(3);
+    expect(res.finalizeBlock?.txResults[0]).toMatchObject({ code: 1, codespace: "halt", log: 'UPGRADE "v2" NEEDED at height: 12' });
+    expect(res.finalizeBlock?.appHash).toEqual(new Uint8Array(0));
+    const halt = await within(server.consensusHalt, 5000, "consensusHalt");
+    expect(halt).toBeInstanceOf(AbciConsensusHalt);
+    expect(halt).toBeInstanceOf(AbciHalt);
+    expect(halt.exitCode).toBe(20);
+    expect(logger.lines.some((l) => l.level === "error" && /halted consensus in finalizeBlock/.test(l.msg))).toBe(true);
+
+    // Everything else goes on, on every connection.
+    query.send({ query: { path: "/x" } }, { info: {} }, { flush: {} });
+    expect((await query.responses(2)).map(kindOf)).toEqual(["query", "info"]);
+    consensus.send({ echo: { message: "still here" } }, { flush: {} });
+    expect((await consensus.responses(2))[1].echo?.message).toBe("still here");
+    expect(server.connectionCount).toBe(2);
+    expect(app.calls).toEqual(["finalizeBlock", "query", "info", "echo"]);
+    expect((await server.close()).reason).toBe("closed");
+  });
+
+  it("is an ordinary halt (an exception) from any other method", async () => {
+    const { client, server } = await serve({
+      commit: () => {
+        throw new AbciConsensusHalt("commit failed", { exitCode: 1 });
+      },
+    });
+    const c = await client();
+    c.send({ commit: {} }, { flush: {} });
+    expect((await c.responses(1))[0].exception?.error).toBe("commit failed");
+    expect((await within(server.stopped, 5000, "stopped")).reason).toBe("halt");
   });
 });
 
