@@ -16,7 +16,8 @@ import { type Timestamp, nowTimestamp } from "./types.js";
 import { type LightBlock, type VerifyOptions, verify } from "./verifier.js";
 
 export interface LightClientOptions {
-  chainId: string;
+  /** Default: the trusted header's own chain id (the trusted hash commits to it). */
+  chainId?: string;
   trust: TrustOptions;
   /** Other nodes asked for the same headers; a conflict fails verification. */
   witnesses?: readonly LightProvider[];
@@ -56,7 +57,7 @@ export class LightClient {
   readonly root: TrustRoot;
   private readonly trusted = new Map<bigint, LightBlock>();
   private latest: LightBlock;
-  private readonly o: Required<Omit<LightClientOptions, "trust" | "engine" | "onStep">> & Pick<LightClientOptions, "engine" | "onStep">;
+  private readonly o: Required<Omit<LightClientOptions, "chainId" | "trust" | "engine" | "onStep">> & Pick<LightClientOptions, "engine" | "onStep">;
 
   private constructor(
     readonly primary: LightProvider,
@@ -64,10 +65,9 @@ export class LightClient {
     root: TrustRoot,
     rootBlock: LightBlock,
   ) {
-    this.chainId = options.chainId;
+    this.chainId = rootBlock.signedHeader.header.chainId;
     this.root = root;
     this.o = {
-      chainId: options.chainId,
       witnesses: options.witnesses ?? [],
       trustLevel: options.trustLevel ?? DEFAULT_TRUST_LEVEL,
       maxClockDriftNs: options.maxClockDriftNs ?? DEFAULT_MAX_CLOCK_DRIFT_NS,
@@ -92,9 +92,9 @@ export class LightClient {
     if (!equalBytes(block.hash, root.hash)) throw new TrustedHashMismatchError(root.hash, block.hash, root.height);
     const client = new LightClient(primary, options, root, block);
     const { commit } = block.signedHeader;
-    const tally = await verifyCommitLight(options.chainId, block.validatorSet, commit.blockId, block.height, commit, options.engine);
+    const tally = await verifyCommitLight(client.chainId, block.validatorSet, commit.blockId, block.height, commit, options.engine);
     options.onStep?.({ kind: "root", from: block.height, height: block.height, hash: block.hash, tally });
-    await compareFirstWithWitnesses(block, client.o.witnesses, options.chainId);
+    await compareFirstWithWitnesses(block, client.o.witnesses, client.chainId);
     return client;
   }
 

@@ -53,14 +53,15 @@ export interface LightProvider {
 
 /**
  * The light block at `height` from a provider, checked as CometBFT's provider checks it: the height asked for,
- * a well-formed header of `chainId` that its commit signs, and the validator set its header names.
+ * a well-formed header of `chainId` that its commit signs, and the validator set its header names. Without a
+ * chain id, the header's own is taken (for the trust root, whose hash then vouches for it).
  */
-export async function fetchLightBlock(provider: LightProvider, height: bigint | undefined, chainId: string): Promise<LightBlock> {
+export async function fetchLightBlock(provider: LightProvider, height: bigint | undefined, chainId: string | undefined): Promise<LightBlock> {
   const sh = await provider.signedHeader(height);
   const got = sh.header.height;
   if (height !== undefined && got !== height) {
     throw new ProviderError(provider.label, `asked for the header at height ${height}, got height ${got}`, "garbage", height);
   }
   const vals = new ValidatorSet(await provider.validators(got), got);
-  return lightBlock(sh, vals, chainId);
+  return lightBlock(sh, vals, chainId ?? sh.header.chainId);
 }

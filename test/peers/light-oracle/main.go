@@ -75,6 +75,14 @@ type ProofVerdict struct {
 	Verdict string `json:"verdict"` // "exists", "absent" or "refused"
 	Value   string `json:"value,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// For a proven absence: the neighbours the proof names, which it proves present with these values.
+	Left  *Entry `json:"left,omitempty"`
+	Right *Entry `json:"right,omitempty"`
+}
+
+type Entry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 type Verdict struct {
@@ -278,6 +286,16 @@ func checkProof(ctx context.Context, client *light.Client, now time.Time, p Proo
 	}
 	if len(r.Value) == 0 {
 		pv.Verdict = "absent"
+		var proof ics23.CommitmentProof
+		if proof.Unmarshal(ops[0].Data) == nil && proof.GetNonexist() != nil {
+			n := proof.GetNonexist()
+			if n.Left != nil {
+				pv.Left = &Entry{Key: hex.EncodeToString(n.Left.Key), Value: hex.EncodeToString(n.Left.Value)}
+			}
+			if n.Right != nil {
+				pv.Right = &Entry{Key: hex.EncodeToString(n.Right.Key), Value: hex.EncodeToString(n.Right.Value)}
+			}
+		}
 	} else {
 		pv.Verdict = "exists"
 		pv.Value = hex.EncodeToString(r.Value)

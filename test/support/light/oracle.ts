@@ -15,11 +15,12 @@ export interface RecordedAnswer {
   error?: unknown;
 }
 
-/** A transport that records each call (and its answer) into `log`. */
-export function recordingTransport(log: RecordedAnswer[], inner: RpcTransport = fetchTransport): RpcTransport {
+/** A transport that records each call (and its answer) into `log`; `pending` holds the calls in flight. */
+export function recordingTransport(log: RecordedAnswer[], inner: RpcTransport = fetchTransport, pending = new Set<Promise<unknown>>()): RpcTransport {
   return async (url, body, timeoutMs) => {
-    const res = await inner(url, body, timeoutMs);
-    const text = await res.text();
+    const call = inner(url, body, timeoutMs).then(async (r) => ({ r, text: await r.text() }));
+    pending.add(call);
+    const { r: res, text } = await call.finally(() => pending.delete(call));
     try {
       const req = JSON.parse(body) as { method: string; params: unknown };
       const ans = JSON.parse(text) as { result?: unknown; error?: unknown };
@@ -31,10 +32,16 @@ export function recordingTransport(log: RecordedAnswer[], inner: RpcTransport = 
   };
 }
 
-/** A CometRpc on `url` that records into a fresh log. */
-export function recordingRpc(url: string): { rpc: CometRpc; log: RecordedAnswer[] } {
+/** A CometRpc on `url` that records into a fresh log; `idle()` resolves once no call is in flight (and what they started ran). */
+export function recordingRpc(url: string): { rpc: CometRpc; log: RecordedAnswer[]; idle(): Promise<void> } {
   const log: RecordedAnswer[] = [];
-  return { rpc: new CometRpc(url, 15_000, recordingTransport(log)), log };
+  const pending = new Set<Promise<unknown>>();
+  const idle = async () => {
+    while (pending.size > 0) await Promise.allSettled([...pending]);
+    await new Promise((r) => setTimeout(r, 20));
+    if (pending.size > 0) await idle();
+  };
+  return { rpc: new CometRpc(url, 15_000, recordingTransport(log, fetchTransport, pending)), log, idle };
 }
 
 export interface OracleProof {
@@ -64,7 +71,15 @@ export interface OracleVerdict {
   error?: string;
   hash?: string;
   app_hash?: string;
-  proofs: { name: string; verdict: "exists" | "absent" | "refused"; value?: string; error?: string }[];
+  proofs: {
+    name: string;
+    verdict: "exists" | "absent" | "refused";
+    value?: string;
+    error?: string;
+    /** For a proven absence: the neighbours its proof names (hex). */
+    left?: { key: string; value: string };
+    right?: { key: string; value: string };
+  }[];
 }
 
 /** Why the oracle cannot run here (for a skip message), or undefined. */
