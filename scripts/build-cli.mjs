@@ -1,6 +1,7 @@
 // npm run build (after tsc): the `xupgrade` bin as three files in dist/apps/cli/ (bindings/apps/cli/bin.ts says why):
 //   xupgrade.cjs                   the bin (bin.ts), CommonJS
 //   xupgrade-query.cjs (+ .v8cache) query-main.ts: `query …` alone, CommonJS, self-contained
+//   xupgrade-verify.cjs            query/verify.ts: `query … --verify` (the light client), loaded by the query bundle only then
 //   xupgrade.js + xupgrade-*.js    main.ts: every command, ES modules split per command (dependencies stay imports)
 // then writes xupgrade-query.cjs.v8cache by running the query commands against a stand-in node on loopback.
 // All bundles sit in dist/apps/cli/, the depth tsc's output has there, so `new URL("../../../package.json",
@@ -44,12 +45,34 @@ await build({
   banner: { js: 'import { createRequire as __xupgradeRequire } from "node:module"; const require = __xupgradeRequire(import.meta.url);' },
 });
 
+// `--verify` loads the light client (signature checks, proofs, the core's .wasm): a bundle of its own, required by
+// the query bundle only when the flag is given, so a plain query neither parses nor compiles any of it.
+// (A stub that require()s it: a dynamic import() would need a loader the bin's vm.Script does not give.)
+const verifySplit = {
+  name: "verify-bundle",
+  setup(b) {
+    b.onResolve({ filter: /\/query\/verify\.js$/ }, () => ({ path: "verify", namespace: "verify-stub" }));
+    b.onLoad({ filter: /.*/, namespace: "verify-stub" }, () => ({ contents: 'module.exports = require("./xupgrade-verify.cjs");', loader: "js" }));
+    b.onResolve({ filter: /^\.\/xupgrade-verify\.cjs$/ }, (a) => ({ path: a.path, external: true }));
+  },
+};
+
 await build({
   ...common,
   entryPoints: [`${src}query-main.ts`],
   format: "cjs",
   outfile: `${out}xupgrade-query.cjs`,
   // Self-contained: everything a query runs is inlined (no native addons on this path).
+  define: { "import.meta.url": "__xupgradeUrl" },
+  banner: { js: 'const __xupgradeUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [verifySplit],
+});
+
+await build({
+  ...common,
+  entryPoints: [`${src}query/verify.ts`],
+  format: "cjs",
+  outfile: `${out}xupgrade-verify.cjs`,
   define: { "import.meta.url": "__xupgradeUrl" },
   banner: { js: 'const __xupgradeUrl = require("node:url").pathToFileURL(__filename).href;' },
 });

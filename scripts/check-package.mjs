@@ -34,7 +34,7 @@ keeper.scheduleUpgrade({ name: "v2", height: 10n }, 5n);
 if (keeper.getUpgradePlan()?.name !== "v2") throw new Error("no plan");
 const names = Object.keys(await import("xupgrade"));
 const leaked = [];
-for (const [sub, name] of [["services", "serveQueries"], ["devnet", "startDevnet"], ["abci", "startAbciServer"]]) {
+for (const [sub, name] of [["services", "serveQueries"], ["devnet", "startDevnet"], ["abci", "startAbciServer"], ["light", "VerifiedUpgradeClient"]]) {
   const m = await import("xupgrade/" + sub);
   if (typeof m[name] !== "function") throw new Error("xupgrade/" + sub + " lacks " + name);
   leaked.push(...Object.keys(m).filter((n) => names.includes(n)));

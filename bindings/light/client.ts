@@ -8,11 +8,12 @@
  */
 import { type CommitTally, DEFAULT_TRUST_LEVEL, type TrustLevel, verifyCommitLight } from "./commit.js";
 import { compareFirstWithWitnesses, detectDivergence } from "./detector.js";
-import { HeaderOrderError, NewValSetCantBeTrustedError, ProviderError, TrustedHashMismatchError } from "./errors.js";
+import { ChainIdMismatchError, HeaderOrderError, InvalidHeaderError, LastBlockIdMismatchError, NewValSetCantBeTrustedError, ProviderError, TrustedHashMismatchError } from "./errors.js";
+import { headerHash, headerProblem } from "./header.js";
 import { type LightProvider, fetchLightBlock } from "./provider.js";
 import type { SignatureEngine } from "./signatures.js";
 import { DEFAULT_MAX_BLOCK_LAG_MS, DEFAULT_MAX_CLOCK_DRIFT_NS, type TrustOptions, type TrustRoot, trustRoot } from "./trust.js";
-import { type Timestamp, nowTimestamp } from "./types.js";
+import { type Header, type Timestamp, formatTimestamp, nowTimestamp, timestampNs } from "./types.js";
 import { type LightBlock, type VerifyOptions, verify } from "./verifier.js";
 
 export interface LightClientOptions {
@@ -47,6 +48,16 @@ export interface VerificationStep {
   witness?: string;
 }
 
+/** A header verified backwards (by the hash chain of last block ids), without its validator set. */
+export interface VerifiedHeaderRecord {
+  header: Header;
+  hash: Uint8Array;
+  height: bigint;
+}
+
+/** `blockchain` answers at most 20 headers at a time. */
+const BATCH = 20n;
+
 /** CometBFT's verifySkippingNumerator / Denominator: where bisection picks the header in between. */
 const PIVOT = { numerator: 9n, denominator: 16n };
 /** Trusted light blocks kept in memory (CometBFT's default pruning size). */
@@ -56,6 +67,7 @@ export class LightClient {
   readonly chainId: string;
   readonly root: TrustRoot;
   private readonly trusted = new Map<bigint, LightBlock>();
+  private readonly below = new Map<bigint, VerifiedHeaderRecord>();
   private latest: LightBlock;
   private readonly o: Required<Omit<LightClientOptions, "chainId" | "trust" | "engine" | "onStep">> & Pick<LightClientOptions, "engine" | "onStep">;
 
@@ -143,6 +155,44 @@ export class LightClient {
     for (const w of confirmed) this.o.onStep?.({ kind: "witness", from: target.height, height: target.height, hash: target.hash, witness: w });
     for (const b of trace.slice(1)) this.keep(b);
     return target;
+  }
+
+  /**
+   * A header below a verified one, verified backwards (CometBFT's VerifyBackwards): each header down from the
+   * lowest verified header above `height` must be well formed, of the chain, older, and hash to the last block
+   * id the header above it names — no signatures needed. At most `limit` headers down.
+   */
+  async verifyBackwards(height: bigint, limit = 10_000n): Promise<VerifiedHeaderRecord> {
+    if (height < 1n) throw new HeaderOrderError("heights start at 1", height);
+    const record = (b: LightBlock): VerifiedHeaderRecord => ({ header: b.signedHeader.header, hash: b.hash, height: b.height });
+    const known = this.trusted.get(height) ?? this.below.get(height);
+    if (known) return "signedHeader" in known ? record(known) : known;
+    let anchor: VerifiedHeaderRecord | undefined;
+    for (const b of this.trusted.values()) if (b.height > height && (!anchor || b.height < anchor.height)) anchor = record(b);
+    for (const r of this.below.values()) if (r.height > height && (!anchor || r.height < anchor.height)) anchor = r;
+    if (!anchor) throw new HeaderOrderError(`the header is above every verified header (the latest is ${this.latest.height}): verify forward instead`, height);
+    if (anchor.height - height > limit) throw new HeaderOrderError(`the header is ${anchor.height - height} blocks below the nearest verified one (at most ${limit} are followed back)`, height);
+    let cur = anchor;
+    while (cur.height > height) {
+      const from = cur.height - BATCH > height ? cur.height - BATCH : height;
+      const batch = new Map((await this.primary.headers(from, cur.height - 1n)).map((h) => [h.height, h]));
+      for (let h = cur.height - 1n; h >= from; h--) {
+        const header = batch.get(h);
+        if (!header) throw new ProviderError(this.primary.label, `blockchain ${from}–${cur.height - 1n} did not return the header at height ${h}`, "garbage", h);
+        const problem = headerProblem(header);
+        if (problem) throw new InvalidHeaderError(`malformed header: ${problem}`, h);
+        if (header.chainId !== this.chainId) throw new ChainIdMismatchError(this.chainId, header.chainId, h);
+        if (timestampNs(header.time) >= timestampNs(cur.header.time)) {
+          throw new HeaderOrderError(`the header's time ${formatTimestamp(header.time)} is not before the verified header's above it (${formatTimestamp(cur.header.time)})`, h);
+        }
+        const hash = headerHash(header) ?? new Uint8Array(0);
+        if (!equalBytes(hash, cur.header.lastBlockId.hash)) throw new LastBlockIdMismatchError(hash, cur.header.lastBlockId.hash, h);
+        cur = { header, hash, height: h };
+        this.below.set(h, cur);
+      }
+    }
+    if (this.below.size > 10 * KEEP) this.below.clear();
+    return cur;
   }
 
   private keep(b: LightBlock): void {

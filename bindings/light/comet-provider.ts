@@ -6,7 +6,7 @@
  */
 import { ProviderError } from "./errors.js";
 import type { AbciAnswer, AbciRequest, LightProvider, NodeStatus } from "./provider.js";
-import type { BlockID, SignedHeader, Timestamp, Validator } from "./types.js";
+import type { BlockID, Header, SignedHeader, Timestamp, Validator } from "./types.js";
 import { timestampFromNs } from "./types.js";
 
 interface CjDate {
@@ -56,6 +56,7 @@ export interface CometClientLike {
   status(): Promise<{ readonly nodeInfo: { readonly network: string }; readonly syncInfo: { readonly latestBlockHeight: number } }>;
   commit(height?: number): Promise<{ readonly header: CjHeader; readonly commit: CjCommit }>;
   validators(params: { height?: number; page?: number; per_page?: number }): Promise<{ readonly validators: readonly CjValidator[]; readonly total: number }>;
+  blockchain(minHeight?: number, maxHeight?: number): Promise<{ readonly blockMetas: readonly { readonly header: CjHeader }[] }>;
   abciQuery(params: { path: string; data: Uint8Array; height?: number; prove?: boolean }): Promise<{
     readonly key: Uint8Array;
     readonly value: Uint8Array;
@@ -76,6 +77,23 @@ const GO_ZERO: Timestamp = { seconds: -62135596800n, nanos: 0 };
 
 const blockId = (b: CjBlockId | null): BlockID =>
   b ? { hash: b.hash, partSetHeader: { total: b.parts.total, hash: b.parts.hash } } : { hash: EMPTY, partSetHeader: { total: 0, hash: EMPTY } };
+
+const header = (h: CjHeader): Header => ({
+  version: { block: BigInt(h.version.block), app: BigInt(h.version.app) },
+  chainId: h.chainId,
+  height: BigInt(h.height),
+  time: time(h.time),
+  lastBlockId: blockId(h.lastBlockId),
+  lastCommitHash: h.lastCommitHash,
+  dataHash: h.dataHash,
+  validatorsHash: h.validatorsHash,
+  nextValidatorsHash: h.nextValidatorsHash,
+  consensusHash: h.consensusHash,
+  appHash: h.appHash,
+  lastResultsHash: h.lastResultsHash,
+  evidenceHash: h.evidenceHash,
+  proposerAddress: h.proposerAddress,
+});
 
 export class CometClientProvider implements LightProvider {
   constructor(
@@ -100,25 +118,9 @@ export class CometClientProvider implements LightProvider {
 
   async signedHeader(height?: bigint): Promise<SignedHeader> {
     const r = await this.ask("commit", height, () => this.client.commit(height === undefined ? undefined : Number(height)));
-    const h = r.header;
     const c = r.commit;
     return {
-      header: {
-        version: { block: BigInt(h.version.block), app: BigInt(h.version.app) },
-        chainId: h.chainId,
-        height: BigInt(h.height),
-        time: time(h.time),
-        lastBlockId: blockId(h.lastBlockId),
-        lastCommitHash: h.lastCommitHash,
-        dataHash: h.dataHash,
-        validatorsHash: h.validatorsHash,
-        nextValidatorsHash: h.nextValidatorsHash,
-        consensusHash: h.consensusHash,
-        appHash: h.appHash,
-        lastResultsHash: h.lastResultsHash,
-        evidenceHash: h.evidenceHash,
-        proposerAddress: h.proposerAddress,
-      },
+      header: header(r.header),
       commit: {
         height: BigInt(c.height),
         round: c.round,
@@ -148,6 +150,11 @@ export class CometClientProvider implements LightProvider {
       }
       if (r.validators.length === 0 || out.length >= r.total || page >= 100) return out;
     }
+  }
+
+  async headers(minHeight: bigint, maxHeight: bigint): Promise<Header[]> {
+    const r = await this.ask("blockchain", maxHeight, () => this.client.blockchain(Number(minHeight), Number(maxHeight)));
+    return r.blockMetas.map((m) => header(m.header));
   }
 
   async abciQuery(q: AbciRequest): Promise<AbciAnswer> {

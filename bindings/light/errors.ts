@@ -12,6 +12,7 @@ export type Check =
   | "header"
   | "chain-id"
   | "header-hash"
+  | "last-block-id"
   | "trusted-hash"
   | "trusting-period"
   | "header-order"
@@ -98,6 +99,19 @@ export class HeaderHashMismatchError extends VerificationError {
     height?: bigint,
   ) {
     super(`the commit signs block ${hex(commitHash)}, but the header hashes to ${hex(headerHash)}`, height);
+  }
+}
+
+/** Backwards: the header below a verified one is not the block that verified header names as its last. */
+export class LastBlockIdMismatchError extends VerificationError {
+  override name = "LastBlockIdMismatchError";
+  readonly check = "last-block-id";
+  constructor(
+    readonly headerHash: Uint8Array,
+    readonly lastBlockId: Uint8Array,
+    height: bigint,
+  ) {
+    super(`the header hashes to ${hex(headerHash)}, but the verified header above it names ${hex(lastBlockId)} as its last block`, height);
   }
 }
 

@@ -4,7 +4,7 @@
  * checked for shape and self-consistency here (LightBlock.ValidateBasic), and verified by ./verifier.ts.
  */
 import { ProviderError } from "./errors.js";
-import type { SignedHeader, Validator } from "./types.js";
+import type { Header, SignedHeader, Validator } from "./types.js";
 import { type LightBlock, lightBlock } from "./verifier.js";
 import { ValidatorSet } from "./validators.js";
 
@@ -49,6 +49,8 @@ export interface LightProvider {
   /** Every validator of the set at `height`, in the node's order (all pages). */
   validators(height: bigint): Promise<Validator[]>;
   abciQuery(request: AbciRequest): Promise<AbciAnswer>;
+  /** The headers from `minHeight` to `maxHeight` (at most 20, as `blockchain` gives them), in any order. */
+  headers(minHeight: bigint, maxHeight: bigint): Promise<Header[]>;
 }
 
 /**

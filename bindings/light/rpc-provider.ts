@@ -205,6 +205,17 @@ export class RpcProvider implements LightProvider {
     return out;
   }
 
+  async headers(minHeight: bigint, maxHeight: bigint): Promise<Header[]> {
+    const r = new Reader(this.label, "blockchain", maxHeight);
+    const res = await this.call("blockchain", { minHeight: minHeight.toString(), maxHeight: maxHeight.toString() }, maxHeight);
+    const metas = res.block_metas;
+    if (!Array.isArray(metas)) throw r.fail("result.block_metas", "is not an array");
+    return metas.map((m, i) => {
+      if (!isObject(m)) throw r.fail(`result.block_metas[${i}]`, "is not an object");
+      return r.header(r.obj(m, "header", `result.block_metas[${i}]`), `result.block_metas[${i}].header`);
+    });
+  }
+
   async abciQuery(q: AbciRequest): Promise<AbciAnswer> {
     const r = new Reader(this.label, "abci_query", q.height);
     const res = await this.call("abci_query", { path: q.path, data: toHex(q.data), height: q.height.toString(), prove: q.prove }, q.height);

@@ -21,7 +21,8 @@ import { cometbftNet, type Net } from "../support/light/cometbft-net.js";
 import { judgeUpgrade, type UpgradeJudged, type UpgradeJudgeInput } from "../support/light/judge-upgrade.js";
 import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { simdNet, type SimdNet } from "../support/light/simd-net.js";
-import { removeTempDirs } from "../support/temp.js";
+import { removeTempDirs, tempDir } from "../support/temp.js";
+import { cleanBuilt, runCli } from "../apps/cli/helpers.js";
 import { interopPeers } from "./support/peers.js";
 import { softwareUpgradeMsg } from "./support/simd.js";
 
@@ -86,6 +87,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await Promise.all([net?.stop(), other?.stop()]);
   removeTempDirs();
+  cleanBuilt();
 });
 
 describe("four simd v0.50 validators, a plan scheduled through gov", () => {
@@ -165,5 +167,67 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
     expect((await c.doneRecord("never")).value).toBe(0n);
     expect(toHex(c.trustRoot().hash)).toHaveLength(64);
     expect(fromHex(toHex(c.header.appHash))).toHaveLength(32);
+  });
+});
+
+describe("the CLI: xupgrade query upgrade … --verify against the four validators", () => {
+  const trustFlags = () => ["--trust-height", root.trustHeight.toString(), "--trust-hash", toHex(root.trustHash).toUpperCase()];
+
+  it("prints the plan, proven, and exits 0; stderr says against which header", async () => {
+    const home = tempDir("xupgrade-light-cli-");
+    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json", "--witness", net.nodes[1].rpcUrl]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ name: PLAN.name, time: "0001-01-01T00:00:00Z", height: String(PLAN.height), info: PLAN.info, upgraded_client_state: null });
+    expect(r.stderr).toMatch(/^verified: plan "light-v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, light-sdk-1\), 1 store proof, confirmed by 1 witness$/m);
+    // Its stdout is the plain query's, byte for byte.
+    const plain = await runCli(["query", "upgrade", "plan", "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json"]);
+    expect(r.stdout).toBe(plain.stdout);
+  });
+
+  it("module_versions and applied, proven; a name never applied is proven absent (exit 1, as the plain query)", async () => {
+    const home = tempDir("xupgrade-light-cli-");
+    const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json"]);
+    expect(mv.code, mv.stderr).toBe(0);
+    const plain = await runCli(["query", "upgrade", "module_versions", "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json"]);
+    expect(mv.stdout).toBe(plain.stdout);
+    const ap = await runCli(["query", "upgrade", "applied", "light-v2", "--verify", "--node", net.nodes[2].rpcUrl, "--home", home]);
+    expect(ap.code).toBe(1);
+    expect(ap.stderr).toMatch(/verified: "light-v2" was not applied \(every Done record\)/);
+    expect(ap.stderr.trim().split("\n").at(-1)).toBe("Error: no upgrade found");
+  });
+
+  it("trusts on first use when given no root, says so, writes the trust file, and starts from it next time", async () => {
+    const home = tempDir("xupgrade-light-cli-");
+    const first = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/^trust on first use: no trust root was given and .*light-sdk-1\.json did not exist, so the node's own latest header — height \d+, hash [0-9A-F]{64}, chain light-sdk-1 — is trusted as it is, unverified, and saved there\./m);
+    const again = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^trust root: height \d+, hash [0-9A-F]{64}, from .*light-sdk-1\.json \(trust began on first use at height \d+/m);
+  });
+
+  const lies: [Tampering, RegExp, (() => { other?: string }) | undefined][] = [
+    ["plan-value", /^Error: verification failed: at height \d+: the proof of upgrade key 0x00 = 0x[0-9a-f]+ does not hold against the verified app hash: /, undefined],
+    ["proof-byte", /^Error: verification failed: at height \d+: the proof of upgrade key 0x00 .* does not hold against the verified app hash: /, undefined],
+    ["drop-signatures", /^Error: verification failed: at height \d+: not enough voting power signed: got \d+, needed more than \d+ \(2\/3 of the set\)$/, undefined],
+    ["forge-signature", /^Error: verification failed: at height \d+: commit signature #0 \(validator [0-9A-F]{40}\) is wrong$/, undefined],
+    ["other-chain", /^Error: verification failed: at height \d+: the header belongs to chain "light-elsewhere-1", not "light-sdk-1"$/, () => ({ other: other.nodes[0].rpcUrl })],
+    ["other-validators", /^Error: verification failed: at height \d+: validators_hash [0-9A-F]{64} does not match the validator set the node supplied \([0-9A-F]{64}\)$/, () => ({ other: other.nodes[0].rpcUrl })],
+    ["strip-prove", /^Error: verification failed: at height \d+: the node sent no proof for upgrade key 0x00 \(it ignored prove=true/, undefined],
+  ];
+  for (const [mode, message, extra] of lies) {
+    it(`exits 1 with its own reason when the node lies: ${mode}`, async () => {
+      const url = await liar(mode, extra?.());
+      const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", url, "--home", tempDir("xupgrade-light-cli-")]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n").at(-1)).toMatch(message);
+    });
+  }
+
+  it("exits 1 when the root is older than the trusting period", async () => {
+    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--trusting-period", "1s", "--node", net.nodes[0].rpcUrl, "--home", tempDir("xupgrade-light-cli-")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 3: the trusted header expired at \S+ \(now \S+\); obtain a newer trust root$/);
   });
 });

@@ -16,6 +16,7 @@ import type { TestServer } from "../support/http.js";
 import { explain, judge, type JudgeInput, type Judged } from "../support/light/judge.js";
 import { oracleMissing } from "../support/light/oracle.js";
 import { lyingNode } from "../support/light/proxy.js";
+import { serveJsonRpc } from "../support/light/rpc-server.js";
 import { SyntheticChain, syntheticKey, type Member } from "../support/light/synthetic.js";
 
 const servers: TestServer[] = [];
@@ -98,6 +99,31 @@ describe("honest chains", () => {
     const j = await judge({ ...rootOf(chain), primary: await serve(chain), target: 20n });
     expectVerdict(j, "verified");
     expect(j.ts.steps.map((s) => `${s.kind} ${s.from}→${s.height}`)).toContain("adjacent 9→10");
+  });
+
+  it("verifies headers below a verified one backwards, by the hash chain of last block ids (no signatures)", async () => {
+    const chain = new SyntheticChain({ chainId: "backwards-1", validators: 4, latest: 60n });
+    const url = await serve(chain);
+    const client = await LightClient.create(RpcProvider.of(url), { chainId: chain.chainId, trust: { height: 40n, hash: chain.hash(40n) } });
+    await client.verifyAtHeight(60n);
+    const r = await client.verifyBackwards(3n);
+    expect(r.hash).toEqual(chain.hash(3n));
+    // Between the root and the latest: from the nearest verified header above (60), not from the root.
+    expect((await client.verifyBackwards(51n)).hash).toEqual(chain.hash(51n));
+    await expect(client.verifyBackwards(1n, 1n)).rejects.toThrow(/blocks below the nearest verified one/);
+    // A node that slips another chain's header into the hash chain is caught at that height.
+    const other = new SyntheticChain({ chainId: "backwards-1", validators: 3, latest: 60n, genesisNs: chain.genesisNs });
+    const mixed = await serveJsonRpc((method, params) => {
+      const answer = chain.handle(method, params) as { block_metas?: { header: { height: string } }[] };
+      if (method === "blockchain") {
+        const forged = other.handle(method, params) as { block_metas: { header: { height: string } }[] };
+        answer.block_metas = answer.block_metas!.map((m, i) => (m.header.height === "30" ? forged.block_metas[i] : m));
+      }
+      return answer;
+    });
+    servers.push(mixed);
+    const fooled = await LightClient.create(RpcProvider.of(mixed.url), { chainId: chain.chainId, trust: { height: 40n, hash: chain.hash(40n) } });
+    await expect(fooled.verifyBackwards(25n)).rejects.toMatchObject({ check: "last-block-id", height: 30n });
   });
 
   it("verifies secp256k1 validators (compact low-S signatures over sha256)", async () => {

@@ -202,6 +202,17 @@ export class SyntheticChain {
         this.available(h);
         return this.validatorsJson(h, Number(num(params.page, 1n)), Math.min(100, Number(num(params.per_page, 30n))));
       }
+      case "blockchain": {
+        const max = num(params.maxHeight, this.latest);
+        const min = num(params.minHeight, 1n);
+        this.available(max);
+        const metas = [];
+        for (let h = max; h >= min && h > max - 20n; h--) {
+          const id = this.blockId(h);
+          metas.push({ block_id: { hash: HEX(id.hash), parts: { total: id.partSetHeader.total, hash: HEX(id.partSetHeader.hash) } }, block_size: "1000", header: headerJson(this.header(h)), num_txs: "0" });
+        }
+        return { last_height: this.latest.toString(), block_metas: metas };
+      }
       default:
         throw new RpcFault(`Method not found: ${method}`, -32601, "Method not found");
     }
