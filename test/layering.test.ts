@@ -1,6 +1,7 @@
 /**
- * The house has floors and every import points down (README "The layers"): bindings/go → core → store →
- * module → services | client | abci → light → apps/{cli,devnet,visor}, with the package's entry points on top.
+ * The house has floors and every import points down (README "The layers"): bindings/base | go → core →
+ * store → module → services | client | abci → light → apps/{cli,devnet,visor}, with the package's entry
+ * points on top.
  * A room may import its own files and any lower floor; never a higher floor, never a sibling room on the
  * same floor. The one exception: the CLI reaches the devnet and the sidecar through `import type` plus
  * `await import()` inside the action, so a command loads only what it runs. Inside the devnet, its rooms
@@ -14,6 +15,8 @@ import { ROOT } from "./support/paths.js";
 
 /** Rooms and their floors; the first matching prefix wins. */
 const ROOMS: [prefix: string, room: string, floor: number][] = [
+  // The ground: small primitives held once (base), and Go's behaviours reproduced once (go), side by side.
+  ["bindings/base/", "base", 0],
   ["bindings/go/", "go", 0],
   ["bindings/core/", "core", 1],
   ["bindings/store/", "store", 2],
@@ -126,6 +129,21 @@ describe("floors", () => {
         .map((i) => `${i.from}:${i.line} → ${i.to}: devnet/${order[roomIn(i.from)]} imports devnet/${order[roomIn(i.to)]}, a room up`),
     );
     expect(problems).toEqual([]);
+  });
+
+  it("the browser entry reaches no Node-only module (base/file.ts and the like stay out of its graph)", () => {
+    const seen = new Set<string>();
+    const nodeOnly: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const m of text.matchAll(/^\s*import\s+(?!type\b)[^"']*?["'](node:[^"']+)["']/gm)) nodeOnly.push(`${file} imports ${m[1]}`);
+      for (const i of importsOf(file, text)) if (i.kind !== "type") visit(i.to);
+    };
+    visit("bindings/browser.ts");
+    expect(seen.size).toBeGreaterThan(20);
+    expect(nodeOnly).toEqual([]);
   });
 
   it("names every folder of bindings/ as a room", () => {

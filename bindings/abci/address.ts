@@ -5,6 +5,7 @@
 import { lstat, unlink } from "node:fs/promises";
 import { connect } from "node:net";
 import { resolve } from "node:path";
+import { HostPortError, joinHostPort, parseHostPort, type HostPort } from "../base/host-port.js";
 
 export type ListenAddress = { kind: "tcp"; host: string; port: number } | { kind: "unix"; path: string };
 
@@ -14,7 +15,7 @@ export function parseAddress(address: string): ListenAddress {
     const [, protocol, rest] = scheme;
     switch (protocol.toLowerCase()) {
       case "tcp":
-        return parseHostPort(rest, address);
+        return tcpAddress(rest, address);
       case "unix":
         if (rest === "") throw new Error(`no socket path in ${JSON.stringify(address)}`);
         return { kind: "unix", path: resolve(rest) };
@@ -22,25 +23,27 @@ export function parseAddress(address: string): ListenAddress {
         throw new Error(`unsupported ABCI address scheme "${protocol}" in ${JSON.stringify(address)} (use tcp:// or unix://)`);
     }
   }
-  if (/^(\[[^\]]*\]|[^/:]*):\d+$/.test(address)) return parseHostPort(address, address);
+  if (/^(\[[^\]]*\]|[^/:]*):\d+$/.test(address)) return tcpAddress(address, address);
   if (address === "") throw new Error("empty ABCI address");
   return { kind: "unix", path: resolve(address) };
 }
 
-function parseHostPort(hostPort: string, original: string): ListenAddress {
-  const m = /^(\[([^\]]*)\]|[^/:]*):(\d+)$/.exec(hostPort);
-  if (!m) throw new Error(`expected host:port in ${JSON.stringify(original)}`);
-  const host = m[2] ?? m[1];
-  const port = Number(m[3]);
-  if (port > 65535) throw new Error(`port out of range in ${JSON.stringify(original)}`);
+function tcpAddress(hostPort: string, original: string): ListenAddress {
+  let hp: HostPort;
+  try {
+    hp = parseHostPort(hostPort);
+  } catch (e) {
+    if (e instanceof HostPortError) throw new Error(`${e.reason} in ${JSON.stringify(original)}`);
+    throw e;
+  }
   // Go listens on every interface for an empty host, as does Node for "::"/unspecified.
-  return { kind: "tcp", host: host === "" ? "0.0.0.0" : host, port };
+  return { kind: "tcp", host: hp.host === "" ? "0.0.0.0" : hp.host, port: hp.port };
 }
 
 /** The address in CometBFT's notation, e.g. for its `--proxy_app` flag. */
 export function formatAddress(a: ListenAddress): string {
   if (a.kind === "unix") return `unix://${a.path}`;
-  return `tcp://${a.host.includes(":") ? `[${a.host}]` : a.host}:${a.port}`;
+  return `tcp://${joinHostPort(a.host, a.port)}`;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { AbciApplication, AbciConsensusHalt } from "./application.js";
 import { decodeRequest, type DecodedRequest } from "./decode.js";
 import { dispatch, FLUSH_FRAME, type Outcome } from "./dispatch.js";
 import { FrameReader } from "./framing.js";
-import type { LogFields } from "./logger.js";
+import type { LogFields, Logger } from "../base/logger.js";
 import { METHODS, type ConnectionRole, type MethodName } from "./methods.js";
 import { DROPPED, type AppQueue } from "./queue.js";
 
@@ -21,11 +21,7 @@ import { DROPPED, type AppQueue } from "./queue.js";
 export interface ConnectionHost {
   readonly app: AbciApplication;
   readonly queue: AppQueue;
-  readonly logger: {
-    debug(m: string, f?: LogFields): void;
-    info(m: string, f?: LogFields): void;
-    warn(m: string, f?: LogFields): void;
-  };
+  readonly logger: Required<Logger>;
   readonly maxFrameBytes: number;
   readonly closeGraceMs: number;
   /** The app failed on `method`; its exception frame has been written to `conn` (if still open). */

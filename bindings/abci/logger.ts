@@ -1,19 +1,12 @@
 /**
- * The server's logger: the keeper's and the devnet's loggers fit as they are (`info`/`error`, optional
- * `warn`/`debug`). Without one, warnings and errors go to stderr and the rest is dropped.
+ * The server's logger is the project's one shape (base/logger.ts), so the keeper's and the devnet's loggers fit
+ * as they are; `debug` gets every request received, connection by connection. Without one, warnings and
+ * errors go to stderr and the rest is dropped.
  */
-export type LogFields = Record<string, unknown>;
-
-export interface AbciLogger {
-  info(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-  warn?(message: string, fields?: LogFields): void;
-  /** Every request received, connection by connection (off unless the logger has it). */
-  debug?(message: string, fields?: LogFields): void;
-}
+import type { LogFields, Logger } from "../base/logger.js";
 
 /** Fills in the optional levels; a logger that throws is ignored (logging must not take the server down). */
-export function completeLogger(logger: AbciLogger | undefined): Required<AbciLogger> {
+export function completeLogger(logger: Logger | undefined): Required<Logger> {
   const l = logger ?? STDERR;
   const safe = (write: ((m: string, f?: LogFields) => void) | undefined) => (m: string, f?: LogFields) => {
     try {
@@ -30,7 +23,7 @@ const line = (message: string, fields: LogFields = {}) =>
     .map(([k, v]) => ` ${k}=${v instanceof Error ? JSON.stringify(v.message) : typeof v === "string" ? JSON.stringify(v) : String(v)}`)
     .join("")}\n`;
 
-const STDERR: AbciLogger = {
+const STDERR: Logger = {
   info: () => {},
   warn: (m, f) => process.stderr.write(line(m, f)),
   error: (m, f) => process.stderr.write(line(m, f)),

@@ -14,7 +14,8 @@ import { parseAddress, formatAddress, removeStaleSocket, type ListenAddress } fr
 import { AbciHalt, type AbciApplication, type AbciConsensusHalt } from "./application.js";
 import { Connection, type ConnectionHost } from "./connection.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "./framing.js";
-import { completeLogger, type AbciLogger } from "./logger.js";
+import type { Logger } from "../base/logger.js";
+import { completeLogger } from "./logger.js";
 import type { MethodName } from "./methods.js";
 import { AppQueue } from "./queue.js";
 
@@ -22,7 +23,7 @@ export interface AbciServerOptions {
   /** `tcp://host:port` (port 0 picks a free one), `unix:///path.sock`, `host:port`, or a socket path. */
   address: string;
   app: AbciApplication;
-  logger?: AbciLogger;
+  logger?: Logger;
   /** Largest request accepted (default DEFAULT_MAX_FRAME_BYTES); a longer length prefix closes that connection. */
   maxFrameBytes?: number;
   /** How long a closing connection waits for the peer before it is destroyed (default 2000 ms). */
@@ -68,7 +69,7 @@ export async function startAbciServer(options: AbciServerOptions): Promise<AbciS
 class SocketServer implements AbciServer, ConnectionHost {
   readonly app: AbciApplication;
   readonly queue = new AppQueue();
-  readonly logger: Required<AbciLogger>;
+  readonly logger: Required<Logger>;
   readonly maxFrameBytes: number;
   readonly closeGraceMs: number;
   readonly stopped: Promise<AbciStopped>;

@@ -13,8 +13,3 @@ export class NodeAddressError extends ClientError {
     super(`invalid node address ${JSON.stringify(node)}: ${reason}`);
   }
 }
-
-/** The message of anything thrown, without a stack. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

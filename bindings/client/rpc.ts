@@ -3,7 +3,8 @@
  * to the node's root. Every way a node can fail — down, slow, not HTTP, not JSON-RPC, an RPC error — ends
  * as one clear ClientError naming the node.
  */
-import { ClientError, NodeAddressError, messageOf } from "./errors.js";
+import { ClientError, NodeAddressError } from "./errors.js";
+import { messageOf } from "../base/errors.js";
 
 export const DEFAULT_NODE = "tcp://localhost:26657";
 

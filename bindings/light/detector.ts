@@ -8,9 +8,9 @@
 import { ConflictingHeadersError, ProposerPrioritiesDivergeError, ProviderError, VerificationError, WitnessUnavailableError } from "./errors.js";
 import { type LightProvider, fetchLightBlock } from "./provider.js";
 import type { LightBlock } from "./verifier.js";
+import { sleep } from "../base/sleep.js";
 
 const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Answer = { kind: "block"; block: LightBlock } | { kind: "unavailable"; reason: string };
 

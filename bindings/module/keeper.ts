@@ -16,6 +16,7 @@ import type { CompletedUpgrade, ModuleVersion, Plan, PlanInput, VersionMap } fro
 /** The gov module account, bech32 of sha256("gov")[:20]. */
 export { GOV_AUTHORITY } from "./authority.js";
 import { GOV_AUTHORITY } from "./authority.js";
+import { silentLogger, type Logger } from "../base/logger.js";
 
 /** The host's block context as handed to handlers; the keeper adds `blockHeight` when missing. */
 export interface UpgradeContext {
@@ -30,10 +31,7 @@ export interface VersionSetter {
   setProtocolVersion(version: bigint): void;
 }
 
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+export type { Logger };
 
 /** Reads and writes `<home>/data/upgrade-info.json`; supplied by the Node entry point. */
 export interface UpgradeInfoFile {
@@ -60,7 +58,6 @@ export interface PreBlockOptions {
   ctx?: Partial<UpgradeContext>;
 }
 
-const SILENT: Logger = { info() {}, error() {} };
 const UNCHANGED: Promise<{ consensusParamsChanged: boolean }> = Promise.resolve(Object.freeze({ consensusParamsChanged: false }));
 const MODULE = { module: "x/upgrade" };
 
@@ -84,7 +81,7 @@ export class UpgradeKeeper {
     const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => toBlockHeight(h, "skip upgrade height"));
     this.session = core.session(this.store, skip);
     this.versionSetter = options.versionSetter;
-    this.logger = options.logger ?? SILENT;
+    this.logger = options.logger ?? silentLogger;
     this.infoFile = infoFile;
   }
 

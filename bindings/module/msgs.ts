@@ -6,6 +6,7 @@ import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { Core } from "../core/contract.js";
 import { errors } from "../core/errors.js";
 import type { Plan } from "../core/types.js";
+import { messageOf } from "../base/errors.js";
 
 export const MSG_SOFTWARE_UPGRADE_TYPE_URL = "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade";
 export const MSG_CANCEL_UPGRADE_TYPE_URL = "/cosmos.upgrade.v1beta1.MsgCancelUpgrade";
@@ -66,7 +67,7 @@ function readFields(bytes: Uint8Array, take: (field: number, wire: WireType, r: 
     }
   } catch (e) {
     if (e instanceof Error && e.name === "UpgradeError") throw e;
-    throw errors.malformed(`proto: ${e instanceof Error ? e.message : String(e)}`);
+    throw errors.malformed(`proto: ${messageOf(e)}`);
   }
 }
 

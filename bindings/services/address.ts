@@ -1,18 +1,15 @@
-/** `host:port` addresses (`127.0.0.1:9090`, `[::1]:0`, `localhost:1317`); port 0 picks an ephemeral port. */
+/** Listen addresses of the servers: `host:port` (`127.0.0.1:9090`, `[::1]:0`, `localhost:1317`); port 0 picks an ephemeral port. */
+import { parseHostPort, type HostPort } from "../base/host-port.js";
 
-export interface HostPort {
-  host: string;
-  port: number;
-}
-
+/** A server's listen address; a host is required (`:1317` is refused). Misuse is a TypeError naming the server. */
 export function parseAddress(address: string, what: string): HostPort {
   if (typeof address !== "string") throw new TypeError(`${what} address must be a string "host:port"`);
-  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new TypeError(`${what} address must be "host:port" (e.g. 127.0.0.1:0 or [::1]:0), got ${JSON.stringify(address)}`);
-  return { host: m[1] ?? m[2], port };
-}
-
-export function formatAddress(host: string, port: number): string {
-  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  let hp: HostPort | undefined;
+  try {
+    hp = parseHostPort(address);
+  } catch {
+    // worded below
+  }
+  if (!hp || hp.host === "") throw new TypeError(`${what} address must be "host:port" (e.g. 127.0.0.1:0 or [::1]:0), got ${JSON.stringify(address)}`);
+  return hp;
 }

@@ -8,6 +8,7 @@ import type { Core } from "../core/contract.js";
 import type { ModuleVersion, Plan } from "../core/types.js";
 import type { QueryMethod } from "./names.js";
 import { decodeError } from "./status.js";
+import { messageOf } from "../base/errors.js";
 
 export interface QueryRequests {
   CurrentPlan: Record<string, never>;
@@ -53,7 +54,7 @@ export function decodeRequest<M extends QueryMethod>(method: M, bytes: Uint8Arra
       }
     }
   } catch (e) {
-    const detail = e instanceof Error ? e.message : String(e);
+    const detail = messageOf(e);
     // Go's protobuf reports bytes that end inside a field as io.ErrUnexpectedEOF, without a prefix.
     throw decodeError(detail === "premature EOF" ? "unexpected EOF" : `proto: ${detail}`);
   }

@@ -12,7 +12,7 @@ import {
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { formatAddress, parseAddress } from "./address.js";
+import { parseAddress } from "./address.js";
 import { grpcConnectionGuard } from "./grpc-connections.js";
 import { listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { decodeRequest } from "./codec.js";
@@ -22,6 +22,7 @@ import { QUERY_METHODS, type QueryMethod } from "./names.js";
 import { queryBytes, type QueryEnv } from "./query.js";
 import { reflectionServices } from "./reflection.js";
 import { answerFor } from "./status.js";
+import { joinHostPort } from "../base/host-port.js";
 
 export const DEFAULT_GRPC_ADDRESS = "127.0.0.1:9090";
 export const DEFAULT_MAX_RECEIVE_MESSAGE_LENGTH = 4 * 1024 * 1024;
@@ -125,7 +126,7 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
   const defaultGrace = options.closeGraceMs ?? 5000;
   let closing: Promise<void> | undefined;
   return {
-    address: formatAddress(host, boundPort),
+    address: joinHostPort(host, boundPort),
     port: boundPort,
     server,
     close(graceMs = defaultGrace) {

@@ -11,13 +11,14 @@
  * the module's routes come first. A route may answer with bytes and its own `Content-Type`.
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
-import { formatAddress, parseAddress } from "./address.js";
+import { parseAddress } from "./address.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
 import { closeGracefully, createHardenedServer, listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { responseJson, statusJson } from "./json.js";
 import { matchRoute, splitTarget } from "./rest-routes.js";
 import { runQuery, type QueryEnv } from "./query.js";
 import { answerFor, GrpcCode, httpStatusOf } from "./status.js";
+import { joinHostPort } from "../base/host-port.js";
 
 export const DEFAULT_REST_ADDRESS = "127.0.0.1:1317";
 
@@ -238,7 +239,7 @@ export async function startRestGateway(env: QueryEnv, options: RestGatewayOption
     (res, message) => send(res, 413, statusJson(GrpcCode.RESOURCE_EXHAUSTED, message), { Connection: "close" }),
   );
   const boundPort = await listen(server, host, port);
-  const address = formatAddress(host, boundPort);
+  const address = joinHostPort(host, boundPort);
   const defaultGrace = options.closeGraceMs ?? 5000;
   let closing: Promise<void> | undefined;
   return {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, encodeUvarint, startAbciServer, type AbciApplication, type AbciLogger, type AbciServer, type AbciServerOptions } from "../../bindings/abci/index.js";
+import { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, encodeUvarint, startAbciServer, type AbciApplication, type Logger, type AbciServer, type AbciServerOptions } from "../../bindings/abci/index.js";
 import { TestClient, kindOf, within } from "./client.js";
 
 const dir = mkdtempSync(join(tmpdir(), "abci-"));
@@ -16,7 +16,7 @@ interface LogLine {
   fields?: Record<string, unknown>;
 }
 
-function recordingLogger(): AbciLogger & { lines: LogLine[] } {
+function recordingLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
   const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void lines.push({ level, msg, fields });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };

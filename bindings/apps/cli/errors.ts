@@ -15,9 +15,3 @@ export class CliError extends Error {
 export const fail = (message: string): never => {
   throw new CliError(message);
 };
-
-/** The message of anything thrown, without a stack. */
-export function messageOf(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}

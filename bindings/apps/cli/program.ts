@@ -7,8 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { CliError, messageOf } from "./errors.js";
+import { CliError } from "./errors.js";
 import { commandPath } from "./flags.js";
+import { messageOf } from "../../base/errors.js";
 
 /** commander, with cobra's wording for unknown subcommands (it knows the command path). */
 class XCommand extends Command {

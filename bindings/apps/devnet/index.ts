@@ -49,7 +49,8 @@ export {
   type DevnetGenesis,
   type DevnetConfig,
 } from "./shared/genesis.js";
-export { jsonLogger, silentLogger, type DevnetLogger, type LogLevel } from "./shared/logger.js";
+export { jsonLogger, type LogLevel } from "./shared/logger.js";
+export { silentLogger, type Logger } from "../../base/logger.js";
 export { accountKeyFromMnemonic } from "./chain/keys.js";
 export { COMET_VERSION } from "./node/rpc/methods.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./chain/blocks.js";

@@ -16,7 +16,7 @@ import { copyFile, lstat, mkdir, open, readFile, readdir, readlink, rename, rm, 
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { random, type Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import { createProgress } from "./progress.js";
 
 /** The completeness marker inside a backup. */
@@ -74,7 +74,7 @@ async function tempDirFor(layout: Layout, backupDir: string): Promise<string> {
 }
 
 /** Removes temporary copies an interrupted run of this home left in the backup directory (`.tmp/` is swept at start). */
-async function sweepStaleTemps(layout: Layout, backupDir: string, log: Logger): Promise<void> {
+async function sweepStaleTemps(layout: Layout, backupDir: string, log: VisorLogger): Promise<void> {
   const prefix = `.data-backup-${tempTag(layout.dataDir)}-`;
   for (const n of await readdir(backupDir).catch(() => [] as string[])) {
     if (!n.startsWith(prefix) || !n.endsWith(".tmp")) continue;
@@ -107,7 +107,7 @@ export interface BackupOptions {
   backupDir: string;
   /** The plan the backup is taken for (its marker). */
   plan: { name: string; height: bigint };
-  log: Logger;
+  log: VisorLogger;
   progressStream?: NodeJS.WriteStream;
   /** Registers a path to delete if the pipeline fails or is interrupted. */
   temp: (path: string) => void;

@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { constants } from "node:os";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 
 export const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
 
@@ -35,7 +35,7 @@ export interface Running {
 export const signalNumber = (s: NodeJS.Signals): number => constants.signals[s] ?? 0;
 
 export interface SupervisorOptions {
-  log: Logger;
+  log: VisorLogger;
   /** The node's stdio (default: inherited — the node's output passes through unchanged). */
   stdio?: StdioOptions;
   /** Called with each started node process (tests collect its output). */

@@ -2,8 +2,3 @@
 export class VisorError extends Error {
   override name = "VisorError";
 }
-
-/** The message of anything thrown, without a stack. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -17,7 +17,7 @@ import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
 import { parseInfoJson } from "../../module/plan-info/parse.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { ensureBinary, type Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import { osArch } from "./names.js";
 import { createProgress } from "./progress.js";
 
@@ -74,7 +74,7 @@ export interface FetchOptions {
   daemonName: string;
   mustHaveChecksum: boolean;
   limits: DownloadLimits;
-  log: Logger;
+  log: VisorLogger;
   progressStream?: NodeJS.WriteStream;
   /** Registers a path to delete if the pipeline fails or is interrupted. */
   temp: (path: string) => void;

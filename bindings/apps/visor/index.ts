@@ -1,7 +1,7 @@
 /** The sidecar (`xupgrade visor`, docs/spec/sidecar.md): configuration, layout, watcher, pipeline and run loop. */
 export { detailString, loadConfig, parseConfig, validateConfig, type VisorConfig } from "./config/index.js";
 export { Layout, ensureBinary } from "./layout.js";
-export { createLogger, type Logger } from "./log.js";
+export { createLogger, type VisorLogger } from "./log.js";
 export { osArch, recase, upgradeDirName } from "./names.js";
 export { planFromText, readPlanFile, skipHeights, type VisorPlan } from "./info-file.js";
 export { InfoWatcher } from "./watch.js";

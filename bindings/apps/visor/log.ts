@@ -3,14 +3,12 @@
  * event in the console form cosmovisor's logger uses — `<time> INF <message> key=value … module=visor` —
  * with the time in the configured Go layout (none when the layout is ""), colours only on a terminal.
  */
+import type { LogFields, Logger } from "../../base/logger.js";
 import { formatGoTime, TIME_LAYOUTS } from "../../go/time-layout.js";
 
-export type Fields = Record<string, unknown>;
-
-export interface Logger {
-  info(msg: string, fields?: Fields): void;
-  warn(msg: string, fields?: Fields): void;
-  error(msg: string, fields?: Fields): void;
+/** The project's Logger (base/logger.ts) with `warn`, and whether it writes at all. */
+export interface VisorLogger extends Logger {
+  warn(msg: string, fields?: LogFields): void;
   /** Whether lines are written at all (progress output follows it). */
   readonly enabled: boolean;
 }
@@ -32,12 +30,12 @@ function value(v: unknown): string {
   return s === "" || /[\s"=]/.test(s) ? JSON.stringify(s) : s;
 }
 
-export function createLogger(o: LoggerOptions = {}): Logger {
+export function createLogger(o: LoggerOptions = {}): VisorLogger {
   const write = o.write ?? ((line: string) => process.stderr.write(line));
   const color = (o.color ?? true) && (o.isTTY ?? process.stderr.isTTY === true);
   const layout = o.timeFormat === undefined ? TIME_LAYOUTS.kitchen : o.timeFormat === "" ? "" : (TIME_LAYOUTS[o.timeFormat] ?? o.timeFormat);
   const paint = (code: number, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
-  const line = (level: keyof typeof LEVELS) => (msg: string, fields: Fields = {}) => {
+  const line = (level: keyof typeof LEVELS) => (msg: string, fields: LogFields = {}) => {
     if (o.disabled) return;
     const [tag, code] = LEVELS[level];
     const parts: string[] = [];
@@ -51,6 +49,3 @@ export function createLogger(o: LoggerOptions = {}): Logger {
   };
   return { info: line("info"), warn: line("warn"), error: line("error"), enabled: !o.disabled };
 }
-
-/** A logger that drops everything. */
-export const silentLogger: Logger = createLogger({ disabled: true });

@@ -11,16 +11,18 @@
  * then SIGKILL) — never between the two halves of the switch — and the visor exits 128 + the signal's number
  * (D6 #14, #15).
  */
-import { lstat, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { lstat, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../base/file.js";
+import { sleep } from "../../base/sleep.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { downloadLimits, exists, fetchUpgrade } from "./fetch.js";
 import { isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
-import { ensureBinary, random, type Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import { ensureBinary, type Layout } from "./layout.js";
+import type { VisorLogger } from "./log.js";
 import { runAppPreUpgrade, runCustomPreUpgrade } from "./preupgrade.js";
 
 /** The pipeline stopped for a signal; the visor exits 128 + its number. */
@@ -45,38 +47,10 @@ export interface PipelineHooks {
 export interface PipelineContext {
   cfg: VisorConfig;
   layout: Layout;
-  log: Logger;
+  log: VisorLogger;
   supervisor: Supervisor;
   progressStream?: NodeJS.WriteStream;
   hooks?: PipelineHooks;
-}
-
-/** Waits `msec`, or rejects with the signal's reason as soon as it fires. */
-function sleep(msec: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, msec);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** Writes `path` atomically (temp file in the same directory, then rename). */
-async function writeAtomic(path: string, data: string, mode = 0o644): Promise<void> {
-  const temp = `${path}.${random()}.tmp`;
-  try {
-    await writeFile(temp, data, { mode, flag: "wx" });
-    await rename(temp, path);
-  } catch (e) {
-    await unlink(temp).catch(() => {});
-    throw e;
-  }
 }
 
 /** Step 2: the upgrade's binary, staged or downloaded (into `upgrades/<dir>`, only ever complete). */
@@ -184,9 +158,10 @@ export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promis
     await runAppPreUpgrade({ layout, bin, maxRetries: cfg.preupgradeMaxRetries, supervisor, log, interrupted: () => supervisor.userSignal !== undefined });
     checkpoint();
 
-    // 6–7. record, then switch atomically (a crash in between leaves the old link and a pending plan)
+    // 6–7. record (on the disk before the switch), then switch atomically (a crash in between leaves the
+    // old link and a pending plan)
     const dir = layout.upgradeDir(plan.name);
-    await writeAtomic(join(dir, "upgrade-info.json"), encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }));
+    await writeFileAtomic(join(dir, "upgrade-info.json"), encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }));
     await layout.switchTo(plan.name, { beforeRename: ctx.hooks?.beforeRename });
     log.info(`current now points to ${join("upgrades", dir.slice(layout.upgradesDir.length + 1))}`, { upgrade: plan.name, height: plan.height });
     if (isManual(plan, await readManualRecord(layout.manualRecord))) await rm(layout.manualRecord, { force: true });

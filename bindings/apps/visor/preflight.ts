@@ -25,7 +25,7 @@ import type { VisorConfig } from "./config/index.js";
 import { binarySource, downloadLimits, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
 import { readText, planFromText } from "./info-file.js";
 import { Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import { osArch, sameName } from "./names.js";
 import { chainPlan, type ChainPlan } from "./node-rpc.js";
 
@@ -74,7 +74,7 @@ export const REHEARSAL_FORMAT = "xupgrade-rehearsal/1";
 
 export type ShowResult = { found: false; message: string } | { found: true; report: UpgradeReport };
 
-function fetchOptions(cfg: VisorConfig, layout: Layout, log: Logger, temp: (p: string) => void, platform?: string): FetchOptions {
+function fetchOptions(cfg: VisorConfig, layout: Layout, log: VisorLogger, temp: (p: string) => void, platform?: string): FetchOptions {
   return {
     layout,
     daemonName: cfg.name,
@@ -111,7 +111,7 @@ async function findPlan(cfg: VisorConfig, layout: Layout): Promise<{ plan?: Chai
 
 export interface ShowOptions {
   verify: boolean;
-  log: Logger;
+  log: VisorLogger;
   platform?: string;
   /** Ask the binary to rehearse the upgrade (`show-upgrade-info --rehearse`). */
   rehearse?: boolean;
@@ -218,7 +218,7 @@ async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: 
  * Runs `<bin> rehearse --home <home> --plan <name> --height <h> -o json` and reads its verdict. Never throws:
  * a binary that cannot run, times out, or prints no rehearsal is reported as such.
  */
-export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: Logger): Promise<RehearsalSummary> {
+export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: VisorLogger): Promise<RehearsalSummary> {
   const args = ["rehearse", "--home", home, "--plan", plan.name, "--height", plan.height.toString(), "-o", "json"];
   log.info(`rehearsing the upgrade with the new binary bin=${bin} upgrade=${plan.name} height=${plan.height}`);
   const started = performance.now();
@@ -313,7 +313,7 @@ export function formatReport(r: ShowResult): string {
 }
 
 /** `prepare-upgrade`: stages the chain's scheduled plan now; false when there is no plan. */
-export async function prepareUpgrade(cfg: VisorConfig, o: { log: Logger; platform?: string }): Promise<boolean> {
+export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; platform?: string }): Promise<boolean> {
   const layout = new Layout(cfg);
   const plan = await chainPlan(cfg.rpcAddress);
   if (!plan) {

@@ -12,10 +12,10 @@ import { chmod, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Supervisor } from "./child.js";
 import { pathError, type Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import type { VisorPlan } from "./info-file.js";
 
-export async function runCustomPreUpgrade(o: { layout: Layout; script: string; plan: VisorPlan; supervisor: Supervisor; log: Logger }): Promise<void> {
+export async function runCustomPreUpgrade(o: { layout: Layout; script: string; plan: VisorPlan; supervisor: Supervisor; log: VisorLogger }): Promise<void> {
   const path = join(o.layout.root, o.script);
   let st;
   try {
@@ -51,7 +51,7 @@ export async function runAppPreUpgrade(o: {
   bin: string;
   maxRetries: number;
   supervisor: Supervisor;
-  log: Logger;
+  log: VisorLogger;
   interrupted: () => boolean;
 }): Promise<void> {
   for (let attempt = 1; ; attempt++) {

@@ -4,7 +4,7 @@
  * at the end, so redirected logs stay readable. Silenced with the visor's logs.
  */
 import cliProgress from "cli-progress";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 
 export interface Progress {
   /** Bytes done so far; the total may become known late (a download without Content-Length has none). */
@@ -14,7 +14,7 @@ export interface Progress {
 }
 
 export interface ProgressOptions {
-  log: Logger;
+  log: VisorLogger;
   /** Where the bar goes (default stderr); a bar is drawn only on a terminal. */
   stream?: NodeJS.WriteStream;
   /** Seconds between progress lines when not on a terminal (default 2). */

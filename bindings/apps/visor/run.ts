@@ -17,16 +17,17 @@ import { signalNumber, Supervisor, type Exit, type Running } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { skipHeights, stampOf, type VisorPlan } from "./info-file.js";
 import { ensureBinary, Layout } from "./layout.js";
-import { createLogger, type Logger } from "./log.js";
+import { createLogger, type VisorLogger } from "./log.js";
 import { nodeHeight } from "./node-rpc.js";
 import { Interrupted, runPipeline, type PipelineHooks } from "./pipeline.js";
 import { InfoWatcher } from "./watch.js";
+import { sleep } from "../../base/sleep.js";
 
 export interface RunOptions {
   cfg: VisorConfig;
   /** The node's arguments (everything after `run`). */
   args: readonly string[];
-  log?: Logger;
+  log?: VisorLogger;
   /** The node's stdio (default inherited). */
   stdio?: StdioOptions;
   onNode?: (proc: ChildProcess) => void;
@@ -40,8 +41,6 @@ export interface RunOptions {
 /** How long a half-written file is waited for after the node died (docs/spec/sidecar.md §5). */
 const RECHECK_MS = 2000;
 const RECHECK_STEP_MS = 100;
-
-const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
 type Outcome = { kind: "exit"; exit: Exit } | { kind: "signalled"; exit: Exit } | { kind: "upgrade"; plan: VisorPlan };
 

@@ -4,15 +4,16 @@
  * (`cosmovisor/manual-upgrade.json`, so the watcher can never see the plan without knowing it is manual),
  * then `data/upgrade-info.json`, atomically.
  */
-import { chmod, copyFile, lstat, mkdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../../base/file.js";
 import { writeUpgradeInfo } from "../../module/upgrade-info/file.js";
 import { readPlanFile } from "./info-file.js";
 import { ensureBinary, Layout, pathError, random } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import { sameName } from "./names.js";
 
-export async function initVisor(cfg: { home: string; name: string }, path: string | undefined, log: Logger): Promise<string> {
+export async function initVisor(cfg: { home: string; name: string }, path: string | undefined, log: VisorLogger): Promise<string> {
   if (path === undefined || path === "") throw new Error("no <path to executable> provided");
   let st;
   try {
@@ -60,7 +61,7 @@ export async function addUpgrade(
   upgradeName: string,
   path: string,
   o: AddUpgradeOptions,
-  log: Logger,
+  log: VisorLogger,
 ): Promise<string> {
   const layout = new Layout(cfg);
   const dest = layout.upgradeBin(upgradeName); // refuses "", ".", ".."
@@ -96,8 +97,7 @@ export async function addUpgrade(
 
   if (o.height !== undefined) {
     const record = JSON.stringify({ name: upgradeName, height: o.height.toString(), info: "" }) + "\n";
-    await writeFile(`${layout.manualRecord}.tmp`, record, { mode: 0o600 });
-    await rename(`${layout.manualRecord}.tmp`, layout.manualRecord);
+    await writeFileAtomic(layout.manualRecord, record, { mode: 0o600 });
     await writeUpgradeInfo(cfg.home, { name: upgradeName, height: o.height });
     log.info(`manual upgrade "${upgradeName}" at height ${o.height} written to ${join(layout.dataDir, "upgrade-info.json")}`);
   }

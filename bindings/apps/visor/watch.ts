@@ -12,12 +12,12 @@
  */
 import { isManual, planFromText, readManualRecord, readText, sameStamp, stampOf, type Stamp, type VisorPlan } from "./info-file.js";
 import type { Layout } from "./layout.js";
-import type { Logger } from "./log.js";
+import type { VisorLogger } from "./log.js";
 import { sameName } from "./names.js";
 
 export interface WatchOptions {
   layout: Layout;
-  log: Logger;
+  log: VisorLogger;
   skip: readonly bigint[];
   /** The node's latest height, undefined when it cannot be asked. */
   nodeHeight: () => Promise<bigint | undefined>;

@@ -2,9 +2,10 @@
  * `<home>/data/upgrade-info.json` on disk (docs/spec/keeper.md §7, §7.1): the file the old binary writes just
  * before it halts, and the sidecar reads to pick the new binary. Node only.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { messageOf } from "../../base/errors.js";
+import { writeFileAtomic } from "../../base/file.js";
 import { errors } from "../../core/errors.js";
 import { parseUpgradeInfo, type ParsedUpgradeInfo } from "./decode.js";
 import { UPGRADE_INFO_FILE, encodeUpgradeInfo } from "./encode.js";
@@ -14,9 +15,8 @@ export function upgradeInfoPath(homePath: string): string {
 }
 
 /**
- * Writes the file atomically (D2): a unique temp file in the same directory, fsync, rename over the
- * target, then fsync the directory. A crash leaves either the old file, the new one, or no file, plus at
- * worst a stray `.upgrade-info.json.*.tmp` that readers never look at.
+ * Writes the file atomically and durably (D2, base/file.ts), mode exactly 0600. A crash leaves either the old
+ * file, the new one, or no file, plus at worst a stray `.upgrade-info.json.*.tmp` that readers never look at.
  */
 export async function writeUpgradeInfo(
   homePath: string | undefined,
@@ -33,44 +33,11 @@ export async function writeUpgradeInfo(
     throw errors.infoWriteFailed(`could not create directory "${dir}": ${messageOf(err)}`);
   }
 
-  const target = join(dir, UPGRADE_INFO_FILE);
-  const temp = join(dir, `.${UPGRADE_INFO_FILE}.${process.pid}.${randomBytes(8).toString("hex")}.tmp`);
-  let created = false;
   try {
-    const fh = await open(temp, "wx", 0o600);
-    created = true;
-    try {
-      await fh.chmod(0o600); // the open mode is subject to the umask; the rule is exactly 0600
-      await fh.writeFile(data, "utf8");
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(temp, target);
-    created = false;
+    await writeFileAtomic(join(dir, UPGRADE_INFO_FILE), data, { mode: 0o600 });
   } catch (err) {
-    if (created) await unlink(temp).catch(() => {});
     throw errors.infoWriteFailed(messageOf(err));
   }
-  await syncDirectory(dir);
-}
-
-/** Makes the rename durable. Best effort: some platforms cannot open or fsync a directory. */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // ignored on purpose
-  }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

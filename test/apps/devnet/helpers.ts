@@ -13,7 +13,7 @@ import { TxBody, TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { QueryClientImpl as UpgradeQuery } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { MsgCancelUpgrade, MsgSoftwareUpgrade } from "cosmjs-types/cosmos/upgrade/v1beta1/tx";
 import type { Any } from "cosmjs-types/google/protobuf/any";
-import { appDbPath, initDevnet, readGenesisKeys, type DevnetLogger, type GenesisKey, type InitDevnetOptions } from "../../../bindings/apps/devnet/index.js";
+import { appDbPath, initDevnet, readGenesisKeys, type Logger, type GenesisKey, type InitDevnetOptions } from "../../../bindings/apps/devnet/index.js";
 import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
 import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
@@ -43,7 +43,7 @@ export interface LogRecord {
 }
 
 /** A logger keeping every record; `print` echoes them (XUPGRADE_TEST_LOGS=1). */
-export function captureLogger(tag = ""): DevnetLogger & { records: LogRecord[]; messages(): string[] } {
+export function captureLogger(tag = ""): Logger & { records: LogRecord[]; messages(): string[] } {
   const records: LogRecord[] = [];
   const print = process.env.XUPGRADE_TEST_LOGS === "1";
   const add = (level: string) => (msg: string, fields?: Record<string, unknown>) => {

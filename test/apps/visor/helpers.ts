@@ -15,7 +15,7 @@ import { QueryCurrentPlanResponse } from "cosmjs-types/cosmos/upgrade/v1beta1/qu
 import { expect } from "vitest";
 import { Supervisor } from "../../../bindings/apps/visor/child.js";
 import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
-import { createLogger, type Logger } from "../../../bindings/apps/visor/log.js";
+import { createLogger, type VisorLogger } from "../../../bindings/apps/visor/log.js";
 import { runVisor, type RunOptions } from "../../../bindings/apps/visor/run.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";
 import { cliArgs, runCli, type CliResult } from "../cli/helpers.js";
@@ -93,10 +93,10 @@ export function config(h: Home, env: Record<string, string> = {}): VisorConfig {
   return cfg;
 }
 
-export const silent: Logger = createLogger({ disabled: true });
+export const silent: VisorLogger = createLogger({ disabled: true });
 
 export interface Captured {
-  log: Logger;
+  log: VisorLogger;
   lines: string[];
   text(): string;
 }

@@ -10,9 +10,10 @@ import { parseGoDuration } from "../../../go/duration.js";
 import type * as Devnet from "../../devnet/index.js";
 import type { RehearseOpts } from "../devnet/rehearse.js";
 import { loadDevnet } from "../devnet/load.js";
-import { CliError, messageOf } from "../errors.js";
+import { CliError } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { INT64_MAX } from "../../../go/int.js";
+import { messageOf } from "../../../base/errors.js";
 
 
 function checkDuration(flag: string, value: string | undefined): string | undefined {

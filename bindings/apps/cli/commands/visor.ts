@@ -7,11 +7,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { CliError, messageOf } from "../errors.js";
+import { CliError } from "../errors.js";
 import { expectArgs } from "../flags.js";
 import { parseOutput } from "../output.js";
 import type { VisorConfig } from "../../visor/config/index.js";
 import { INT64_MAX } from "../../../go/int.js";
+import { messageOf } from "../../../base/errors.js";
 
 interface ConfigOpts {
   cosmovisorConfig?: string;

@@ -1,6 +1,7 @@
 /** The devnet host, loaded when a devnet command runs (typed lazy import), with a clear error when a build has none. */
 import type * as Devnet from "../../devnet/index.js";
-import { CliError, messageOf } from "../errors.js";
+import { CliError } from "../errors.js";
+import { messageOf } from "../../../base/errors.js";
 
 /** Loads the devnet host; a clear error when this build has none. */
 export async function loadDevnet(): Promise<typeof Devnet> {

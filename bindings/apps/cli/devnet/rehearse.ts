@@ -7,10 +7,11 @@
 import type { Command } from "commander";
 import type * as Devnet from "../../devnet/index.js";
 import { loadDevnet } from "./load.js";
-import { CliError, messageOf } from "../errors.js";
+import { CliError } from "../errors.js";
 import { defaultHome, expectArgs } from "../flags.js";
 import { parseOutput } from "../output.js";
 import { INT64_MAX } from "../../../go/int.js";
+import { messageOf } from "../../../base/errors.js";
 
 export interface RehearseOpts {
   home?: string;

@@ -4,9 +4,9 @@
  * it with the keyring passphrase (keys/crypto.ts) and keeps a `keyhash` verifier so every key of the
  * keyring shares one passphrase. Names and addresses are public in both.
  */
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../../base/file.js";
 import { toBase64 } from "@cosmjs/encoding";
 import { CliError } from "../errors.js";
 import { checkVerifier, makeVerifier, open, seal, type Sealed, type ScryptParams } from "./crypto.js";
@@ -140,7 +140,7 @@ export class Keyring {
     if (this.backend === "test") rec.privkey = Buffer.from(key.privkey).toString("hex");
     else rec.sealed = await seal(key.privkey, await this.passphrase(recs.length === 0), key.address);
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await atomicWrite(join(this.dir, `${name}.json`), JSON.stringify(rec, null, 2) + "\n");
+    await writeFileAtomic(join(this.dir, `${name}.json`), JSON.stringify(rec, null, 2) + "\n", { mode: 0o600 });
     return this.info(rec);
   }
 
@@ -179,7 +179,7 @@ export class Keyring {
       const pass = await this.passphrases.get("create", 1);
       if (pass.length < MIN_PASSPHRASE) throw new CliError(`passphrase must be at least ${MIN_PASSPHRASE} characters`);
       await mkdir(this.dir, { recursive: true, mode: 0o700 });
-      await atomicWrite(hashFile, JSON.stringify(await makeVerifier(pass)) + "\n");
+      await writeFileAtomic(hashFile, JSON.stringify(await makeVerifier(pass)) + "\n", { mode: 0o600 });
       this.unlocked = pass;
       return pass;
     }
@@ -195,9 +195,3 @@ export class Keyring {
   }
 }
 
-async function atomicWrite(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  await writeFile(tmp, text, { mode: 0o600, flag: "wx" });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
-}

@@ -23,6 +23,7 @@ import { type TxSettings, offlineAccount } from "./settings.js";
 import { type Msg, unsignedTxJson } from "./msgs.js";
 import { TYPE_URL, encodeAuthInfo, encodeTxBody, encodeTxRaw } from "./proto.js";
 import { signDirect } from "./sign.js";
+import { sleep } from "../../../base/sleep.js";
 
 export interface Signer {
   address: string;
@@ -169,7 +170,7 @@ async function waitForTx(rpc: CometRpc, txhash: string, timeoutMs: number): Prom
     }
     if (res) return included(rpc, txhash, res);
     if (Date.now() >= deadline) throw new CliError(`timed out waiting for tx ${txhash} to be included in a block`);
-    await new Promise((r) => setTimeout(r, Math.min(250, Math.max(10, deadline - Date.now()))));
+    await sleep(Math.min(250, Math.max(10, deadline - Date.now())));
   }
 }
 

@@ -7,12 +7,12 @@ import type { Params } from "cosmjs-types/cosmos/gov/v1/gov";
 import type { Duration } from "cosmjs-types/google/protobuf/duration";
 import { coversAll } from "../coins.js";
 import { formatGoDuration } from "../../../go/duration.js";
-import { messageOf } from "../errors.js";
 import { queryGovParams } from "../query/gov.js";
 import { queryCurrentPlan } from "../../../client/upgrade.js";
 import { type CometRpc, isObject } from "../../../client/rpc.js";
 import { parseRfc3339Nanos } from "../../../go/time.js";
 import type { Coin } from "./proto.js";
+import { messageOf } from "../../../base/errors.js";
 
 export const warn = (text: string): void => {
   process.stderr.write(`warning: ${text}\n`);

@@ -30,8 +30,9 @@ import type { UpgradeContext } from "../../../module/keeper.js";
 import type { KVStore } from "../../../core/kv.js";
 import { upgradeStoreLoader } from "../../../module/store-loader.js";
 import type { Plan, StoreUpgrades, VersionMap } from "../../../core/types.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { isUint64 } from "../../../go/int.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 /** What a module's hooks and migrations get. */
 export interface ModuleContext {
@@ -44,7 +45,7 @@ export interface ModuleContext {
   readonly module: string;
   /** A mounted store of the block's state (writes are committed with the block, or dropped with it). */
   store(name: string): KVStore;
-  readonly logger: Required<DevnetLogger>;
+  readonly logger: Required<Logger>;
 }
 
 /** A migration from version `n` (its key in `migrations`) to `n + 1`. */
@@ -148,7 +149,7 @@ export async function loadApp(app: string | AppDefinition | undefined): Promise<
         if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(`'${app.split("/")[0]}`)) {
           throw new Error(`app module ${app} not found (neither a file nor an installed package)`);
         }
-        throw new Error(`cannot load app module ${app}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new Error(`cannot load app module ${app}: ${messageOf(e)}`);
       }
       return resolveApp(pick(mod, app));
     }
@@ -176,7 +177,7 @@ async function importModule(specifier: string, shown: string): Promise<Record<st
   try {
     return (await import(specifier)) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`cannot load app module ${shown}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`cannot load app module ${shown}: ${messageOf(e)}`);
   }
 }
 
@@ -233,7 +234,7 @@ export function resolveApp(def: AppDefinition): LoadedApp {
       try {
         upgradeStoreLoader(1n, u.storeUpgrades); // validates
       } catch (e) {
-        throw fail(`upgrade ${u.name}: ${e instanceof Error ? e.message : String(e)}`);
+        throw fail(`upgrade ${u.name}: ${messageOf(e)}`);
       }
       const mounted = new Set(storeOwner.keys());
       for (const s of u.storeUpgrades.added ?? []) {
@@ -277,7 +278,7 @@ export async function runMigrations(
   app: LoadedApp,
   fromVM: VersionMap,
   ctxFor: (module: string) => ModuleContext,
-  logger: Required<DevnetLogger>,
+  logger: Required<Logger>,
 ): Promise<VersionMap> {
   const updated: VersionMap = new Map();
   for (const name of migrationOrder(app)) {

@@ -10,15 +10,15 @@ import type { Branch } from "../shared/branch.js";
 import { TxError, toTxError, txErrors } from "../shared/errors.js";
 import { eventJson, type ChainEvent } from "../shared/events.js";
 import type { BlockInfo, MsgResult } from "../modules/gov.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { moduleOf, type MsgRouter } from "./router.js";
 import { decodeTx, messageGas, runAnte, type DecodedTx } from "./tx.js";
 import { base64 } from "../shared/util.js";
+import type { Logger } from "../../../base/logger.js";
 
 export interface DeliverContext {
   chainId: string;
   router: MsgRouter;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 /** Executes the tx bytes on `block` (undecodable bytes are a failed tx, as CometBFT may include anything). */

@@ -6,9 +6,9 @@
  */
 import { Branch, type StoreView } from "../shared/branch.js";
 import { toTxError, txErrors } from "../shared/errors.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { decodeTx, runAnte, type DecodedTx } from "./tx.js";
 import { hexUpper, sha256 } from "../shared/util.js";
+import type { Logger } from "../../../base/logger.js";
 
 export interface CheckTxResult {
   code: number;
@@ -67,7 +67,7 @@ export class Mempool {
 
   constructor(
     private readonly check: (bytes: Uint8Array) => CheckTxResult,
-    private readonly logger: Required<DevnetLogger>,
+    private readonly logger: Required<Logger>,
   ) {}
 
   /** CheckTx: accepted txs join the mempool. */

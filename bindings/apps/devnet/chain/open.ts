@@ -16,9 +16,9 @@ import type { AppUpgradeContext, LoadedApp } from "./app.js";
 import type { LoaderUpgrades } from "./app-hash.js";
 import { MountedStores, SwitchableStore } from "../shared/branch.js";
 import { appDbPath } from "../shared/genesis.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { ChainState } from "./state.js";
-import { errorMessage } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 export const createKeeper = (options: KeeperOptions) => createKeeperWith(options, { read: readUpgradeInfo, write: writeUpgradeInfo });
 
@@ -29,7 +29,7 @@ export interface OpenNodeOptions {
   app: LoadedApp;
   backend: Backend;
   skipUpgradeHeights: bigint[];
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 export interface OpenedNode {
@@ -139,10 +139,10 @@ async function diagnoseLoadFailure(
   app: LoadedApp,
   skip: bigint[],
   backend: Backend,
-  logger: Required<DevnetLogger>,
+  logger: Required<Logger>,
 ): Promise<unknown> {
   if (!(e instanceof UpgradeError) || e.kind !== "store-loader" || !ms.hasCommittedStore("upgrade")) {
-    logger.error("cannot load the stores", { module: "store", err: errorMessage(e) });
+    logger.error("cannot load the stores", { module: "store", err: messageOf(e) });
     return e;
   }
   const { stores } = defaultStoreLoader(ms, ["upgrade"]);
@@ -155,6 +155,6 @@ async function diagnoseLoadFailure(
     if (err instanceof UpgradeError && (err.kind === "binary-too-early" || err.kind === "downgrade")) found = err;
   }
   ms.rollback();
-  logger.error(errorMessage(found), { module: found === e ? "store" : "x/upgrade" });
+  logger.error(messageOf(found), { module: found === e ? "store" : "x/upgrade" });
   return found;
 }

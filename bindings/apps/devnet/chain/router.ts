@@ -22,16 +22,16 @@ import { fromProtoCoins, InvalidCoinsError } from "../modules/coins.js";
 import { txErrors } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { GovModule, type BlockInfo, type MsgResult, type ProposalRouter } from "../modules/gov.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { votingValidators } from "../modules/staking.js";
 import { MSG_DEPOSIT, MSG_SEND, MSG_SUBMIT_PROPOSAL, MSG_VOTE, authorityOf } from "./tx.js";
-import { errorMessage } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 export interface MsgRouterOptions {
   /** The keeper of the msg server; its store is `upgradeStore`, switched to the branch a message runs on. */
   keeper: UpgradeKeeper;
   upgradeStore: SwitchableStore;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 /** A message of a tx as decodeTx gives it. */
@@ -124,7 +124,7 @@ export class MsgRouter {
               return undefined;
           }
         } catch (e) {
-          throw txErrors.txDecode(`${msg.typeUrl}: ${errorMessage(e)}`);
+          throw txErrors.txDecode(`${msg.typeUrl}: ${messageOf(e)}`);
         }
       },
       check: (msg: Any) => {

@@ -27,10 +27,11 @@ import { deliverTx, simulateTx, type DeliverContext } from "./deliver.js";
 import type { ChainEvent } from "../shared/events.js";
 import type { BlockInfo, GovModule } from "../modules/gov.js";
 import { bondedValidators, writeGenesisState, type AppState, type ConsensusValidator } from "./init-chain.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import { CheckState, type CheckTxResult } from "./mempool.js";
 import { MsgRouter } from "./router.js";
-import { be64, errorMessage, hexUpper, readBe64, utf8 } from "../shared/util.js";
+import { be64, hexUpper, readBe64, utf8 } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 const BLOCK_TIME_KEY = utf8("block_time");
 
@@ -42,7 +43,7 @@ export class BlockHaltError extends Error {
     readonly exitCode: number,
     readonly error: unknown,
   ) {
-    super(errorMessage(error), { cause: error });
+    super(messageOf(error), { cause: error });
   }
 }
 
@@ -56,7 +57,7 @@ export interface ChainStateOptions {
   /** The keeper that runs PreBlock and the msg server; its store is `upgradeStore`. */
   keeper: UpgradeKeeper;
   upgradeStore: SwitchableStore;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
   /** Errors thrown by upgrade handlers (they halt with exit code 23). */
   handlerErrors: WeakSet<object>;
   /** StoreUpgrades the store loader applied for the next block (they are part of its app hash). */

@@ -17,7 +17,8 @@ import { TxError, txErrors } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressOfPubkey, isAddress, moduleAddress } from "../../../client/address.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL } from "../../../module/msgs.js";
-import { base64, errorMessage, hexUpper, sha256 } from "../shared/util.js";
+import { base64, hexUpper, sha256 } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
 
 export const MSG_SUBMIT_PROPOSAL = "/cosmos.gov.v1.MsgSubmitProposal";
 export const MSG_VOTE = "/cosmos.gov.v1.MsgVote";
@@ -67,7 +68,7 @@ export function decodeTx(bytes: Uint8Array): DecodedTx {
     body = TxBody.decode(raw.bodyBytes);
     authInfo = AuthInfo.decode(raw.authInfoBytes);
   } catch (e) {
-    throw txErrors.txDecode(errorMessage(e));
+    throw txErrors.txDecode(messageOf(e));
   }
   if (body.messages.length === 0) throw txErrors.invalidRequest("must contain at least one message");
   const msgs = body.messages.map((any) => ({ typeUrl: any.typeUrl, value: any.value, signer: signerOf(any.typeUrl, any.value) }));
@@ -114,7 +115,7 @@ function signerOf(typeUrl: string, value: Uint8Array): string {
     }
   } catch (e) {
     if (e instanceof TxError) throw e;
-    throw txErrors.txDecode(`${typeUrl}: ${errorMessage(e)}`);
+    throw txErrors.txDecode(`${typeUrl}: ${messageOf(e)}`);
   }
   if (!isAddress(signer)) throw txErrors.invalidAddress(`invalid ${what} address ${JSON.stringify(signer)}`);
   return signer;
@@ -230,7 +231,7 @@ export function runAnte(view: StoreView, tx: DecodedTx, options: AnteOptions): A
       try {
         pk = PubKey.decode(info.publicKey.value).key;
       } catch (e) {
-        throw txErrors.txDecode(errorMessage(e));
+        throw txErrors.txDecode(messageOf(e));
       }
       if (pk.length !== 33 || addressOfSafe(pk) !== signer) {
         throw txErrors.invalidPubKey(`pubKey does not match signer address ${signer} with signer index: ${i}`);

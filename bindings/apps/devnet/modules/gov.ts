@@ -25,7 +25,6 @@ import { DEC_ONE, coinsGte, coinsToString, fromProtoCoins, InvalidCoinsError, no
 import { txErrors, toTxError } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressBytes, isAddress } from "../../../client/address.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import type { VotingValidator } from "./staking.js";
 import { be64, concat, fromTimestamp, readBe64, toTimestamp } from "../shared/util.js";
 
@@ -55,6 +54,7 @@ export interface ProposalRouter {
 }
 
 export type { VotingValidator } from "./staking.js";
+import type { Logger } from "../../../base/logger.js";
 
 export interface MsgResult {
   /** MsgXxxResponse bytes. */
@@ -74,7 +74,7 @@ export class GovModule {
     private readonly router: ProposalRouter,
     /** The voting validators as the state being tallied holds them (see staking.ts). */
     private readonly validators: (view: StoreView) => readonly VotingValidator[],
-    private readonly logger: Required<DevnetLogger>,
+    private readonly logger: Required<Logger>,
   ) {}
 
   // ---- state ----

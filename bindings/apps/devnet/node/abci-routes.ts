@@ -35,7 +35,7 @@ import type { GovModule } from "../modules/gov.js";
 import type { ChainState } from "../chain/state.js";
 import { toTxError } from "../shared/errors.js";
 import { isAddress } from "../../../client/address.js";
-import { errorMessage } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
 
 const notFound = (msg: string) =>
   new QueryError(GrpcCode.NOT_FOUND, msg, { codespace: "sdk", code: 22, log: `rpc error: code = NotFound desc = ${msg}: key not found` });
@@ -46,10 +46,10 @@ function decode<T>(fn: (b: Uint8Array) => T, data: Uint8Array): T {
   try {
     return fn(data);
   } catch (e) {
-    throw new QueryError(GrpcCode.INTERNAL, `grpc: error unmarshalling request: ${errorMessage(e)}`, {
+    throw new QueryError(GrpcCode.INTERNAL, `grpc: error unmarshalling request: ${messageOf(e)}`, {
       codespace: "sdk",
       code: 18,
-      log: `${errorMessage(e)}: invalid request`,
+      log: `${messageOf(e)}: invalid request`,
     });
   }
 }

@@ -6,9 +6,9 @@
 import type { UpgradeKeeper } from "../../../module/keeper.js";
 import { formatGoDuration } from "../../../go/duration.js";
 import type { DurableMultiStore } from "../../../store/level.js";
-import type { DevnetLogger } from "../shared/logger.js";
 import type { ChainState } from "../chain/state.js";
-import { errorMessage } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 export type DevnetEngine = "local" | "cometbft";
 
@@ -87,7 +87,7 @@ export function makeHandle(p: HandleParts): DevnetHandle {
  * is scheduled, at most every `intervalMs` (and at once when the plan changes). The ETA uses the wall
  * clock's measure of recent blocks: it is a log line, never state.
  */
-export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, logger: Required<DevnetLogger>, intervalMs: number, nominalBlockMs: number): () => void {
+export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, logger: Required<Logger>, intervalMs: number, nominalBlockMs: number): () => void {
   let lastProgress = 0;
   let lastTarget = "";
   const commitTimes: number[] = [];
@@ -125,11 +125,11 @@ export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, lo
  * The last step of either engine, once its servers are closed: closes the store (a failure turns exit code 0
  * into 1), logs `stopped`, and returns the exit code.
  */
-export async function closeStore(ms: DurableMultiStore, state: ChainState, logger: Required<DevnetLogger>, code: number): Promise<number> {
+export async function closeStore(ms: DurableMultiStore, state: ChainState, logger: Required<Logger>, code: number): Promise<number> {
   try {
     await ms.close();
   } catch (e) {
-    logger.error("closing the store failed", { module: "store", err: errorMessage(e) });
+    logger.error("closing the store failed", { module: "store", err: messageOf(e) });
     if (code === 0) code = 1;
   }
   logger.info("stopped", { module: "node", height: state.height, exit_code: code });

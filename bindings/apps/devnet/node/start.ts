@@ -20,10 +20,12 @@ import { startLocalEngine } from "./engine/local/run.js";
 import { exitCodeFor } from "../shared/errors.js";
 import { genesisPath, readDevnetConfig, readGenesis, type DevnetConfig } from "../shared/genesis.js";
 import type { DevnetEngine, DevnetHandle } from "./handle.js";
-import { fullLogger, type DevnetLogger } from "../shared/logger.js";
+import { fullLogger } from "../shared/logger.js";
 import { openNode } from "../chain/open.js";
 import { serveSnapshots, type SnapshotServer } from "../rehearse/channel.js";
-import { errorMessage, sha256 } from "../shared/util.js";
+import { sha256 } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 export type { DevnetEngine, DevnetHandle };
 
@@ -44,7 +46,7 @@ export interface StartDevnetOptions {
   /** `--unsafe-skip-upgrades`: heights whose upgrade is skipped (cleared, not marked done). */
   skipUpgradeHeights?: Iterable<bigint | number>;
   /** Structured logs; default JSON lines on stdout. */
-  logger?: DevnetLogger;
+  logger?: Logger;
   /** Overrides devnet.json's block time (Go duration, e.g. "100ms"); local engine only (CometBFT's is timeout_commit). */
   blockTime?: string;
   /** Keeper core, default "wasm". */
@@ -136,7 +138,7 @@ export async function runDevnet(options: StartDevnetOptions & { signals?: boolea
     handle = await startDevnet(options);
   } catch (e) {
     const code = exitCodeFor(e);
-    fullLogger(options.logger).error("the devnet could not start", { module: "node", exit_code: code, err: errorMessage(e) });
+    fullLogger(options.logger).error("the devnet could not start", { module: "node", exit_code: code, err: messageOf(e) });
     return code;
   }
   if (options.signals === false) return handle.done;

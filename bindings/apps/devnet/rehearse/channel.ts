@@ -24,8 +24,8 @@ import { chmod, lstat, readFile, rm, unlink, writeFile } from "node:fs/promises"
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import type { LevelDb } from "../../../store/level.js";
-import type { DevnetLogger } from "../shared/logger.js";
-import { errorMessage } from "../shared/util.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
 
 export const snapshotSocketPath = (home: string) => join(home, "snapshot.sock");
 export const snapshotEndpointPath = (home: string) => join(home, "snapshot.endpoint.json");
@@ -59,7 +59,7 @@ export interface SnapshotStats {
 }
 
 /** Serves snapshots of `db` (the node's application database) for `home`. */
-export async function serveSnapshots(o: { home: string; db: LevelDb; logger: Required<DevnetLogger> }): Promise<SnapshotServer> {
+export async function serveSnapshots(o: { home: string; db: LevelDb; logger: Required<Logger> }): Promise<SnapshotServer> {
   const { home, db, logger } = o;
   const socketPath = snapshotSocketPath(home);
   const endpointPath = snapshotEndpointPath(home);
@@ -81,10 +81,10 @@ export async function serveSnapshots(o: { home: string; db: LevelDb; logger: Req
         const started = performance.now();
         return streamSnapshot(db, socket).then(
           (s) => logger.info("served a state snapshot", { module: "rehearse", height: s.height, entries: s.entries, bytes: s.bytes, duration_ms: round(performance.now() - started) }),
-          (e: unknown) => logger.warn("a state snapshot was not completed", { module: "rehearse", err: errorMessage(e) }),
+          (e: unknown) => logger.warn("a state snapshot was not completed", { module: "rehearse", err: messageOf(e) }),
         ).finally(() => active--);
       },
-      (e: unknown) => refuse(socket, errorMessage(e)),
+      (e: unknown) => refuse(socket, messageOf(e)),
     );
   });
 
@@ -237,7 +237,7 @@ async function streamSnapshot(db: LevelDb, socket: Socket): Promise<SnapshotStat
     socket.end(frame(FRAME_DONE, { entries, bytes, height: height.toString() }));
     return { height, entries, bytes };
   } catch (e) {
-    refuse(socket, errorMessage(e));
+    refuse(socket, messageOf(e));
     throw e;
   } finally {
     socket.off("close", onClose);
@@ -324,7 +324,7 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined): Prom
       socket.pause();
       writing = writing.then(() => dest.batch(batch, { ...VIEW, sync: false } as never)).then(
         () => void socket.resume(),
-        (e: unknown) => fail(new Error(`cannot write the snapshot copy: ${errorMessage(e)}`)),
+        (e: unknown) => fail(new Error(`cannot write the snapshot copy: ${messageOf(e)}`)),
       );
     };
     socket.on("data", (chunk: Buffer) => {

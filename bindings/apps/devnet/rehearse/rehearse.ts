@@ -32,12 +32,15 @@ import { appVersionMap, loadApp, type AppDefinition, type LoadedApp, type Module
 import { APP_HASH_KEY, NODE_STORE } from "../chain/app-hash.js";
 import { exitCodeFor } from "../shared/errors.js";
 import { appDbPath, genesisPath, readDevnetConfig, readGenesis } from "../shared/genesis.js";
-import { fullLogger, silentLogger, type DevnetLogger } from "../shared/logger.js";
+import { fullLogger } from "../shared/logger.js";
 import { createKeeper, openAppDb, openNode, type OpenedNode } from "../chain/open.js";
 import { BlockHaltError } from "../chain/state.js";
-import { errorMessage, readBe64, sha256, utf8 } from "../shared/util.js";
+import { readBe64, sha256, utf8 } from "../shared/util.js";
 import { diffContents, readContents, type StoreChange, type StoreContents } from "./diff.js";
 import { takeSnapshot } from "./snapshot.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Logger } from "../../../base/logger.js";
+import { silentLogger } from "../../../base/logger.js";
 
 export interface RehearseOptions {
   /** The node's home (a devnet home, or a CometBFT node home of a testnet). Only read. */
@@ -53,7 +56,7 @@ export interface RehearseOptions {
   /** Keeper core of the new binary, default "wasm". */
   backend?: Backend;
   /** The new binary's log lines during the rehearsal (they are also kept in the report). */
-  logger?: DevnetLogger;
+  logger?: Logger;
   /** Where the copy is made (default: the system's temporary directory). */
   tmpDir?: string;
   /** Keep the copy (its path is `report.copy`) instead of removing it: for inspection. */
@@ -177,7 +180,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
       node = await openNode({ home: work, chainId: genesis.chain_id, genesisHash, app, backend, skipUpgradeHeights: [], logger });
     } catch (e) {
       timings.startMs = performance.now() - t;
-      return finish(report, { exitCode: exitCodeFor(e), error: errorMessage(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
+      return finish(report, { exitCode: exitCodeFor(e), error: messageOf(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
     }
     timings.startMs = performance.now() - t;
     let outcome: Outcome;
@@ -276,7 +279,7 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
       try {
         keeper.scheduleUpgrade(plan, h0 + 1n);
       } catch (e) {
-        throw new Error(`cannot schedule ${JSON.stringify(name)} at height ${height} on the copy: ${errorMessage(e)}`);
+        throw new Error(`cannot schedule ${JSON.stringify(name)} at height ${height} on the copy: ${messageOf(e)}`);
       }
       if (onChain) warnings.push(`the chain's plan ${JSON.stringify(onChain.name)} at height ${onChain.height} was replaced on the copy by the plan given`);
     }

@@ -6,6 +6,7 @@
  */
 import type { KeyChange, StoreChange } from "./diff.js";
 import type { ModuleReport, RehearsalReport } from "./rehearse.js";
+import { formatRfc3339NanoNs } from "../../../go/time.js";
 
 /** The marker a rehearsal's JSON carries: how a supervisor knows that a binary supports `rehearse`. */
 export const REHEARSAL_FORMAT = "xupgrade-rehearsal/1";
@@ -68,14 +69,6 @@ function moduleJson(m: ModuleReport) {
   };
 }
 
-/** Nanoseconds since the epoch as RFC 3339 with nanoseconds, UTC. */
-export function rfc3339(ns: bigint): string {
-  const msPart = ns / 1_000_000n;
-  const iso = new Date(Number(msPart)).toISOString(); // …T12:34:56.789Z
-  const frac = (((ns % 1_000_000_000n) + 1_000_000_000n) % 1_000_000_000n).toString().padStart(9, "0").replace(/0+$/, "");
-  return iso.slice(0, 19) + (frac === "" ? "" : `.${frac}`) + "Z";
-}
-
 /** The report as the CLI's `-o json` prints it. */
 export function rehearsalToJson(r: RehearsalReport, o: FormatOptions = {}) {
   const sample = o.sample ?? 0;
@@ -96,7 +89,7 @@ export function rehearsalToJson(r: RehearsalReport, o: FormatOptions = {}) {
       bytes: r.snapshot.bytes ?? null,
       duration_ms: ms(r.snapshot.durationMs),
     },
-    block: { height: r.block.height.toString(), time: rfc3339(r.block.timeNs) },
+    block: { height: r.block.height.toString(), time: formatRfc3339NanoNs(r.block.timeNs) },
     app_hash_before: upperHex(r.appHashBefore),
     app_hash_after: upperHex(r.appHashAfter),
     store_upgrades: r.storeUpgrades
@@ -189,7 +182,7 @@ export function formatRehearsal(r: RehearsalReport, o: FormatOptions = {}): stri
     `rehearsal of upgrade "${r.plan.name}" at height ${r.plan.height} with ${r.app.name}${r.app.version ? ` ${r.app.version}` : ""}`,
     row("plan", r.plan.source === "chain" ? `scheduled on chain${r.plan.info ? `, info ${display(new TextEncoder().encode(r.plan.info), 70)}` : ""}` : "given on the command line (scheduled on the copy only)"),
     row("snapshot", `height ${r.snapshot.height}, ${snapWhere}, in ${duration(r.snapshot.durationMs)} (${r.snapshot.engine} engine)`),
-    row("block", `${r.block.height} at ${rfc3339(r.block.timeNs)} (no txs)`),
+    row("block", `${r.block.height} at ${formatRfc3339NanoNs(r.block.timeNs)} (no txs)`),
   ];
   const su = r.storeUpgrades;
   if (su) {

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { appDbPath } from "../shared/genesis.js";
 import { openAppDb } from "../chain/open.js";
 import { fetchSnapshot, NoNodeError } from "./channel.js";
+import { sleep } from "../../../base/sleep.js";
 
 export interface TakenSnapshot {
   /** `node`: served by the running node; `copy`: the files of a stopped node's database. */
@@ -59,7 +60,7 @@ async function copyStoppedDatabase(src: string, dest: string): Promise<void> {
     const after = await listing(src);
     if (same(before, after)) return;
     await rm(dest, { recursive: true, force: true });
-    await new Promise((r) => setTimeout(r, 200 * attempt));
+    await sleep(200 * attempt);
   }
   throw new Error(
     `${src} changed while it was copied: a node is running on this home but serves no snapshot channel (an older version?); stop it, or upgrade it first`,

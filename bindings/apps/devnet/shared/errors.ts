@@ -3,6 +3,7 @@
  * code and a log `<wrap text>: <base message>` (docs/spec/interfaces.md §7), plus the process exit codes.
  */
 import { UpgradeError } from "../../../core/errors.js";
+import { messageOf } from "../../../base/errors.js";
 
 export class TxError extends Error {
   override name = "TxError";
@@ -64,7 +65,7 @@ export const txErrors = {
 export function toTxError(e: unknown): TxError {
   if (e instanceof TxError) return e;
   if (e instanceof UpgradeError) return new TxError(e.codespace, e.code, e.message);
-  return new TxError("undefined", 1, e instanceof Error ? e.message : String(e));
+  return new TxError("undefined", 1, messageOf(e));
 }
 
 /**

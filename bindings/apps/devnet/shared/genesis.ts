@@ -7,8 +7,9 @@
  * - `priv_validator_keys.json` (0600) the validators' ed25519 consensus seeds: one process signs for all;
  * - `genesis-keys.json`      (0600) the genesis accounts' keys, keyring-independent ({@link GenesisKeysFile}).
  */
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../../../base/file.js";
 
 /** A coin in JSON: `{"denom":"stake","amount":"10000000"}` (amount a decimal string). */
 export interface JsonCoin {
@@ -130,12 +131,10 @@ export const genesisKeysPath = (home: string) => join(home, "config", "genesis-k
 /** The application database (classic-level directory). */
 export const appDbPath = (home: string) => join(home, "data", "application.db");
 
-/** Writes JSON (2-space indent, trailing newline) through a temporary file and a rename. */
-export async function writeJsonFile(path: string, value: unknown, mode = 0o644): Promise<void> {
+/** Writes JSON (2-space indent, trailing newline) durably and atomically; `mode` (e.g. 0o600 for keys) exactly. */
+export async function writeJsonFile(path: string, value: unknown, mode?: number): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  await writeFile(tmp, JSON.stringify(value, null, 2) + "\n", { mode });
-  await rename(tmp, path);
+  await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", { mode });
 }
 
 export async function readJsonFile<T>(path: string, what: string): Promise<T> {

@@ -1,18 +1,11 @@
 /**
  * Structured logs: one JSON object per line, `{"level","time","module","msg",…fields}`; bigints become
- * decimal strings. The keeper's Logger interface (`info`/`error`) is a subset, so the same object is
- * handed to the upgrade keeper.
+ * decimal strings. It has the project's one Logger shape (base/logger.ts), so the same object is handed to
+ * the upgrade keeper and the ABCI server.
  */
-import type { Logger } from "../../../module/keeper.js";
+import type { Logger } from "../../../base/logger.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
-
-export interface DevnetLogger extends Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-  warn?(message: string, fields?: Record<string, unknown>): void;
-  debug?(message: string, fields?: Record<string, unknown>): void;
-}
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
@@ -20,7 +13,7 @@ const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 }
 export function jsonLogger(
   write: (line: string) => void = (line) => process.stdout.write(line),
   level: LogLevel = "info",
-): Required<DevnetLogger> {
+): Required<Logger> {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
@@ -40,10 +33,8 @@ export function jsonLogger(
   };
 }
 
-export const silentLogger: Required<DevnetLogger> = { debug() {}, info() {}, warn() {}, error() {} };
-
 /** Fills in the optional methods of a caller's logger. */
-export function fullLogger(logger: DevnetLogger | undefined): Required<DevnetLogger> {
+export function fullLogger(logger: Logger | undefined): Required<Logger> {
   if (!logger) return jsonLogger();
   return {
     info: (m, f) => logger.info(m, f),
@@ -54,7 +45,7 @@ export function fullLogger(logger: DevnetLogger | undefined): Required<DevnetLog
 }
 
 /** A logger whose records all carry `module`. */
-export function withModule(logger: Required<DevnetLogger>, module: string): Required<DevnetLogger> {
+export function withModule(logger: Required<Logger>, module: string): Required<Logger> {
   return {
     debug: (m, f) => logger.debug(m, { module, ...f }),
     info: (m, f) => logger.info(m, { module, ...f }),

@@ -4,8 +4,8 @@ import { parseGoDuration, MS } from "../../../go/duration.js";
 import { goAtoi } from "../../../go/int.js";
 import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../go/time-layout.js";
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, DEFAULT_MIN_RATE, DEFAULT_TIMEOUT_MS, limitsFromEnv } from "../../../module/plan-info/download.js";
-import { messageOf } from "../errors.js";
 import { DEFAULT_GRPC_ADDRESS, DEFAULT_POLL_INTERVAL, DEFAULT_RPC_ADDRESS, ENV, type Source, type VisorConfig } from "./types.js";
+import { messageOf } from "../../../base/errors.js";
 
 function boolOption(src: Source, name: string, def: boolean, errs: string[]): boolean {
   const raw = src[name];

@@ -1,9 +1,10 @@
 /** The optional TOML file (`-c/--cosmovisor-config`): lower-case variable names, under the environment. */
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import { VisorError, messageOf } from "../errors.js";
+import { VisorError } from "../errors.js";
 import { ENV_NAMES, type Source } from "./types.js";
 import { statError } from "./validate.js";
+import { messageOf } from "../../../base/errors.js";
 
 /** The TOML file's values as variable → text (keys are the lower-case variable names). */
 export function readConfigFile(path: string): Source {

@@ -1,8 +1,8 @@
 /** cosmovisor's Config.validate: the paths that must exist before the visor runs. */
 import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { messageOf } from "../errors.js";
 import { ENV, ROOT_NAME, type VisorConfig } from "./types.js";
+import { messageOf } from "../../../base/errors.js";
 
 export function statError(e: unknown, path: string): string {
   const code = (e as { code?: string }).code;

@@ -8,13 +8,15 @@
  * `internal error` and logged, never described (docs/spec/interfaces.md §12.1).
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { formatAddress, parseAddress } from "../../../../services/address.js";
+import { parseAddress } from "../../../../services/address.js";
 import { closeGracefully, createHardenedServer, HTTP_DEFAULTS, listen, resolveHttpLimits } from "../../../../services/http.js";
 import { errorDetail, INTERNAL_MESSAGE } from "../../../../services/internal.js";
 import { INT64_MAX, INT64_MIN } from "../../../../go/int.js";
-import { errorMessage, fromBase64Strict, fromHexStrict } from "../../shared/util.js";
+import { fromBase64Strict, fromHexStrict } from "../../shared/util.js";
 import { rpcMethods } from "./methods.js";
 import { RpcError, internal, type Args, type Method, type RpcServerOptions } from "./types.js";
+import { messageOf } from "../../../../base/errors.js";
+import { joinHostPort } from "../../../../base/host-port.js";
 
 export { RpcError, type RpcServerOptions };
 
@@ -67,7 +69,7 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServerHand
     },
     tooLarge,
   );
-  boundAddress = formatAddress(host, await listen(server, host, port));
+  boundAddress = joinHostPort(host, await listen(server, host, port));
   let closing: Promise<void> | undefined;
   return {
     address: boundAddress,
@@ -117,7 +119,7 @@ async function handle(methods: Map<string, Method>, maxBody: number, unexpected:
     try {
       body = JSON.parse(text);
     } catch (e) {
-      const err = new RpcError(-32700, "Parse error", `error unmarshaling request: ${errorMessage(e)}`);
+      const err = new RpcError(-32700, "Parse error", `error unmarshaling request: ${messageOf(e)}`);
       return send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: err.code, message: err.rpcMessage, data: err.data } });
     }
     const batch = Array.isArray(body);
@@ -136,7 +138,7 @@ async function handle(methods: Map<string, Method>, maxBody: number, unexpected:
   try {
     args = uriArgs(method, url.searchParams);
   } catch (e) {
-    return send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: -32602, message: "Invalid params", data: errorMessage(e) } });
+    return send(res, 500, { jsonrpc: "2.0", id: -1, error: { code: -32602, message: "Invalid params", data: messageOf(e) } });
   }
   try {
     return send(res, 200, { jsonrpc: "2.0", id: -1, result: await method.run(args) });
@@ -158,7 +160,7 @@ async function callJson(methods: Map<string, Method>, unexpected: Unexpected, r:
   try {
     args = jsonArgs(method, params);
   } catch (e) {
-    return { jsonrpc: "2.0", id: rid, error: { code: -32602, message: "Invalid params", data: `error converting json params to arguments: ${errorMessage(e)}` } };
+    return { jsonrpc: "2.0", id: rid, error: { code: -32602, message: "Invalid params", data: `error converting json params to arguments: ${messageOf(e)}` } };
   }
   try {
     return { jsonrpc: "2.0", id: rid, result: await method.run(args) };

@@ -2,7 +2,7 @@
 import type { AbciQueryRouter } from "../../../../services/abci.js";
 import type { HttpLimits } from "../../../../services/http.js";
 import type { Chain } from "./chain.js";
-import type { DevnetLogger } from "../../shared/logger.js";
+import type { Logger } from "../../../../base/logger.js";
 
 /** A JSON-RPC error: -32601 Method not found, -32602 Invalid params, -32603 Internal error, -32700 Parse error. */
 export class RpcError extends Error {
@@ -34,7 +34,7 @@ export interface RpcServerOptions {
   moniker: string;
   appName: string;
   appVersionText: string;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
   /** HTTP limits (docs/spec/interfaces.md §12.2); defaults RPC_HTTP_DEFAULTS (server.ts). */
   http?: HttpLimits;
 }

@@ -22,15 +22,16 @@ import type { AbciQueryRouter } from "../../../../../services/abci.js";
 import type { TxResultJson } from "../../../chain/blocks.js";
 import type { ChainEvent } from "../../../shared/events.js";
 import type { AppState, ConsensusValidator } from "../../../chain/init-chain.js";
-import type { DevnetLogger } from "../../../shared/logger.js";
 import { BlockHaltError, type ChainState } from "../../../chain/state.js";
-import { errorMessage, fromUtf8, hexUpper } from "../../../shared/util.js";
+import { fromUtf8, hexUpper } from "../../../shared/util.js";
+import { messageOf } from "../../../../../base/errors.js";
+import type { Logger } from "../../../../../base/logger.js";
 
 export interface CometAppOptions {
   state: ChainState;
   /** The ABCI query router, once the query services run. */
   queries(): AbciQueryRouter | undefined;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 const ACCEPT = 1; // ResponseProcessProposal_ProposalStatus.ACCEPT
@@ -68,7 +69,7 @@ export class CometApp implements AbciApplication {
       appState = JSON.parse(fromUtf8(req.appStateBytes)) as AppState;
       if (typeof appState !== "object" || appState === null) throw new Error("not a JSON object");
     } catch (e) {
-      throw halt(`invalid app_state in CometBFT's genesis: ${errorMessage(e)}`, e);
+      throw halt(`invalid app_state in CometBFT's genesis: ${messageOf(e)}`, e);
     }
     const validators: ConsensusValidator[] = [];
     for (const v of req.validators) {
@@ -79,7 +80,7 @@ export class CometApp implements AbciApplication {
       const appHash = await state.initChain({ appState, validators, height: 1n, timeNs: timestampNs(req.time) });
       return { appHash };
     } catch (e) {
-      throw halt(`InitChain: ${errorMessage(e)}`, e);
+      throw halt(`InitChain: ${messageOf(e)}`, e);
     }
   }
 
@@ -127,7 +128,7 @@ export class CometApp implements AbciApplication {
       const r = this.o.state.checkTx(req.tx);
       return { code: r.code, codespace: r.codespace, log: r.log, gasWanted: r.gasWanted, gasUsed: r.gasUsed };
     } catch (e) {
-      return { code: 1, codespace: "undefined", log: errorMessage(e) };
+      return { code: 1, codespace: "undefined", log: messageOf(e) };
     }
   }
 
@@ -139,7 +140,7 @@ export class CometApp implements AbciApplication {
       const r = router.query(req.path, req.data, req.height);
       return { code: r.code, codespace: r.codespace, log: r.log, info: r.info, index: r.index, key: r.key, value: r.value, height: r.height };
     } catch (e) {
-      return { code: 1, codespace: "undefined", log: errorMessage(e), height };
+      return { code: 1, codespace: "undefined", log: messageOf(e), height };
     }
   }
 }

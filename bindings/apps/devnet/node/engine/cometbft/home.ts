@@ -18,6 +18,7 @@ import type { DevnetGenesis, PrivValidatorKey } from "../../../shared/genesis.js
 import { writeJsonFile } from "../../../shared/genesis.js";
 import { consensusKeyFromSeed, type ConsensusKey } from "../../../chain/keys.js";
 import { base64, fromHexStrict, hexLower, hexUpper, sha256 } from "../../../shared/util.js";
+import { joinHostPort, parseHostPort, type HostPort } from "../../../../../base/host-port.js";
 
 export const configTomlPath = (home: string) => join(home, "config", "config.toml");
 
@@ -170,9 +171,13 @@ export async function readCometConfig(home: string): Promise<CometConfig> {
 
 /** `tcp://host:port` (CometBFT's notation) → `http://host:port`, a wildcard host read as loopback. */
 export function rpcUrlOf(laddr: string): string {
-  const m = /^(?:tcp:\/\/)?(\[[^\]]*\]|[^/:]*):(\d+)$/.exec(laddr);
-  if (!m) throw new Error(`cannot use the CometBFT RPC address ${JSON.stringify(laddr)}: expected tcp://host:port`);
-  const host = m[1] === "" || m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
-  if (m[2] === "0") throw new Error(`the CometBFT RPC address ${laddr} has port 0: CometBFT needs a fixed port the devnet can tell clients`);
-  return `http://${host}:${m[2]}`;
+  let hp: HostPort;
+  try {
+    hp = parseHostPort(laddr.replace(/^tcp:\/\//, ""));
+  } catch {
+    throw new Error(`cannot use the CometBFT RPC address ${JSON.stringify(laddr)}: expected tcp://host:port`);
+  }
+  const host = hp.host === "" || hp.host === "0.0.0.0" ? "127.0.0.1" : hp.host === "::" ? "::1" : hp.host;
+  if (hp.port === 0) throw new Error(`the CometBFT RPC address ${laddr} has port 0: CometBFT needs a fixed port the devnet can tell clients`);
+  return `http://${joinHostPort(host, hp.port)}`;
 }

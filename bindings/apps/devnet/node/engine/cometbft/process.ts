@@ -6,7 +6,7 @@
  * node process dies it loses both the ABCI connections and its output pipe, and exits by itself.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type { DevnetLogger } from "../../../shared/logger.js";
+import type { Logger } from "../../../../../base/logger.js";
 
 export interface CometProcessOptions {
   bin: string;
@@ -15,7 +15,7 @@ export interface CometProcessOptions {
   proxyApp: string;
   /** Overrides config.toml's `[rpc] laddr` (tcp://host:port). */
   rpcLaddr?: string;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 export interface CometExit {
@@ -90,7 +90,7 @@ export function spawnCometbft(o: CometProcessOptions): CometProcess {
   };
 }
 
-function forward(line: string, logger: Required<DevnetLogger>): void {
+function forward(line: string, logger: Required<Logger>): void {
   let rec: Record<string, unknown>;
   try {
     rec = JSON.parse(line) as Record<string, unknown>;

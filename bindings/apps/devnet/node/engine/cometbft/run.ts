@@ -23,15 +23,17 @@ import type { GatewayBlock } from "../../../chain/blocks.js";
 import type { MountedStores } from "../../../shared/branch.js";
 import type { DevnetConfig } from "../../../shared/genesis.js";
 import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
-import { withModule, type DevnetLogger } from "../../../shared/logger.js";
+import { withModule } from "../../../shared/logger.js";
 import { startNodeQueries } from "../../queries.js";
 import type { BlockSource } from "../../rest.js";
 import type { ChainState } from "../../../chain/state.js";
-import { errorMessage, sleep } from "../../../shared/util.js";
 import { CometApp } from "./app.js";
 import type { CometbftBinary } from "./binary.js";
 import { readCometConfig, rpcUrlOf } from "./home.js";
 import { spawnCometbft, type CometExit, type CometProcess } from "./process.js";
+import { messageOf } from "../../../../../base/errors.js";
+import { sleep } from "../../../../../base/sleep.js";
+import type { Logger } from "../../../../../base/logger.js";
 
 export interface CometEngineOptions {
   home: string;
@@ -40,7 +42,7 @@ export interface CometEngineOptions {
   ms: DurableMultiStore;
   mounted: MountedStores;
   queryKeeper: UpgradeKeeper;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
   cometbft: CometbftBinary;
   /** Overrides CometBFT's RPC listen address (config.toml `[rpc] laddr`). */
   rpc?: string;
@@ -156,7 +158,7 @@ function supervise(o: CometEngineOptions, rpcUrl: string, server: AbciServer, qu
       logger.error("CometBFT exited unexpectedly", { module: "node", code: why.comet.code, signal: why.comet.signal, last_lines: child.tail(15) });
     } else {
       code = 1;
-      logger.error("the ABCI server stopped", { module: "node", reason: why.abci.reason, err: why.abci.error ? errorMessage(why.abci.error) : "" });
+      logger.error("the ABCI server stopped", { module: "node", reason: why.abci.reason, err: why.abci.error ? messageOf(why.abci.error) : "" });
     }
     logger.info("CometBFT stopped", { module: "node", code: exit.code, signal: exit.signal });
     await queries.close(1000);

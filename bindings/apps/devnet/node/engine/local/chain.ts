@@ -16,11 +16,11 @@ import {
 } from "../../../chain/blocks.js";
 import type { Chain } from "../../rpc/chain.js";
 import { eventJson } from "../../../shared/events.js";
-import type { DevnetLogger } from "../../../shared/logger.js";
 import { Mempool, type CheckTxResult } from "../../../chain/mempool.js";
 import { BlockHaltError, type ChainState } from "../../../chain/state.js";
 import type { DecodedTx } from "../../../chain/tx.js";
 import { be64, fromUtf8, hexUpper, nowNs, sha256, utf8 } from "../../../shared/util.js";
+import type { Logger } from "../../../../../base/logger.js";
 
 /** Host stores of this engine (see HOST_STORES in chain/app.ts): block records by height, the tx index by hash. */
 const BLOCKS = "_blocks";
@@ -30,7 +30,7 @@ export interface LocalChainOptions {
   genesis: DevnetGenesis;
   validators: ValidatorInfo[];
   maxTxsPerBlock: number;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
 }
 
 export class LocalChain implements Chain {

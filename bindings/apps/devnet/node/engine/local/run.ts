@@ -14,12 +14,13 @@ import { exitCodeFor } from "../../../shared/errors.js";
 import { readPrivValidatorKeys, type DevnetConfig, type DevnetGenesis } from "../../../shared/genesis.js";
 import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
 import { consensusKeyFromSeed } from "../../../chain/keys.js";
-import type { DevnetLogger } from "../../../shared/logger.js";
 import { startNodeQueries } from "../../queries.js";
 import { startRpcServer, type RpcServerHandle } from "../../rpc/server.js";
 import { BlockHaltError, type ChainState } from "../../../chain/state.js";
-import { errorMessage, fromHexStrict, hexUpper } from "../../../shared/util.js";
+import { fromHexStrict, hexUpper } from "../../../shared/util.js";
 import { LocalChain } from "./chain.js";
+import { messageOf } from "../../../../../base/errors.js";
+import type { Logger } from "../../../../../base/logger.js";
 
 export interface LocalEngineOptions {
   home: string;
@@ -29,7 +30,7 @@ export interface LocalEngineOptions {
   ms: DurableMultiStore;
   mounted: MountedStores;
   queryKeeper: UpgradeKeeper;
-  logger: Required<DevnetLogger>;
+  logger: Required<Logger>;
   blockTimeNs: bigint;
   rpc?: string;
   rest?: string;
@@ -135,7 +136,7 @@ function run(chain: LocalChain, o: LocalEngineOptions, rpc: RpcServerHandle, que
         module: "node",
         height: err instanceof BlockHaltError ? err.height : state.height + 1n,
         exit_code: code,
-        err: errorMessage(err),
+        err: messageOf(err),
       });
     }
     stopping = true;

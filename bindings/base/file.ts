@@ -1,0 +1,54 @@
+/**
+ * A durable atomic write (Node only): the data goes to a new temporary file beside the target, is flushed to
+ * the disk (fsync), renamed over the target, and the directory is flushed so the rename survives a crash too.
+ * After a crash a reader finds the old file, the new one, or none, never a part; at worst a hidden
+ * `.<name>.<pid>.<random>.tmp` stays behind, which no reader looks at. A failure removes the temporary file.
+ */
+import { randomBytes } from "node:crypto";
+import { open, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+export interface AtomicWriteOptions {
+  /**
+   * The new file's permissions, exactly (the umask does not apply: for files that must stay private, e.g.
+   * 0o600). Without it the file gets 0o666 less the umask, as any new file.
+   */
+  mode?: number;
+}
+
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(8).toString("hex")}.tmp`);
+  let created = false;
+  try {
+    const fh = await open(temp, "wx", options.mode ?? 0o666);
+    created = true;
+    try {
+      if (options.mode !== undefined) await fh.chmod(options.mode);
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+    created = false;
+  } catch (err) {
+    if (created) await unlink(temp).catch(() => {});
+    throw err;
+  }
+  await syncDirectory(dir);
+}
+
+/** Makes a rename in `dir` durable. Best effort: some platforms cannot open or fsync a directory. */
+export async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // ignored on purpose
+  }
+}
