@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIN_GO, PEERS, REPO_ROOT, builtBinary, peerPaths, peersDir, recipeHash } from './peers/paths.mjs';
+import { MIN_GO, PEERS, REPO_ROOT, builtBinary, peerPaths, peersDir, recipeHash, sourceFiles } from './peers/paths.mjs';
 
 const USAGE = `usage: npm run peers [-- [--only ${PEERS.map((p) => p.key).join(',')}] [--print] [--check]]
   --only a,b   build (or print, or check) only these peers
@@ -144,13 +144,17 @@ async function build(peer, goVer) {
     copyFileSync(join(src, 'go.sum'), join(work, 'go.sum'));
     for (const f of peer.sources ?? []) copyFileSync(join(src, f), join(work, f));
     args = ['install', '-trimpath', peer.pkg];
+  } else if (peer.how === 'sources') {
+    // Our own program: the shared source and the line's own files (with its go.mod/go.sum) in one folder.
+    for (const f of sourceFiles(peer)) copyFileSync(f.path, join(work, f.name));
+    args = ['install', '-trimpath', peer.pkg];
   } else {
     args = ['install', '-trimpath', `${peer.pkg}@${peer.version}`];
   }
   const shown = {
     GOBIN: gobin,
     // -mod=readonly for wrapper modules: the committed go.sum must be complete (`go install pkg@version` takes no -mod).
-    GOFLAGS: peer.how === 'module' ? '-buildvcs=false -mod=readonly' : '-buildvcs=false',
+    GOFLAGS: peer.how === 'at-version' ? '-buildvcs=false' : '-buildvcs=false -mod=readonly',
     CGO_ENABLED: '0', // static binaries; none of these peers needs cgo (simd's ledger support would, tests don't)
     GOTOOLCHAIN: 'local', // never fetch another toolchain behind the user's back
     GOWORK: 'off',

@@ -13,8 +13,13 @@ export declare const SIMAPP_V050_COMMIT: string;
 export declare const XUPGRADE_V050_VERSION: string;
 export declare const SIMD_UPGRADE_NAME: string;
 export declare const GHZ_VERSION: string;
+export declare const SDK_V053_VERSION: string;
+export declare const SDK_V054_VERSION: string;
+export declare const XUPGRADE_V053_VERSION: string;
+export declare const APP_UPGRADE_V053: string;
+export declare const APP_UPGRADE_V054: string;
 
-export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz' | 'light-oracle';
+export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz' | 'light-oracle' | 'app-v050' | 'app-v053' | 'app-v054';
 
 export interface PeerSpec {
   key: PeerKey;
@@ -22,10 +27,12 @@ export interface PeerSpec {
   version: string;
   folder: string;
   pkg: string;
-  how: 'at-version' | 'module';
+  how: 'at-version' | 'module' | 'sources';
   moduleDir?: string;
   /** Go files of ours in moduleDir, copied and hashed with go.mod/go.sum. */
   sources?: string[];
+  /** For 'sources': the folders whose files are copied into one build folder (the last holds go.mod/go.sum). */
+  sourceDirs?: string[];
   unavailableReason?: string;
   /** A tool (ghz), not a peer the tests run against: `--check` needs it only when named with `--only`. */
   optional?: boolean;
@@ -42,11 +49,18 @@ export interface PeerBinaries {
   ghz?: string;
   /** our light-oracle (test/peers/light-oracle): CometBFT's light client and cosmos/ics23 verdicts. */
   lightOracle?: string;
+  /** appd (test/peers/app) on SDK v0.50: halts at APP_UPGRADE_V053. */
+  app050?: string;
+  /** appd on SDK v0.53: applies APP_UPGRADE_V053, halts at APP_UPGRADE_V054. */
+  app053?: string;
+  /** appd on SDK v0.54: applies APP_UPGRADE_V054. */
+  app054?: string;
 }
 
 export declare const PEERS: PeerSpec[];
 export declare function peersDir(): string;
 export declare function recipeHash(peer: PeerSpec): string | undefined;
+export declare function sourceFiles(peer: PeerSpec): { name: string; path: string }[];
 export declare function peerPaths(peer: PeerSpec, dir?: string): { folder: string; bin: string; stamp: string };
 export declare function builtBinary(peer: PeerSpec, dir?: string): string | undefined;
 export declare function peerBinaries(): PeerBinaries;

@@ -2,7 +2,7 @@
 // built from. Plain Node ESM with no dependencies, so test suites and benchmarks can import it to find the
 // binaries, and skip with a reason (or fail clearly) when they are not built. scripts/peers.mjs builds them.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,15 +48,28 @@ export const GHZ_VERSION = 'v0.93.0';
 export const SIMD_UPGRADE_NAME = 'v047-to-v050';
 
 /**
+ * appd, our own minimal chain (test/peers/app/: auth, bank, staking, distribution, gov, consensus, upgrade,
+ * genutil; epochs from v0.53 on), built on three SDK lines from one shared source: v0.50 halts at
+ * APP_UPGRADE_V053, which v0.53 applies; v0.53 halts at APP_UPGRADE_V054, which v0.54 applies.
+ */
+export const SDK_V053_VERSION = 'v0.53.8';
+export const SDK_V054_VERSION = 'v0.54.4';
+export const XUPGRADE_V053_VERSION = 'v0.2.0';
+export const APP_UPGRADE_V053 = 'v050-to-v053';
+export const APP_UPGRADE_V054 = 'v053-to-v054';
+
+/**
  * @typedef {object} PeerSpec
  * @property {string} key        what `--only` and peerBinaries() call it
  * @property {string} name       the program's name (and the binary's file name)
  * @property {string} version    the pinned version
  * @property {string} folder     folder name under the peers directory
  * @property {string} pkg        the Go package that is the program's main
- * @property {'at-version'|'module'} how  `go install pkg@version` outside any module, or `go install pkg` inside our wrapper module
- * @property {string} [moduleDir] for 'module': the wrapper module, relative to the repository root
+ * @property {'at-version'|'module'|'sources'} how  `go install pkg@version` outside any module, `go install pkg` inside our
+ *   wrapper module, or for 'sources' `go install pkg` in one folder made of every file of `sourceDirs` (our own program)
+ * @property {string} [moduleDir] for 'module' and 'sources': the folder with go.mod/go.sum, relative to the repository root
  * @property {string[]} [sources] for 'module': Go files of ours in moduleDir, copied (and hashed) with go.mod/go.sum
+ * @property {string[]} [sourceDirs] for 'sources': the folders whose files are copied together (the last one holds go.mod/go.sum)
  * @property {string} [unavailableReason] printed when the wrapper module is absent
  * @property {boolean} [optional] a tool, not a peer the tests run against: `--check` needs it only when named with
  *   `--only`, and a failed build of it does not fail `npm run peers`
@@ -99,6 +112,20 @@ export const PEERS = [
     how: 'module',
     moduleDir: 'test/peers/cosmovisor',
   },
+  ...[
+    ['app-v050', SDK_V050_VERSION, 'v0.50'],
+    ['app-v053', SDK_V053_VERSION, 'v0.53'],
+    ['app-v054', SDK_V054_VERSION, 'v0.54'],
+  ].map(([key, version, line]) => ({
+    key,
+    name: 'appd',
+    version,
+    folder: `appd-${version}`,
+    pkg: 'xupgrade.test/appd',
+    how: /** @type {const} */ ('sources'),
+    moduleDir: `test/peers/app/${line}`,
+    sourceDirs: ['test/peers/app/common', `test/peers/app/${line}`],
+  })),
   {
     // Ours: the reference verdicts of the light client's tests (test/peers/light-oracle/main.go), CometBFT's light
     // client and cosmos/ics23 at the versions its go.mod pins.
@@ -137,7 +164,7 @@ export function peersDir() {
 export function recipeHash(peer) {
   const h = createHash('sha256');
   h.update(`${peer.key}\n${peer.version}\n${peer.pkg}\n${peer.how}\n`);
-  if (peer.how === 'module') {
+  if (peer.how === 'module' || peer.how === 'sources') {
     const dir = join(REPO_ROOT, /** @type {string} */ (peer.moduleDir));
     const mod = join(dir, 'go.mod');
     const sum = join(dir, 'go.sum');
@@ -150,7 +177,26 @@ export function recipeHash(peer) {
       h.update(readFileSync(join(dir, f)));
     }
   }
+  for (const file of sourceFiles(peer)) {
+    h.update(`\0${file.name}\0`);
+    h.update(readFileSync(file.path));
+  }
   return h.digest('hex');
+}
+
+/**
+ * The files a 'sources' peer is built from (every file of its `sourceDirs`, later folders winning), by name.
+ * @param {PeerSpec} peer
+ * @returns {{ name: string, path: string }[]}
+ */
+export function sourceFiles(peer) {
+  const byName = new Map();
+  for (const rel of peer.sourceDirs ?? []) {
+    const dir = join(REPO_ROOT, rel);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir).sort()) if (statSync(join(dir, name)).isFile()) byName.set(name, join(dir, name));
+  }
+  return [...byName].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, path]) => ({ name, path }));
 }
 
 /**
@@ -188,6 +234,9 @@ export function builtBinary(peer, dir = peersDir()) {
  * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
  * @property {string} [ghz]        ghz GHZ_VERSION (the gRPC load generator of `npm run bench:peers`)
  * @property {string} [lightOracle] our light-oracle (CometBFT's light client and cosmos/ics23, test/peers/light-oracle)
+ * @property {string} [app050]     appd on SDK SDK_V050_VERSION (halts at APP_UPGRADE_V053)
+ * @property {string} [app053]     appd on SDK SDK_V053_VERSION (applies APP_UPGRADE_V053; halts at APP_UPGRADE_V054)
+ * @property {string} [app054]     appd on SDK SDK_V054_VERSION (applies APP_UPGRADE_V054)
  */
 
 /**
@@ -201,18 +250,28 @@ export function peerBinaries() {
     const peer = PEERS.find((p) => p.key === key);
     return peer ? builtBinary(peer, dir) : undefined;
   };
-  return { cometbft: by('cometbft'), cosmovisor: by('cosmovisor'), simd047: by('simd-v047'), simd050: by('simd-v050'), ghz: by('ghz'), lightOracle: by('light-oracle') };
+  return {
+    cometbft: by('cometbft'),
+    cosmovisor: by('cosmovisor'),
+    simd047: by('simd-v047'),
+    simd050: by('simd-v050'),
+    ghz: by('ghz'),
+    lightOracle: by('light-oracle'),
+    app050: by('app-v050'),
+    app053: by('app-v053'),
+    app054: by('app-v054'),
+  };
 }
 
 /**
  * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
- * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'|'light-oracle'} key
+ * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'|'light-oracle'|'app-v050'|'app-v053'|'app-v054'} key
  * @returns {string | undefined}
  */
 export function missingPeerReason(key) {
   const peer = PEERS.find((p) => p.key === key);
   if (!peer) return `no peer named ${key}`;
   if (builtBinary(peer)) return undefined;
-  if (peer.how === 'module' && !recipeHash(peer)) return `${key} is unavailable: ${peer.unavailableReason ?? `${peer.moduleDir}/go.mod is missing`}`;
+  if (peer.how !== 'at-version' && !recipeHash(peer)) return `${key} is unavailable: ${peer.unavailableReason ?? `${peer.moduleDir}/go.mod is missing`}`;
   return `${key} ${peer.version} is not built in ${peersDir()}: run \`npm run peers -- --only ${key}\``;
 }
