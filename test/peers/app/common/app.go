@@ -5,11 +5,9 @@
 package main
 
 import (
-	"io"
+	"errors"
 	"os"
 	"path/filepath"
-
-	dbm "github.com/cosmos/cosmos-db"
 
 	runtimev1alpha1 "cosmossdk.io/api/cosmos/app/runtime/v1alpha1"
 	appv1alpha1 "cosmossdk.io/api/cosmos/app/v1alpha1"
@@ -25,7 +23,6 @@ import (
 	"cosmossdk.io/core/appconfig"
 	"cosmossdk.io/depinject"
 
-	"github.com/cosmos/cosmos-sdk/baseapp"
 	"github.com/cosmos/cosmos-sdk/runtime"
 	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
@@ -106,17 +103,21 @@ type App struct {
 
 var _ servertypes.Application = (*App)(nil)
 
-// NewApp wires the modules, registers this line's upgrade handlers (and store loader) and loads the store.
-func NewApp(logger Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, appOpts servertypes.AppOptions, baseAppOptions ...func(*baseapp.BaseApp)) *App {
+// NewApp wires the modules, builds the app (`build`: the line's AppBuilder.Build call, see line.go), registers
+// this line's upgrade handlers (and store loader) and loads the latest store.
+func NewApp(logger Logger, appOpts servertypes.AppOptions, build func(*runtime.AppBuilder) *runtime.App) *App {
 	app := &App{}
 	var builder *runtime.AppBuilder
 	if err := depinject.Inject(depinject.Configs(appConfig(), depinject.Supply(appOpts, logger)), &builder, &app.UpgradeKeeper); err != nil {
 		panic(err)
 	}
-	app.App = builder.Build(db, traceStore, baseAppOptions...)
+	app.App = build(builder)
 	app.registerUpgrades()
-	if err := app.Load(loadLatest); err != nil {
+	if err := app.Load(true); err != nil {
 		panic(err)
 	}
 	return app
 }
+
+// errNoExport: `appd export` is not part of what this peer is for.
+var errNoExport = errors.New("appd does not export state")

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
-	dbm "github.com/cosmos/cosmos-db"
 	"github.com/spf13/cobra"
 
 	"cosmossdk.io/client/v2/autocli"
@@ -87,7 +85,7 @@ func newRootCmd() *cobra.Command {
 	}
 
 	root.AddCommand(genutilcli.InitCmd(basics, DefaultNodeHome))
-	server.AddCommands(root, DefaultNodeHome, newApp, exportApp, func(*cobra.Command) {})
+	server.AddCommands(root, DefaultNodeHome, newApp, exportApp, func(*cobra.Command) {}) // newApp, exportApp: line.go
 	root.AddCommand(
 		server.StatusCommand(),
 		genutilcli.Commands(clientCtx.TxConfig, basics, DefaultNodeHome),
@@ -139,13 +137,4 @@ func ProvideKeyring(ctx client.Context, _ address.Codec) (clientv2keyring.Keyrin
 		return nil, err
 	}
 	return keyring.NewAutoCLIKeyring(kb)
-}
-
-func newApp(logger Logger, db dbm.DB, traceStore io.Writer, appOpts servertypes.AppOptions) servertypes.Application {
-	return NewApp(logger, db, traceStore, true, appOpts, server.DefaultBaseappOptions(appOpts)...)
-}
-
-// exportApp: `appd export` is not part of what this peer is for.
-func exportApp(Logger, dbm.DB, io.Writer, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
-	return servertypes.ExportedApp{}, errors.New("appd does not export state")
 }

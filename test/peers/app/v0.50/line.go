@@ -3,10 +3,18 @@
 package main
 
 import (
+	"io"
+
+	dbm "github.com/cosmos/cosmos-db"
+
 	appv1alpha1 "cosmossdk.io/api/cosmos/app/v1alpha1"
 	"cosmossdk.io/log"
 	_ "cosmossdk.io/x/upgrade"
 	upgradekeeper "cosmossdk.io/x/upgrade/keeper"
+
+	"github.com/cosmos/cosmos-sdk/runtime"
+	"github.com/cosmos/cosmos-sdk/server"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 )
 
 type (
@@ -24,3 +32,15 @@ var (
 )
 
 func (app *App) registerUpgrades() {}
+
+// newApp and exportApp are the server's constructors, whose shape is this line's: they carry a trace writer
+// (SDK v0.54 drops it).
+func newApp(logger Logger, db dbm.DB, traceStore io.Writer, appOpts servertypes.AppOptions) servertypes.Application {
+	return NewApp(logger, appOpts, func(b *runtime.AppBuilder) *runtime.App {
+		return b.Build(db, traceStore, server.DefaultBaseappOptions(appOpts)...)
+	})
+}
+
+func exportApp(Logger, dbm.DB, io.Writer, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
+	return servertypes.ExportedApp{}, errNoExport
+}

@@ -5,6 +5,10 @@
 package main
 
 import (
+	"io"
+
+	dbm "github.com/cosmos/cosmos-db"
+
 	"context"
 
 	appv1alpha1 "cosmossdk.io/api/cosmos/app/v1alpha1"
@@ -16,6 +20,9 @@ import (
 	upgradekeeper "cosmossdk.io/x/upgrade/keeper"
 	upgradetypes "cosmossdk.io/x/upgrade/types"
 
+	"github.com/cosmos/cosmos-sdk/runtime"
+	"github.com/cosmos/cosmos-sdk/server"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
 	_ "github.com/cosmos/cosmos-sdk/x/epochs"
 	epochstypes "github.com/cosmos/cosmos-sdk/x/epochs/types"
@@ -48,4 +55,16 @@ func (app *App) registerUpgrades() {
 	if info.Name == UpgradeName && !app.UpgradeKeeper.IsSkipHeight(info.Height) {
 		app.SetStoreLoader(upgradetypes.UpgradeStoreLoader(info.Height, &storetypes.StoreUpgrades{Added: []string{epochstypes.StoreKey}}))
 	}
+}
+
+// newApp and exportApp are the server's constructors, whose shape is this line's: they carry a trace writer
+// (SDK v0.54 drops it).
+func newApp(logger Logger, db dbm.DB, traceStore io.Writer, appOpts servertypes.AppOptions) servertypes.Application {
+	return NewApp(logger, appOpts, func(b *runtime.AppBuilder) *runtime.App {
+		return b.Build(db, traceStore, server.DefaultBaseappOptions(appOpts)...)
+	})
+}
+
+func exportApp(Logger, dbm.DB, io.Writer, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
+	return servertypes.ExportedApp{}, errNoExport
 }

@@ -4,6 +4,8 @@
 package main
 
 import (
+	dbm "github.com/cosmos/cosmos-db"
+
 	"context"
 
 	appv1alpha1 "cosmossdk.io/api/cosmos/app/v1alpha1"
@@ -11,6 +13,9 @@ import (
 	"cosmossdk.io/core/appconfig"
 	"cosmossdk.io/log/v2"
 
+	"github.com/cosmos/cosmos-sdk/runtime"
+	"github.com/cosmos/cosmos-sdk/server"
+	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
 	_ "github.com/cosmos/cosmos-sdk/x/epochs"
 	epochstypes "github.com/cosmos/cosmos-sdk/x/epochs/types"
@@ -39,4 +44,14 @@ func (app *App) registerUpgrades() {
 	app.UpgradeKeeper.SetUpgradeHandler(UpgradeName, func(ctx context.Context, _ upgradetypes.Plan, fromVM module.VersionMap) (module.VersionMap, error) {
 		return app.ModuleManager.RunMigrations(ctx, app.Configurator(), fromVM)
 	})
+}
+
+// newApp and exportApp are the server's constructors, whose shape is this line's (SDK v0.54 dropped the trace
+// writer of the earlier lines).
+func newApp(logger Logger, db dbm.DB, appOpts servertypes.AppOptions) servertypes.Application {
+	return NewApp(logger, appOpts, func(b *runtime.AppBuilder) *runtime.App { return b.Build(db, server.DefaultBaseappOptions(appOpts)...) })
+}
+
+func exportApp(Logger, dbm.DB, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
+	return servertypes.ExportedApp{}, errNoExport
 }
