@@ -8,7 +8,12 @@ const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, ar
 
 export default defineConfig({
   // The light-client page imports the package by name, as a consumer would: in tests, its browser entry's sources.
-  resolve: { alias: { xupgrade: fileURLToPath(new URL("./bindings/browser.ts", import.meta.url)) } },
+  resolve: {
+    alias: [
+      { find: /^xupgrade\/light$/, replacement: fileURLToPath(new URL("./bindings/light/index.ts", import.meta.url)) },
+      { find: /^xupgrade$/, replacement: fileURLToPath(new URL("./bindings/browser.ts", import.meta.url)) },
+    ],
+  },
   test: {
     projects: [
       {

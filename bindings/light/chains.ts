@@ -11,10 +11,15 @@ export interface StateSpec {
   readonly storeKey: string;
   /** The proof ops of one key, in order: the key in its store, the store in the multistore (the app hash). */
   readonly proofOps: readonly string[];
+  /**
+   * The gov store, when proposals can be read from it: v1 Proposals under `00 ‖ BE64(id)`, the ids of those in
+   * their voting period under `04 ‖ BE64(id)` (the SDK since v0.46).
+   */
+  readonly govStoreKey?: string;
 }
 
 /** The Cosmos SDK since v0.46 (simd v0.50, real chains): IAVL stores under a simple Merkle multistore. */
-export const COSMOS_SDK: StateSpec = { id: "cosmos-sdk", storeKey: "upgrade", proofOps: ["ics23:iavl", "ics23:simple"] };
+export const COSMOS_SDK: StateSpec = { id: "cosmos-sdk", storeKey: "upgrade", proofOps: ["ics23:iavl", "ics23:simple"], govStoreKey: "gov" };
 
 export const STATE_SPECS: Readonly<Record<string, StateSpec>> = { [COSMOS_SDK.id]: COSMOS_SDK };
 

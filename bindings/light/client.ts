@@ -106,7 +106,9 @@ export class LightClient {
     const { commit } = block.signedHeader;
     const tally = await verifyCommitLight(client.chainId, block.validatorSet, commit.blockId, block.height, commit, options.engine);
     options.onStep?.({ kind: "root", from: block.height, height: block.height, hash: block.hash, tally });
-    await compareFirstWithWitnesses(block, client.o.witnesses, client.chainId);
+    for (const w of await compareFirstWithWitnesses(block, client.o.witnesses, client.chainId)) {
+      options.onStep?.({ kind: "witness", from: block.height, height: block.height, hash: block.hash, witness: w });
+    }
     return client;
   }
 

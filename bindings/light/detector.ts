@@ -32,16 +32,22 @@ async function witnessBlock(witness: LightProvider, height: bigint, chainId: str
   }
 }
 
-/** compareFirstLightBlockWithWitnesses: at the trust root, a witness with another header fails it; others are not required. */
-export async function compareFirstWithWitnesses(root: LightBlock, witnesses: readonly LightProvider[], chainId: string): Promise<void> {
+/**
+ * compareFirstLightBlockWithWitnesses: at the trust root, a witness with another header fails it; others are not
+ * required. Resolves to the witnesses that have the same header.
+ */
+export async function compareFirstWithWitnesses(root: LightBlock, witnesses: readonly LightProvider[], chainId: string): Promise<string[]> {
   const answers = await Promise.all(witnesses.map((w) => witnessBlock(w, root.height, chainId, 0)));
+  const confirmed: string[] = [];
   answers.forEach((a, i) => {
     if (a.kind !== "block") return;
     if (!equalBytes(a.block.hash, root.hash)) {
       throw new ConflictingHeadersError(witnesses[i].label, root.hash, a.block.hash, root.height, "it is not the trusted header");
     }
     if (!a.block.validatorSet.samePriorities(root.validatorSet)) throw new ProposerPrioritiesDivergeError(witnesses[i].label, root.height);
+    confirmed.push(witnesses[i].label);
   });
+  return confirmed;
 }
 
 export interface DetectOptions {

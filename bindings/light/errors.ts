@@ -34,11 +34,12 @@ export const hex = (b: Uint8Array): string => toHex(b).toUpperCase();
 export abstract class VerificationError extends Error {
   abstract readonly check: Check;
   constructor(
-    message: string,
+    /** What failed, without the height (the message says both). */
+    readonly detail: string,
     /** The height of the header (or proof) that failed the check, when there is one. */
     readonly height?: bigint,
   ) {
-    super(height === undefined ? message : `at height ${height}: ${message}`);
+    super(height === undefined ? detail : `at height ${height}: ${detail}`);
   }
 }
 

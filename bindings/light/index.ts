@@ -8,7 +8,7 @@
  *
  * A failure is a VerificationError naming the check and the height; nothing it touched is verified.
  */
-export { VerifiedUpgradeClient, providerOf, trustOnFirstUse, type Node, type Proven, type VerifiedHeader, type VerifiedUpgradeOptions } from "./upgrade.js";
+export { VerifiedUpgradeClient, providerOf, trustOnFirstUse, type Node, type ProposedUpgrade, type Proven, type VerifiedHeader, type VerifiedUpgradeOptions } from "./upgrade.js";
 export { LightClient, type LightClientOptions, type VerificationStep } from "./client.js";
 export { verify, verifyAdjacent, verifyNonAdjacent, headerExpired, lightBlock, type LightBlock, type VerifyOptions } from "./verifier.js";
 export { verifyCommitLight, verifyCommitLightTrusting, DEFAULT_TRUST_LEVEL, type CommitTally, type TrustLevel } from "./commit.js";
@@ -19,6 +19,7 @@ export { hashFromByteSlices } from "./merkle.js";
 export { verifySignatures, type SignatureEngine } from "./signatures.js";
 export { fetchLightBlock, type AbciAnswer, type AbciRequest, type LightProvider, type NodeStatus, type ProofOp } from "./provider.js";
 export { RpcProvider } from "./rpc-provider.js";
+export { uriTransport } from "../client/uri-transport.js";
 export { CometClientProvider, type CometClientLike } from "./comet-provider.js";
 export { proveKey, proveRange, type ProofRoot, type ProvenKey, type ProvenRange } from "./proofs.js";
 export { COSMOS_SDK, STATE_SPECS, UNPROVABLE, UnprovableChainError, stateSpec, type StateSpec } from "./chains.js";

@@ -6,6 +6,7 @@
 import { fromBase64, fromHex, toHex } from "@cosmjs/encoding";
 import { ClientError } from "../client/errors.js";
 import { CometRpc, RpcError, isObject } from "../client/rpc.js";
+import { browserTransport } from "../client/uri-transport.js";
 import { parseRfc3339Nanos } from "../go/time.js";
 import { ProviderError } from "./errors.js";
 import type { AbciAnswer, AbciRequest, LightProvider, NodeStatus, ProofOp } from "./provider.js";
@@ -153,9 +154,9 @@ export class RpcProvider implements LightProvider {
     this.label = rpc.label;
   }
 
-  /** An endpoint (`http(s)://…`, `tcp://…`) or a CometRpc. */
+  /** An endpoint (`http(s)://…`, `tcp://…`; in a browser page asked in CometBFT's URI form, without CORS preflights) or a CometRpc. */
   static of(node: string | CometRpc, timeoutMs?: number): RpcProvider {
-    return new RpcProvider(typeof node === "string" ? new CometRpc(node, timeoutMs) : node);
+    return new RpcProvider(typeof node === "string" ? new CometRpc(node, timeoutMs, browserTransport) : node);
   }
 
   private async call(method: string, params: Record<string, unknown>, height?: bigint): Promise<Json> {

@@ -6,6 +6,8 @@
  * hand over a CometClient, give a trust root, read.
  */
 import { BinaryReader } from "cosmjs-types/binary";
+import { Proposal, ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
+import { MsgSoftwareUpgrade } from "cosmjs-types/cosmos/upgrade/v1beta1/tx";
 import type { Backend, Core } from "../core/contract.js";
 import { loadCore } from "../core/index.js";
 import type { DoneEntries, ModuleVersion, Plan } from "../core/types.js";
@@ -48,6 +50,16 @@ export interface Proven<T> {
   /** The store proofs it took. */
   proofs: number;
 }
+
+/** An upgrade a gov proposal in its voting period would schedule. */
+export interface ProposedUpgrade {
+  proposalId: bigint;
+  plan: Plan;
+  votingEndTime: Timestamp | undefined;
+  title: string;
+}
+
+const MSG_SOFTWARE_UPGRADE = "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade";
 
 export interface VerifiedUpgradeOptions extends Omit<LightClientOptions, "chainId" | "witnesses"> {
   /** Default: the trusted header's own chain id (its hash commits to it). */
@@ -142,6 +154,15 @@ export class VerifiedUpgradeClient {
     return { height: h.height - 1n, appHash: h.appHash };
   }
 
+  /** The root of an earlier state: the header after it, verified backwards when it is below the verified ones. */
+  private async rootAt(stateHeight: bigint | undefined): Promise<{ root: ProofRoot; header: VerifiedHeader }> {
+    if (stateHeight === undefined || stateHeight === this.head.height - 1n) return { root: this.root(), header: verified(this.head) };
+    const trusted = this.light.trustedAt(stateHeight + 1n);
+    const rec = trusted ? { header: trusted.signedHeader.header, hash: trusted.hash } : await this.light.verifyBackwards(stateHeight + 1n);
+    const h = rec.header;
+    return { root: { height: stateHeight, appHash: h.appHash }, header: { chainId: h.chainId, height: h.height, hash: rec.hash, time: h.time, appHash: h.appHash } };
+  }
+
   private proven<T>(value: T, root: ProofRoot, proofs: number): Proven<T> {
     return { value, height: root.height, header: verified(this.head), proofs };
   }
@@ -164,16 +185,19 @@ export class VerifiedUpgradeClient {
     return this.proven(p.value === undefined ? 0n : this.core.decodeUint64BE(p.value), root, 1);
   }
 
-  /** Every module's consensus version, proven complete (no module can be left out). */
-  async moduleVersions(): Promise<Proven<ModuleVersion[]>> {
-    const root = this.root();
+  /**
+   * Every module's consensus version, proven complete (no module can be left out); `at`: of an earlier state
+   * height (e.g. just before an upgrade), if the node still keeps it.
+   */
+  async moduleVersions(at?: bigint): Promise<Proven<ModuleVersion[]>> {
+    const { root, header } = await this.rootAt(at);
     const prefix = Uint8Array.of(0x02);
     const r = await proveRange(this.provider, this.core, this.spec, root, prefix, await listing(this.provider, this.spec, root.height, prefix));
     const versions = this.core.decodeModuleVersionEntries(
       r.entries.map((e) => e.key),
       r.entries.map((e) => e.value),
     );
-    return this.proven(versions, root, r.proofs);
+    return { value: versions, height: root.height, header, proofs: r.proofs };
   }
 
   /** One module's version (undefined when the store has none), proven by its own key. */
@@ -216,6 +240,50 @@ export class VerifiedUpgradeClient {
     const key = Uint8Array.of(0x01, ...this.core.encodeInt64BE(height), ...seedKey.subarray(1));
     const p = await this.key(key, root);
     return this.proven(p.value === undefined ? 0n : height, root, 1);
+  }
+
+  /**
+   * The `count` headers up to the verified one (or fewer near genesis), oldest first, each verified backwards by
+   * the hash chain of last block ids: their times are verified block times (for an ETA and its error band).
+   */
+  async recentHeaders(count = 20): Promise<{ height: bigint; time: Timestamp }[]> {
+    const top = this.head.height;
+    const from = top - BigInt(count) + 1n > 1n ? top - BigInt(count) + 1n : 1n;
+    const out: { height: bigint; time: Timestamp }[] = [];
+    if (from < top) await this.light.verifyBackwards(from);
+    for (let h = from; h < top; h++) out.push({ height: h, time: (await this.light.verifyBackwards(h)).header.time });
+    out.push({ height: top, time: this.head.signedHeader.header.time });
+    return out;
+  }
+
+  /**
+   * Upgrades proposed by gov proposals now in their voting period (`MsgSoftwareUpgrade`), proven from the gov
+   * store: the ids in their voting period as a complete range (04), then each proposal (00 ‖ id) with its
+   * messages and voting end time. Empty when the chain's spec has no gov store.
+   */
+  async proposedUpgrades(): Promise<Proven<ProposedUpgrade[]>> {
+    const root = this.root();
+    if (!this.spec.govStoreKey) return this.proven([], root, 0);
+    const gov: StateSpec = { ...this.spec, storeKey: this.spec.govStoreKey };
+    const prefix = Uint8Array.of(0x04);
+    const voting = await proveRange(this.provider, this.core, gov, root, prefix, await listing(this.provider, gov, root.height, prefix));
+    let proofs = voting.proofs;
+    const out: ProposedUpgrade[] = [];
+    for (const { key } of voting.entries) {
+      if (key.length !== 9) continue;
+      const id = this.core.decodeUint64BE(key.subarray(1));
+      const p = await proveKey(this.provider, this.core, gov, root, Uint8Array.of(0x00, ...key.subarray(1)));
+      proofs++;
+      if (p.value === undefined) continue;
+      const proposal = Proposal.decode(p.value);
+      if (proposal.status !== ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD) continue;
+      for (const m of proposal.messages) {
+        if (m.typeUrl !== MSG_SOFTWARE_UPGRADE) continue;
+        const plan = MsgSoftwareUpgrade.decode(m.value).plan;
+        if (plan) out.push({ proposalId: id, plan: { name: plan.name, height: plan.height, info: plan.info }, votingEndTime: proposal.votingEndTime, title: proposal.title });
+      }
+    }
+    return this.proven(out, root, proofs);
   }
 
   /** The latest verified header as a trust root for next time (each verified header becomes one). */

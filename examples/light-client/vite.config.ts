@@ -9,8 +9,13 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export default defineConfig({
   root: here("."),
   base: "./",
-  // The package's browser entry, imported as a consumer of the published package would.
-  resolve: { alias: { xupgrade: here("../../bindings/browser.ts") } },
+  // The package's browser entry and its light client, imported as a consumer of the published package would.
+  resolve: {
+    alias: [
+      { find: /^xupgrade\/light$/, replacement: here("../../bindings/light/index.ts") },
+      { find: /^xupgrade$/, replacement: here("../../bindings/browser.ts") },
+    ],
+  },
   logLevel: "warn",
   build: {
     outDir: here("../../dist/ui"),

@@ -39,7 +39,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `light-client-${name}.png`), fullPage: true });
 }
 
-const pageUrl = (mode: "rest" | "raw") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500${mode === "raw" ? "&mode=raw" : ""}`;
+const pageUrl = (mode: "rest" | "raw") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}`;
 
 beforeAll(async () => {
   buildPage();

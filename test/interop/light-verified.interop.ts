@@ -17,12 +17,17 @@ import { RpcProvider } from "../../bindings/light/rpc-provider.js";
 import { VerifiedUpgradeClient } from "../../bindings/light/upgrade.js";
 import { peerBinaries } from "../../scripts/peers/paths.mjs";
 import type { TestServer } from "../support/http.js";
-import { cometbftNet, type Net } from "../support/light/cometbft-net.js";
+import { cometbftNet, forkOf, type Net } from "../support/light/cometbft-net.js";
 import { judgeUpgrade, type UpgradeJudged, type UpgradeJudgeInput } from "../support/light/judge-upgrade.js";
 import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { simdNet, type SimdNet } from "../support/light/simd-net.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { cleanBuilt, runCli } from "../apps/cli/helpers.js";
+import { buildPage, launchChromium, openPage, staticUi, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import type { Browser, Page } from "playwright";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../support/paths.js";
 import { interopPeers } from "./support/peers.js";
 import { softwareUpgradeMsg } from "./support/simd.js";
 
@@ -105,6 +110,7 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
     expect(v.versions.map((m) => `${m.name}=${m.version}`)).toEqual(rest.module_versions.map((m) => `${m.name}=${m.version}`));
     // One proof each for the plan and the protocol version, n + 1 for n module versions, 1 for no Done record.
     expect(v.proofs).toBe(1 + 1 + (v.versions.length + 1) + 1);
+    (globalThis as { __honestVersions?: unknown }).__honestVersions = v.versions;
     expect(honest.ts.steps.some((s) => s.kind === "witness")).toBe(true);
     expectAgreement(honest);
     // The module versions come from the neighbours the absence proofs name: the oracle reads the same ones.
@@ -231,3 +237,131 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
     expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 3: the trusted header expired at \S+ \(now \S+\); obtain a newer trust root$/);
   });
 });
+
+describe("the status page in verified mode, in Chromium, against the four validators", () => {
+  let browser: Browser;
+  let site: TestServer;
+  const opened: OpenPage[] = [];
+  const SHOTS = join(ROOT, "test-output/interop");
+
+  async function shot(page: Page, name: string, docs?: string): Promise<void> {
+    mkdirSync(SHOTS, { recursive: true });
+    const file = join(SHOTS, `light-verified-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    // The committed screenshots change only on purpose: when missing, or with XUPGRADE_UPDATE_SCREENSHOT=1.
+    if (docs && (!existsSync(join(ROOT, "docs", docs)) || process.env.XUPGRADE_UPDATE_SCREENSHOT === "1")) copyFileSync(file, join(ROOT, "docs", docs));
+  }
+
+  const url = (rpc: string, extra: Record<string, string> = {}) =>
+    `${site.url}/index.html?${new URLSearchParams({ rpc, rest: net.nodes[0].restUrl, poll: "700", ...extra })}`;
+
+  async function open(u: string): Promise<OpenPage> {
+    const o = await openPage(browser, u);
+    opened.push(o);
+    return o;
+  }
+
+  beforeAll(async () => {
+    buildPage();
+    site = await staticUi();
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const o of opened) await o.context.close().catch(() => undefined);
+    await browser?.close();
+    await site?.close();
+  });
+
+  it("by default: every fact with a verified badge and the height it was proven at, the trust root and how it was obtained", async () => {
+    const { page, errors } = await open(url(net.nodes[0].rpcUrl, { witness: net.nodes[1].rpcUrl }));
+    await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    expect(await text(page, "plan-name")).toBe(PLAN.name);
+    expect(await text(page, "plan-height")).toBe(String(PLAN.height));
+    const badges = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    expect(badges).toHaveLength(4);
+    for (const b of badges) expect(b).toMatch(/^✓ verified /);
+    expect(badges[1]).toMatch(/plan “light-v2” at height \d+, against the app hash of header \d+/);
+    expect(await text(page, "trust-root")).toMatch(/^height \d+, hash [0-9A-F]{12}…[0-9A-F]{6} — trust on first use: the header http:\/\/127\.0\.0\.1:\d+ gave as its latest/);
+    expect(await text(page, "witnesses")).toContain(`confirmed by ${net.nodes[1].rpcUrl}`);
+    expect(await text(page, "chain-id")).toBe("light-sdk-1");
+    expect(await page.locator('[data-testid="module"]').count()).toBe(honestVersions().length);
+    // The ETA from verified block times, with its error band.
+    await waitText(page, "eta", /between .* and .* \(±2σ of \d+ verified block times\)/);
+    await page.waitForFunction(() => Number(document.querySelector("#footer")?.getAttribute("data-polls")) >= 3);
+    expect(await page.evaluate(() => document.body.dataset.state)).toBe("verified");
+    await shot(page, "honest", "light-client-verified.png");
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it("from a trust root in the page address, said so", async () => {
+    const { page } = await open(url(net.nodes[2].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash) }));
+    await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    expect(await text(page, "trust-root")).toMatch(/^height 3, hash [0-9A-F]{12}…[0-9A-F]{6} — from the page address \(trust_height, trust_hash\)/);
+  }, 60_000);
+
+  const lies: [Tampering, string, (() => { other?: string }) | undefined][] = [
+    ["forge-signature", "signature", undefined],
+    ["drop-signatures", "voting-power", undefined],
+    ["plan-value", "proof", undefined],
+    ["proof-byte", "proof", undefined],
+    ["other-chain", "chain-id", () => ({ other: other.nodes[0].rpcUrl })],
+    ["other-validators", "validators-hash", () => ({ other: other.nodes[0].rpcUrl })],
+    ["strip-prove", "proof-missing", undefined],
+  ];
+  for (const [mode, check, extra] of lies) {
+    it(`turns a lying node into its own red failure, nothing shown as verified: ${mode} → ${check}`, async () => {
+      const liarUrl = await liar(mode, extra?.());
+      const { page, errors } = await open(url(liarUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash) }));
+      await page.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
+      const err = page.locator('[data-testid="verify-error"]');
+      expect(await err.getAttribute("data-check")).toBe(check);
+      expect(await err.getAttribute("data-height")).toMatch(/^\d+$/);
+      expect(await err.innerText()).toContain(`check “${check}” at height`);
+      expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
+      expect(await page.locator('[data-testid="plan-name"]').count()).toBe(0);
+      expect(await page.locator('[data-testid="not-verified"]').count()).toBe(4);
+      if (mode === "forge-signature") await shot(page, "refused-signature", "light-client-refused.png");
+      expect(errors).toEqual([]);
+    }, 90_000);
+  }
+
+  it("refuses a root older than the trusting period (trusting-period)", async () => {
+    const { page } = await open(url(net.nodes[0].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash), trusting_period: "1s" }));
+    await page.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
+    expect(await page.locator('[data-testid="verify-error"]').getAttribute("data-check")).toBe("trusting-period");
+  }, 60_000);
+
+  it("turns a witness with a conflicting header (a fork signed by the same validator) into a red light client attack", async () => {
+    const a = await cometbftNet({ cometbft: cometbft!, chainId: "light-fork-page-1", validators: 1 });
+    const b = await forkOf(cometbft!, a);
+    try {
+      await Promise.all([a.start(), b.start()]);
+      const one = await fetchLightBlock(RpcProvider.of(a.nodes[0].rpcUrl), 1n, a.chainId);
+      const { page, errors } = await open(url(b.nodes[0].rpcUrl, { trust_height: "1", trust_hash: toHex(one.hash), witness: a.nodes[0].rpcUrl }));
+      await page.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
+      const err = page.locator('[data-testid="verify-error"]');
+      expect(await err.getAttribute("data-check")).toBe("witness");
+      expect(await err.innerText()).toMatch(/has a conflicting header: primary [0-9A-F]{64}, witness [0-9A-F]{64} — both are signed by the trusted validators: a light client attack/);
+      expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
+      await shot(page, "refused-witness");
+      expect(errors).toEqual([]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 90_000);
+
+  it("warns when a proposal's voting ends after the estimated time of its upgrade height (all proven)", async () => {
+    const { page } = await open(url(net.nodes[3].rpcUrl));
+    await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    // Voting lasts 6 s; blocks come every ~0.6 s: a height 4 blocks ahead is due long before voting ends.
+    const id = await net.propose(softwareUpgradeMsg({ name: "too-soon", height: Number(await net.height(3)) + 6 }));
+    await waitText(page, "vote-warning", /^⚠ Voting ends after the estimated upgrade time/, 20_000);
+    expect(await page.locator(`[data-testid="proposal"][data-id="${id}"]`).innerText()).toContain("too-soon");
+    await shot(page, "vote-warning");
+  }, 60_000);
+});
+
+function honestVersions(): { name: string }[] {
+  return (globalThis as { __honestVersions?: { name: string }[] }).__honestVersions ?? [];
+}

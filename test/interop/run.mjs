@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../scripts/peers/paths.mjs';
 
-const NEEDED = 'simd-v047,simd-v050,cosmovisor';
+const NEEDED = 'simd-v047,simd-v050,cosmovisor,cometbft,light-oracle';
 
 function step(what, cmd, args) {
   const started = Date.now();

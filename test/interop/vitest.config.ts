@@ -11,7 +11,12 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 export default defineConfig({
   root,
-  resolve: { alias: { xupgrade: fileURLToPath(new URL("../../bindings/browser.ts", import.meta.url)) } },
+  resolve: {
+    alias: [
+      { find: /^xupgrade\/light$/, replacement: fileURLToPath(new URL("../../bindings/light/index.ts", import.meta.url)) },
+      { find: /^xupgrade$/, replacement: fileURLToPath(new URL("../../bindings/browser.ts", import.meta.url)) },
+    ],
+  },
   test: {
     name: "interop",
     include: ["test/interop/**/*.test.ts", "test/interop/**/*.interop.ts"],

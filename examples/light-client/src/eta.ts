@@ -13,6 +13,8 @@ export interface Eta {
   avgBlockMs: number;
   /** Local clock (Date.now()) when the upgrade height should be reached. */
   at: number;
+  /** The error band, from the spread of verified block times (verified mode). */
+  band?: { earliest: number; latest: number; samples: number; sdMs: number };
 }
 
 /**
@@ -25,6 +27,25 @@ export function eta(planHeight: bigint, latest: bigint, avgBlockMs: number | und
   const blocksLeft = planHeight - latest;
   const left = blocksLeft > 0n ? Number(blocksLeft) : 0;
   return { blocksLeft, avgBlockMs, at: seenAt + left * avgBlockMs };
+}
+
+/**
+ * An ETA with an error band from verified block times (oldest first, ms): the mean interval μ and its spread σ
+ * over the n intervals seen. The N blocks left take N·μ; the band is ±2 standard deviations of that sum, which
+ * carries both each future block's own spread (N·σ²) and the uncertainty of μ itself (N²·σ²/n).
+ */
+export function etaWithBand(planHeight: bigint, latest: bigint, times: readonly number[], seenAt: number): Eta | undefined {
+  const sorted = [...times].filter((t) => Number.isFinite(t)).sort((a, b) => a - b);
+  if (sorted.length < 3) return eta(planHeight, latest, averageBlockMs(sorted), seenAt);
+  const gaps = sorted.slice(1).map((t, i) => t - sorted[i]);
+  const n = gaps.length;
+  const mean = gaps.reduce((a, b) => a + b, 0) / n;
+  if (!(mean > 0)) return undefined;
+  const sd = Math.sqrt(gaps.reduce((a, g) => a + (g - mean) ** 2, 0) / (n - 1));
+  const base = eta(planHeight, latest, mean, seenAt)!;
+  const blocks = Math.max(0, Number(base.blocksLeft));
+  const spread = 2 * Math.sqrt(blocks * sd * sd + (blocks * blocks * sd * sd) / n);
+  return { ...base, band: { earliest: Math.max(seenAt, base.at - spread), latest: base.at + spread, samples: n, sdMs: sd } };
 }
 
 /** `2d 03h 04m`, `1h 02m 03s`, `4m 05s`, `12.3 s` */
@@ -40,6 +61,12 @@ export function formatDuration(ms: number): string {
   if (d > 0) return `${d}d ${two(h)}h ${two(m)}m`;
   if (h > 0) return `${h}h ${two(m)}m ${two(sec)}s`;
   return `${m}m ${two(sec)}s`;
+}
+
+/** A local time, with the date when it is not today. */
+export function when(ms: number, now = Date.now()): string {
+  const d = new Date(ms);
+  return d.toDateString() === new Date(now).toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
 }
 
 export function formatBlockTime(ms: number): string {

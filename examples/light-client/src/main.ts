@@ -3,7 +3,10 @@
  * abci_query and decodes it with the package's WebAssembly core, and shows the upgrade's state both ways.
  *
  * URL parameters: `rest`, `rpc` (the node; default from /ui/config.json when the devnet serves the page,
- * else 127.0.0.1:1317 / :26657), `mode=raw` (show the raw store), `poll=<ms>` (default 1000).
+ * else 127.0.0.1:1317 / :26657), `mode=verified|rest|raw` (default verified; rest on a devnet, which cannot be
+ * verified yet), `poll=<ms>` (default 1000); for verified mode `trust_height` and `trust_hash` (the trust root;
+ * else this browser's last verified header for the chain, else trust on first use), `trusting_period` (a Go
+ * duration, default 336h), `witness` (another node's RPC, repeatable), `chain=xupgrade-devnet`.
  */
 import { loadCore, type Core } from "xupgrade";
 import { compareAppVersion, compareStates } from "./compare.js";
@@ -16,6 +19,8 @@ import { doneLayoutText, readRawState, type RawState } from "./raw.js";
 import { readRestState, RestClient } from "./rest.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
 import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderVersions, type VersionChange } from "./view.js";
+import { VerifiedReader } from "./verified.js";
+import { renderUnprovable, renderVerificationFailure, renderVerified } from "./view-verified.js";
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const params = new URLSearchParams(location.search);
@@ -41,7 +46,12 @@ interface Snapshot {
 
 let core: Core | undefined;
 let config: Config | Problem = new Problem("bad-url", "No node address yet.");
-let mode: Source = params.get("mode") === "raw" ? "raw" : "rest";
+const MODES: Source[] = ["verified", "rest", "raw"];
+const asMode = (v: string | null): Source | undefined => MODES.find((m) => m === v);
+/** Set once the page knows whether a devnet serves it (which cannot be verified yet: REST by default). */
+let mode: Source = asMode(params.get("mode")) ?? "verified";
+let servedByDevnet = false;
+let reader: VerifiedReader | undefined;
 let generation = 0;
 /** The latest poll's result, and the latest in which the node answered (shown, dimmed, while it does not). */
 let latest: Snapshot | undefined;
@@ -70,7 +80,10 @@ async function initialConfig(): Promise<Config> {
     try {
       const res = await fetch("./config.json", { cache: "no-store", signal: AbortSignal.timeout(2000) });
       const c = res.ok ? ((await res.json()) as { rpc?: unknown }) : undefined;
-      if (c && typeof c.rpc === "string" && c.rpc) return { rest: location.origin, rpc: sameHost(c.rpc) };
+      if (c && typeof c.rpc === "string" && c.rpc) {
+        servedByDevnet = true;
+        return { rest: location.origin, rpc: sameHost(c.rpc) };
+      }
     } catch {
       /* not served by a devnet */
     }
@@ -98,6 +111,7 @@ function applyConfig(texts: Config, updateUrl: boolean): void {
     config = toProblem(e);
   }
   generation++;
+  reader = undefined;
   latest = undefined;
   snapshot = undefined;
   lastSeen = undefined;
@@ -140,11 +154,46 @@ async function readChain(rpc: RpcClient): Promise<Part<ChainView>> {
   }
 }
 
+const cardEls = () => ({ chain: $("chain"), plan: $("plan"), applied: $("applied"), versions: $("versions"), agreement: $("agreement"), banner: $("banner") });
+
+/** Verified mode: the light client verifies the latest header and proves every fact; node info alone is read unverified. */
+async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
+  reader ??= new VerifiedReader({
+    rpc: rpcBase,
+    trustHeight: params.get("trust_height") ?? undefined,
+    trustHash: params.get("trust_hash") ?? undefined,
+    trustingPeriod: params.get("trusting_period") ?? undefined,
+    witnesses: params.getAll("witness"),
+    chain: params.get("chain") ?? (servedByDevnet ? "xupgrade-devnet" : undefined),
+  });
+  const [state, node] = await Promise.all([reader.read(), readChain(new RpcClient(rpcBase))]);
+  if (gen !== generation || mode !== "verified") return;
+  const els = cardEls();
+  const footer = $("footer");
+  document.querySelector("main")!.classList.remove("stale");
+  if (state.kind === "verified") {
+    if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
+    currentEta = renderVerified(els, state, node, heightSeen.at);
+    document.body.dataset.state = "verified";
+    footer.dataset.refreshMs = String(Math.round(state.refreshMs));
+    footer.dataset.verifiedHeight = state.header.height.toString();
+  } else if (state.kind === "failed") {
+    currentEta = undefined;
+    renderVerificationFailure(els, state);
+    document.body.dataset.state = "refused";
+  } else {
+    currentEta = undefined;
+    renderUnprovable(els, state);
+    document.body.dataset.state = "unprovable";
+  }
+}
+
 async function poll(gen: number): Promise<void> {
   if (config instanceof Problem) {
     showConfigProblem(config);
     return;
   }
+  if (mode === "verified") return verifiedPoll(gen, config.rpc);
   if (!core) return;
   const { rest: restBase, rpc: rpcBase } = config;
   const rpc = new RpcClient(rpcBase);
@@ -393,12 +442,16 @@ async function loop(): Promise<void> {
 async function main(): Promise<void> {
   window.addEventListener("error", () => void internalErrors++);
   window.addEventListener("unhandledrejection", () => void internalErrors++);
-  for (const input of document.querySelectorAll<HTMLInputElement>('input[name="mode"]')) {
-    input.checked = input.value === mode;
+  const modeInputs = document.querySelectorAll<HTMLInputElement>('input[name="mode"]');
+  for (const input of modeInputs) {
     input.addEventListener("change", () => {
-      mode = input.value === "raw" ? "raw" : "rest";
-      setParam({ mode: mode === "raw" ? "raw" : undefined });
-      if (latest) render(latest);
+      mode = asMode(input.value) ?? "verified";
+      setParam({ mode });
+      if (mode !== "verified" && latest) render(latest);
+      else {
+        resetCards("Verifying…");
+        schedule(0);
+      }
     });
   }
   $("connect").addEventListener("submit", (ev) => {
@@ -416,6 +469,10 @@ async function main(): Promise<void> {
     renderBanner($("banner"), "error", "The WebAssembly core could not load; using the pure-TypeScript core.", [toProblem(e).message]);
   }
   applyConfig(await initialConfig(), false);
+  // A devnet cannot be verified yet: its page opens on REST (verified mode says why when chosen).
+  if (servedByDevnet && !asMode(params.get("mode"))) mode = "rest";
+  for (const input of modeInputs) input.checked = input.value === mode;
+  if (servedByDevnet) $("verify-note").textContent = "This devnet cannot be verified yet: its state is shown unverified.";
   await loop();
 }
 

@@ -20,7 +20,7 @@ export interface VersionView {
 /** One piece of state: its value and the block height the node said it read it at, or what went wrong. */
 export type Part<T> = { ok: true; value: T; at: bigint | undefined } | { ok: false; problem: Problem };
 
-export type Source = "rest" | "raw";
+export type Source = "rest" | "raw" | "verified";
 
 /** The upgrade module's state read one way. */
 export interface UpgradeState {

@@ -3,7 +3,7 @@
  * Each card is rebuilt from the latest poll; the countdown alone ticks between polls.
  */
 import type { Agreement } from "./compare.js";
-import { formatBlockTime, formatDuration, type Eta } from "./eta.js";
+import { formatBlockTime, formatDuration, when, type Eta } from "./eta.js";
 import { parseInfo } from "./info.js";
 import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
 import { Problem } from "./net.js";
@@ -41,14 +41,19 @@ function dl(rows: [string, Child, string?][]): HTMLElement {
 
 const SOURCE: Record<Source, Record<"plan" | "applied" | "versions", string>> = {
   rest: {
-    plan: "REST · current_plan",
-    applied: "REST · applied_plan/{name}",
-    versions: "REST · module_versions",
+    plan: "unverified · REST · current_plan",
+    applied: "unverified · REST · applied_plan/{name}",
+    versions: "unverified · REST · module_versions",
   },
   raw: {
-    plan: "raw store · key 0x00 → core.decodePlan",
-    applied: "raw store · range 0x01 → core.decodeDoneEntriesAnyLayout",
-    versions: "raw store · range 0x02 → core.decodeModuleVersionEntries",
+    plan: "unverified · raw store · key 0x00 → core.decodePlan",
+    applied: "unverified · raw store · range 0x01 → core.decodeDoneEntriesAnyLayout",
+    versions: "unverified · raw store · range 0x02 → core.decodeModuleVersionEntries",
+  },
+  verified: {
+    plan: "proven · key 0x00 (or its absence) against the app hash",
+    applied: "proven · the whole range 0x01 against the app hash",
+    versions: "proven · the whole range 0x02 against the app hash",
   },
 };
 
@@ -113,7 +118,8 @@ export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, so
       [
         "ETA",
         eta
-          ? `≈ ${new Date(eta.at).toLocaleTimeString()} (${eta.blocksLeft > 0n ? eta.blocksLeft : 0n} blocks × ${formatBlockTime(eta.avgBlockMs)})`
+          ? `≈ ${when(eta.at)} (${eta.blocksLeft > 0n ? eta.blocksLeft : 0n} blocks × ${formatBlockTime(eta.avgBlockMs)})` +
+            (eta.band ? `, between ${when(eta.band.earliest)} and ${when(eta.band.latest)} (±2σ of ${eta.band.samples} verified block times)` : "")
           : "— (needs two recent blocks)",
         "eta",
       ],

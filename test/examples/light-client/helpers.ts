@@ -5,9 +5,9 @@
  * devnet's done records in the Cosmos SDK's layout.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { join } from "node:path";
+import { extname, join, normalize } from "node:path";
 // `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 import { httpServer as listen, type TestServer } from "../../support/http.js";
@@ -93,6 +93,29 @@ export async function shot(page: Page, name: string, docs = false): Promise<void
     mkdirSync(join(ROOT, "docs"), { recursive: true });
     copyFileSync(path, DOCS_SHOT);
   }
+}
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+};
+
+/** The built page (dist/ui) from loopback, as any static web server would serve it (nothing of a devnet). */
+export function staticUi(): Promise<TestServer> {
+  return listen((req, res) => {
+    const path = normalize(decodeURIComponent((req.url ?? "/").split("?")[0])).replace(/^\/+/, "") || "index.html";
+    const file = join(UI_DIST, path);
+    if (!file.startsWith(UI_DIST) || !existsSync(file)) {
+      res.writeHead(404, { "content-type": "text/plain" });
+      return res.end("not found");
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+    res.end(readFileSync(file));
+  });
 }
 
 // ---- misbehaving servers ----

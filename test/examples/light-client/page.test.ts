@@ -253,7 +253,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     const garbage = await garbageServer();
     const noCors = await noCorsServer();
     servers.push(garbage, noCors);
-    const q = new URLSearchParams({ rest: closed, rpc: closed, poll: "300" });
+    const q = new URLSearchParams({ rest: closed, rpc: closed, poll: "300", mode: "rest" });
     const { page, context, errors } = await openPage(browser, `${node.restUrl}/ui/index.html?${q}`);
     const connect = async (rest: string, rpc: string) => {
       await page.fill("#rest-url", rest);
@@ -296,6 +296,23 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
 
     await connect(node.restUrl, node.rpcUrl);
     await waitText(page, "chain-id", "xupgrade-devnet-1");
+    await waitState(page, "ok");
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("the devnet cannot be verified yet, said plainly: its page opens on REST with a note, and verified mode explains why instead of failing", async () => {
+    const { page, context, errors } = await openPage(browser, `${node.restUrl}/ui?${POLL}`);
+    await waitText(page, "verify-note", "This devnet cannot be verified yet: its state is shown unverified.");
+    expect(await page.locator('input[name="mode"][value="rest"]').isChecked()).toBe(true);
+    await waitState(page, "ok");
+    await page.check('input[name="mode"][value="verified"]');
+    await waitState(page, "unprovable");
+    expect(await text(page, "unprovable")).toBe("This chain cannot be verified yet.");
+    expect(await text(page, "banner")).toContain("The xupgrade devnet cannot be verified yet: its stores are not IAVL trees");
+    expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
+    await shot(page, "12-devnet-not-verifiable");
+    await page.check('input[name="mode"][value="rest"]');
     await waitState(page, "ok");
     expect(errors).toEqual([]);
     await context.close();

@@ -56,7 +56,10 @@ export function serveJsonRpc(handler: RpcHandler): Promise<TestServer> {
     }
     if (req.method === "GET") {
       const url = new URL(req.url ?? "/", "http://x");
-      const params = Object.fromEntries([...url.searchParams].map(([k, v]) => [k, v.replace(/^"(.*)"$/, "$1")]));
+      // CometBFT's URI form, read into the JSON-RPC params a POST would carry: quoted strings unquoted, 0x-hex as
+      // bare hex, booleans as booleans, integers as their digits.
+      const value = (v: string): unknown => (/^".*"$/.test(v) ? v.slice(1, -1) : /^0x/i.test(v) ? v.slice(2) : v === "true" ? true : v === "false" ? false : v);
+      const params = Object.fromEntries([...url.searchParams].map(([k, v]) => [k, value(v)]));
       return send(res, 200, await answer(handler, { id: -1, method: url.pathname.slice(1), params }));
     }
     const body = JSON.parse(await readBody(req)) as Call | Call[];

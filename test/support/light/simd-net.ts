@@ -30,6 +30,8 @@ export interface SimdNet {
   waitForHeight(h: bigint, node?: number): Promise<void>;
   /** Submits a proposal carrying `msg` from node0 and has the first `voters` validators vote yes; resolves once it passed. */
   pass(msg: Record<string, unknown>, voters?: number): Promise<number>;
+  /** Submits a proposal carrying `msg` from node0 (its deposit puts it straight into its voting period); resolves to its id. */
+  propose(msg: Record<string, unknown>): Promise<number>;
 }
 
 const q = (s: string) => JSON.stringify(s);
@@ -114,11 +116,14 @@ export async function simdNet(o: { binary: string; chainId: string; validators: 
         `height ${h} on ${nodes[i].rpcUrl}`,
       );
     },
-    async pass(msg, voters = Math.ceil((2 * nodes.length) / 3)) {
+    async propose(msg) {
       const file = join(tempDir("xupgrade-light-proposal-"), "proposal.json");
       writeFileSync(file, proposalJson(msg));
       const submitted = await tx(nodes[0], ["tx", "gov", "submit-proposal", file]);
-      const id = Number(eventAttr(submitted, "submit_proposal", "proposal_id"));
+      return Number(eventAttr(submitted, "submit_proposal", "proposal_id"));
+    },
+    async pass(msg, voters = Math.ceil((2 * nodes.length) / 3)) {
+      const id = await net.propose(msg);
       for (const n of nodes.slice(0, voters)) await tx(n, ["tx", "gov", "vote", String(id), "yes"]);
       await waitUntil(
         async () => {
