@@ -222,15 +222,18 @@ async function main() {
   // Far enough that a cancel proposal could still pass, 2×(voting + deposit period), with a margin.
   const H = later + Math.ceil((1.2 * 2 * (VOTING_S + DEPOSIT_S) * 1000) / blockMs) + 5;
   step(`Propose the upgrade "v2" at height ${H} (the chain is at ${later}, a block every ~${blockMs}ms: ~${(((H - later) * blockMs) / 1000).toFixed(0)}s away)`);
+  // The votes for proposal 1 (the first of a fresh chain) start with it and wait at their confirmation prompts
+  // (examples/support.mjs, staged): the voting period holds their signatures and broadcasts only.
+  const ballots = vals.map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v.index}`, "--node", v.rpc, ...keyring, "-o", "json"]));
   const submit = await rt.xupgrade([
     "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
     "--deposit", "10000000stake", "--upgrade-height", String(H), "--no-validate", "--from", "alice", "--node", vals[0].rpc, ...keyring, "--yes", "-o", "json",
   ]);
   const proposal = JSON.parse(submit.stdout).proposal_id;
+  if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
-  step(`Every validator votes yes on proposal ${proposal}, each through its own node`);
-  const votes = vals.map((v) => rt.xupgrade(["tx", "gov", "vote", proposal, "yes", "--from", `validator${v.index}`, "--node", v.rpc, ...keyring, "--yes", "-o", "json"], { quiet: true }));
-  for (const [i, r] of (await Promise.all(votes)).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${i} --node <node${i} rpc> … → ${r.stdout.trim()}`);
+  step(`Every validator votes yes on proposal ${proposal}, each through its own node (each vote was prepared with the proposal and is confirmed now)`);
+  for (const [i, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${i} --node <node${i} rpc> … → ${r.stdout.trim()}`);
 
   step(`The vote (${VOTING_S}s): the plan, on every node`);
   await until(async () => (await Promise.all(vals.map((v) => rt.xupgrade(["query", "upgrade", "plan", "--node", v.rpc], { quiet: true, allowFail: true })))).every((r) => r.code === 0), (VOTING_S + 30) * 1000, "the plan on every node");

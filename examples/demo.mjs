@@ -122,15 +122,17 @@ async function main() {
   const H = now + Math.ceil((1.2 * 2 * (PERIOD_S + PERIOD_S) * 1000) / BLOCK_MS) + 5;
   step(`Propose the upgrade: "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away)`);
   const info = await serveBinary();
+  // The votes for proposal 1 (the first of a fresh chain) start with it and wait at their confirmation prompts.
+  const ballots = [0, 1, 2, 3].map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v}`, "--node", node.rpc, ...keys, "-o", "json"]));
   const submit = await xupgrade([
     "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
     "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--from", "alice", ...tx, "-o", "json",
   ]);
   const proposal = JSON.parse(submit.stdout).proposal_id;
+  if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
-  step(`The validators vote yes on proposal ${proposal}`);
-  const votes = [0, 1, 2, 3].map((v) => xupgrade(["tx", "gov", "vote", proposal, "yes", "--from", `validator${v}`, ...tx, "-o", "json"], { quiet: true }));
-  for (const [v, r] of (await Promise.all(votes)).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
+  step(`The validators vote yes on proposal ${proposal} (each vote was prepared with the proposal and is confirmed now)`);
+  for (const [v, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
 
   step(`Watch the plan while the voting period (${period}) runs`);
   for (let i = 0; ; i++) {

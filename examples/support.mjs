@@ -67,6 +67,48 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
     },
 
     /**
+     * Starts a transaction `xupgrade <args>` (without --yes) up to its confirmation prompt: the CLI loads, reads
+     * the node's chain id and the signer's account, builds the transaction and waits. `confirm()` answers `y`
+     * and resolves as xupgrade() does, with the last line of stderr as the error. A transaction that must land
+     * inside a window (a vote inside the voting period) then spends only its signature and broadcast in it, not
+     * a CLI's start-up, which takes seconds on a busy machine.
+     */
+    staged(args, { allowFail = false, env = {} } = {}) {
+      if (rt.interrupted) throw new Error("interrupted");
+      const child = rt.spawn(process.execPath, [cli, ...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...env } });
+      let stdout = "";
+      let stderr = "";
+      let atPrompt;
+      const ready = new Promise((r) => (atPrompt = r));
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => {
+        stderr += d;
+        if (stderr.includes("[y/N]: ")) atPrompt();
+      });
+      child.stdin.on("error", () => {}); // a CLI that failed before its prompt has closed its stdin
+      const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+      const done = new Promise((resolve, reject) => {
+        child.on("error", reject);
+        child.on("close", (code, signal) => {
+          clearTimeout(timer);
+          atPrompt();
+          const error = stderr.trim().split("\n").at(-1) ?? "";
+          if (code !== 0 && !allowFail) reject(new Error(`xupgrade ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}): ${error}`));
+          else resolve({ code, stdout, stderr, error });
+        });
+      });
+      done.catch(() => {}); // observed through confirm()
+      return {
+        ready,
+        async confirm() {
+          await ready;
+          if (child.exitCode === null && child.signalCode === null) child.stdin.end("y\n");
+          return done;
+        },
+      };
+    },
+
+    /**
      * Runs the demo: `main()`, then the cleanup, and the exit code (0, 1 after a failed step, 130 after a
      * signal). `dir()` is the temporary directory to remove (its processes are found and killed too);
      * `before()` closes what the demo serves itself.
