@@ -215,16 +215,19 @@ async function main() {
   await until(() => vals.every((v) => v.height >= 3), 60_000, "three blocks on every validator");
   table(vals.map(rowOf), "The validators:");
 
+  // The votes for proposal 1 (the first of a fresh chain) are started first and wait at their confirmation
+  // prompts (examples/support.mjs, staged), to be confirmed once the proposal is in: the voting period then
+  // holds their signatures and broadcasts, not four CLI start-ups (seconds each on a busy machine).
+  const ballots = vals.map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v.index}`, "--node", v.rpc, ...keyring, "-o", "json"]));
+  await Promise.all(ballots.map((b) => b.ready));
+
   const now = await rpcHeight(vals[0].rpc);
   await sleep(3000);
   const later = await rpcHeight(vals[0].rpc);
   const blockMs = Math.max(BLOCK_MS, (3000 / Math.max(1, later - now)) | 0);
   // Far enough that a cancel proposal could still pass, 2×(voting + deposit period), with a margin.
-  const H = later + Math.ceil((1.2 * 2 * (VOTING_S + DEPOSIT_S) * 1000) / blockMs) + 5;
+  const H = later + Math.ceil((1.2 * 2 * (VOTING_S + DEPOSIT_S) * 1000) / blockMs) + Math.ceil(5000 / blockMs); // and 5 s for the CLI to start on a busy machine
   step(`Propose the upgrade "v2" at height ${H} (the chain is at ${later}, a block every ~${blockMs}ms: ~${(((H - later) * blockMs) / 1000).toFixed(0)}s away)`);
-  // The votes for proposal 1 (the first of a fresh chain) start with it and wait at their confirmation prompts
-  // (examples/support.mjs, staged): the voting period holds their signatures and broadcasts only.
-  const ballots = vals.map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v.index}`, "--node", v.rpc, ...keyring, "-o", "json"]));
   const submit = await rt.xupgrade([
     "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
     "--deposit", "10000000stake", "--upgrade-height", String(H), "--no-validate", "--from", "alice", "--node", vals[0].rpc, ...keyring, "--yes", "-o", "json",
@@ -232,7 +235,7 @@ async function main() {
   const proposal = JSON.parse(submit.stdout).proposal_id;
   if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
-  step(`Every validator votes yes on proposal ${proposal}, each through its own node (each vote was prepared with the proposal and is confirmed now)`);
+  step(`Every validator votes yes on proposal ${proposal}, each through its own node (each vote was started before it and waits at its confirmation prompt)`);
   for (const [i, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${i} --node <node${i} rpc> … → ${r.stdout.trim()}`);
 
   step(`The vote (${VOTING_S}s): the plan, on every node`);

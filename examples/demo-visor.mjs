@@ -215,18 +215,22 @@ async function main() {
   const rpc1 = v.rpc;
   const tx = ["--node", rpc1, "--keyring-backend", "test", "--home", home, "--yes"];
 
-  // The CLI checks the upgrade height against the block time it measures over the last 19 blocks: let there be 20.
-  for (let i = 0; (await height(rpc1)) < 21 && i < 100; i++) await sleep(200);
-  const now = await height(rpc1);
-  // Far enough that a cancel proposal could still pass (the CLI warns otherwise): 2 × (deposit + voting period) and a margin.
-  const H = now + Math.ceil((1.2 * 2 * (DEPOSIT_S + VOTING_S) * 1000) / BLOCK_MS) + 5;
-  const info = JSON.stringify({ binaries: { [`${goos}/${goarch}`]: rel.url } });
-  step(`Propose the upgrade "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away), its Plan.Info naming the tarball and its sha256`);
-  // The validators' votes for proposal 1 (the first of a fresh chain) start with it and wait at their confirmation
-  // prompts (examples/support.mjs, staged): the voting period holds their signatures and broadcasts only.
+  // The validators' votes for proposal 1 (the first of a fresh chain) are started first and wait at their
+  // confirmation prompts (examples/support.mjs, staged), to be confirmed once the proposal is in: the voting
+  // period then holds their signatures and broadcasts, not four CLI start-ups (seconds each on a busy machine).
   const ballots = [0, 1, 2, 3].map((n) =>
     rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${n}`, "--node", rpc1, "--keyring-backend", "test", "--home", home, "-o", "json"], { allowFail: true }),
   );
+  await Promise.all(ballots.map((b) => b.ready));
+
+  // The CLI checks the upgrade height against the block time it measures over the last 19 blocks: let there be 20.
+  for (let i = 0; (await height(rpc1)) < 21 && i < 100; i++) await sleep(200);
+  const now = await height(rpc1);
+  // Far enough that a cancel proposal could still pass (the CLI warns otherwise): 2 × (deposit + voting period),
+  // a margin, and the blocks of the 5 s the CLI may take to start and check on a busy machine.
+  const H = now + Math.ceil((1.2 * 2 * (DEPOSIT_S + VOTING_S) * 1000) / BLOCK_MS) + Math.ceil(5000 / BLOCK_MS);
+  const info = JSON.stringify({ binaries: { [`${goos}/${goarch}`]: rel.url } });
+  step(`Propose the upgrade "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away), its Plan.Info naming the tarball and its sha256`);
   const submit = await xupgrade([
     "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos",
     "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--daemon-name", DAEMON, "--from", "alice", ...tx, "-o", "json",

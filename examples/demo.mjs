@@ -116,14 +116,19 @@ async function main() {
   say(`$ xupgrade keys import-genesis --keyring-backend test --home $HOME_DIR -o json   (abridged: name, address)`);
   for (const k of JSON.parse(imported.stdout)) say(`    ${k.name.padEnd(10)} ${k.address}`);
 
-  // Far enough that a cancel proposal could still pass, 2×(voting + deposit period), with a margin (the CLI
-  // warns when it could not); the vote itself passes after one voting period.
+  // The validators' votes for proposal 1 (the first of a fresh chain) are started first and wait at their
+  // confirmation prompts (examples/support.mjs, staged), to be confirmed once the proposal is in: the voting
+  // period then holds their signatures and broadcasts, not four CLI start-ups (seconds each on a busy machine).
+  const ballots = [0, 1, 2, 3].map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v}`, "--node", node.rpc, ...keys, "-o", "json"]));
+  await Promise.all(ballots.map((b) => b.ready));
+
+  // Far enough that a cancel proposal could still pass, 2×(voting + deposit period), with a margin and the
+  // blocks of the 5 s the CLI may take to start and check on a busy machine (the CLI warns when it could not);
+  // the vote itself passes after one voting period.
   const now = await height(node);
-  const H = now + Math.ceil((1.2 * 2 * (PERIOD_S + PERIOD_S) * 1000) / BLOCK_MS) + 5;
+  const H = now + Math.ceil((1.2 * 2 * (PERIOD_S + PERIOD_S) * 1000) / BLOCK_MS) + Math.ceil(5000 / BLOCK_MS);
   step(`Propose the upgrade: "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away)`);
   const info = await serveBinary();
-  // The votes for proposal 1 (the first of a fresh chain) start with it and wait at their confirmation prompts.
-  const ballots = [0, 1, 2, 3].map((v) => rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${v}`, "--node", node.rpc, ...keys, "-o", "json"]));
   const submit = await xupgrade([
     "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
     "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--from", "alice", ...tx, "-o", "json",
@@ -131,7 +136,7 @@ async function main() {
   const proposal = JSON.parse(submit.stdout).proposal_id;
   if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
-  step(`The validators vote yes on proposal ${proposal} (each vote was prepared with the proposal and is confirmed now)`);
+  step(`The validators vote yes on proposal ${proposal} (each vote was started before it and waits at its confirmation prompt)`);
   for (const [v, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
 
   step(`Watch the plan while the voting period (${period}) runs`);

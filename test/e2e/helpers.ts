@@ -3,14 +3,14 @@
  * transpiled copy) against real `xupgrade devnet start` processes (their JSON logs collected as
  * test/apps/devnet/helpers.ts does) on free loopback ports (`--rpc 127.0.0.1:0`, … written by `devnet init`).
  */
-import { cliArgs, runCli, tempDir, type CliResult } from "../apps/cli/helpers.js";
-import { spawnLogged, waitUntil, type DevnetChild } from "../apps/devnet/helpers.js";
+import { cliArgs, runCli, stageCli, tempDir, type CliResult } from "../apps/cli/helpers.js";
+import { nextProposalId, spawnLogged, waitUntil, type DevnetChild } from "../apps/devnet/helpers.js";
 
 export { committedState, clients, fixtureApp, V1, V2 } from "../apps/devnet/helpers.js";
 export { builtCliMain, errorLine, removeTempDirs, runCli, tempDir } from "../apps/cli/helpers.js";
 
-/** Gov periods and block time of the e2e devnets: votes by CLI processes must land within the voting period. */
-export const PERIOD_S = 6; // room for CLI votes on a loaded 2-core machine (3 s was too tight under load)
+/** Gov periods and block time of the e2e devnets: votes by CLI processes must land within the voting period (passProposal stages them). */
+export const PERIOD_S = 6;
 export const BLOCK_MS = 100;
 
 export const keyring = (home: string) => ["--keyring-backend", "test", "--home", home];
@@ -88,14 +88,24 @@ export async function height(node: Node): Promise<number> {
   return Number(((await res.json()) as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);
 }
 
-/** Submits a proposal with `tx upgrade <args> --from alice` and votes yes from validators 0–2; returns its id. */
+/**
+ * Submits a proposal with `tx upgrade <args> --from alice` and votes yes from validators 0–2; returns its id. The
+ * votes are staged before the proposal exists (stageCli), so the voting period holds their broadcasts, not
+ * three CLI start-ups.
+ */
 export async function passProposal(node: Node, args: string[]): Promise<string> {
-  const submit = ok(await cli(node, ["tx", "upgrade", ...args, "--title", "t", "--summary", "s", "--deposit", "10000000stake", "--from", "alice", ...keyring(node.home), "-y", "-o", "json"]));
-  const id = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
-  const votes = await Promise.all(
-    [0, 1, 2].map((v) => cli(node, ["tx", "gov", "vote", id, "yes", "--from", `validator${v}`, ...keyring(node.home), "-y", "-o", "json"])),
-  );
-  for (const r of votes) ok(r);
+  const id = String(await nextProposalId(node.rpc));
+  const ballots = [0, 1, 2].map((v) => stageCli(["tx", "gov", "vote", id, "yes", "--from", `validator${v}`, ...keyring(node.home), "--node", node.rpc, "-o", "json"]));
+  try {
+    await Promise.all(ballots.map((b) => b.ready)); // idle at their prompts: the submission does not compete with their start-ups
+    const submit = ok(await cli(node, ["tx", "upgrade", ...args, "--title", "t", "--summary", "s", "--deposit", "10000000stake", "--from", "alice", ...keyring(node.home), "-y", "-o", "json"]));
+    const submitted = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
+    if (submitted !== id) throw new Error(`the proposal got id ${submitted}, the votes were staged for ${id}`);
+  } catch (e) {
+    await Promise.all(ballots.map((b) => b.cancel()));
+    throw e;
+  }
+  for (const r of await Promise.all(ballots.map((b) => b.confirm()))) ok(r);
   return id;
 }
 

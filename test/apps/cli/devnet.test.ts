@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GOV, ROOT, errorLine, removeTempDirs, runAll, runCli, tempDir } from "./helpers.js";
+import { GOV, ROOT, errorLine, removeTempDirs, runCli, stageCli, tempDir } from "./helpers.js";
 
 const VOTING = 12; // seconds; also the deposit period
 const BLOCK_MS = 100;
@@ -131,11 +131,15 @@ describe.sequential("the CLI against a running devnet", () => {
   }, 60_000);
 
   it("schedules an upgrade through gov: submit, vote, plan", async () => {
+    // The votes are staged before the proposal exists (stageCli): the voting period holds their broadcasts only.
+    const ballots = [0, 1, 2, 3].map((v) => stageCli(["tx", "gov", "vote", "2", "yes", "--from", `validator${v}`, ...keyring(), "--node", node!.url, "-o", "json"]));
+    await Promise.all(ballots.map((b) => b.ready));
     upgradeHeight = (await height()) + Math.ceil((2.2 * VOTING * 1000) / BLOCK_MS);
     const submit = await cli([
       "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Switch to v2", "--deposit", "10000000stake",
       "--upgrade-height", String(upgradeHeight), "--no-validate", "--from", "alice", ...keyring(), "-y",
     ]);
+    if (submit.code !== 0) await Promise.all(ballots.map((b) => b.cancel()));
     expect(submit.code).toBe(0);
     // 2*(12s+12s) needs ~480 blocks at 100ms: more than the ~264 left, so the warning is printed.
     expect(submit.stderr).toMatch(
@@ -145,11 +149,7 @@ describe.sequential("the CLI against a running devnet", () => {
     );
     expect(submit.stdout).toMatch(/^code: 0\nheight: "\d+"\nproposal_id: "2"\ntxhash: [0-9A-F]{64}\n$/);
 
-    const votes: string[] = [];
-    await runAll([0, 1, 2, 3], async (v) => {
-      const r = await cli(["tx", "gov", "vote", "2", "yes", "--from", `validator${v}`, ...keyring(), "-y", "-o", "json"]);
-      votes.push(r.code === 0 ? JSON.parse(r.stdout).code : r.stderr);
-    }, 4);
+    const votes = (await Promise.all(ballots.map((b) => b.confirm()))).map((r) => (r.code === 0 ? JSON.parse(r.stdout).code : r.stderr));
     expect(votes).toEqual([0, 0, 0, 0]);
 
     const proposal = await cli(["query", "gov", "proposal", "2", "-o", "json"]);

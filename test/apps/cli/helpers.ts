@@ -100,6 +100,52 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   });
 }
 
+export interface StagedCli {
+  /** Resolves once the CLI waits at its confirmation prompt (or has exited). */
+  ready: Promise<void>;
+  /** Answers `y` and resolves with the result. */
+  confirm(): Promise<CliResult>;
+  /** Answers `n` (the CLI exits 1, "canceled transaction") and resolves with the result. */
+  cancel(): Promise<CliResult>;
+}
+
+/**
+ * Starts a transaction (`args` without -y) up to its confirmation prompt: the CLI loads, reads the node's chain
+ * id and the signer's account, builds the transaction and waits. On a busy 2-core machine a CLI takes seconds
+ * to start; a transaction that must land inside a window (a vote inside the voting period) is staged before the
+ * window opens, so only its signature and broadcast fall inside it.
+ */
+export function stageCli(args: string[], opts: CliOptions = {}): StagedCli {
+  const env: Record<string, string | undefined> = { ...process.env, XUPGRADE_KEYRING_PASSPHRASE: undefined, DAEMON_NAME: undefined, ...opts.env };
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let atPrompt!: () => void;
+  const ready = new Promise<void>((r) => (atPrompt = r));
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+    if (stderr.includes("[y/N]: ")) atPrompt();
+  });
+  child.stdin.on("error", () => {}); // a CLI that failed before its prompt has closed its stdin
+  const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 120_000);
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      atPrompt();
+      resolve({ code, stdout, stderr });
+    });
+  });
+  const answer = async (line: string) => {
+    await ready;
+    if (child.exitCode === null && child.signalCode === null) child.stdin.end(line);
+    return done;
+  };
+  return { ready, confirm: () => answer("y\n"), cancel: () => answer("n\n") };
+}
+
 /** Runs many CLI invocations with bounded parallelism (each is a Node process). */
 export async function runAll<T>(items: T[], fn: (item: T) => Promise<void>, parallel = 3): Promise<void> {
   let next = 0;

@@ -64,6 +64,17 @@ export async function clients(
   return { comet, query, upgrade: new UpgradeQuery(rpc), gov: new GovQuery(rpc), auth: new AuthQuery(rpc) };
 }
 
+/** The id the next proposal gets: gov numbers proposals from 1 and never reuses one (through the node's `abci_query`). */
+export async function nextProposalId(rpcUrl: string): Promise<bigint> {
+  const c = await clients(rpcUrl);
+  try {
+    const { proposals } = await c.gov.Proposals({ proposalStatus: 0, voter: "", depositor: "" });
+    return proposals.reduce((max, p) => (p.id > max ? p.id : max), 0n) + 1n;
+  } finally {
+    c.comet.disconnect();
+  }
+}
+
 export interface SignOptions {
   chainId?: string;
   accountNumber?: bigint;

@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, type TestOptions } from "vitest";
 import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
-import { cliArgs } from "../../apps/cli/helpers.js";
-import { spawnLogged, type DevnetChild, type LogRecord } from "../../apps/devnet/helpers.js";
+import { cliArgs, stageCli } from "../../apps/cli/helpers.js";
+import { nextProposalId, spawnLogged, type DevnetChild, type LogRecord } from "../../apps/devnet/helpers.js";
 import { waitUntil } from "../../support/wait.js";
 import { ok, runCli, tempDir } from "../helpers.js";
 
@@ -152,13 +152,22 @@ export async function blockMs(url: string, n = 5): Promise<number> {
  * from every validator through its own node. Returns the proposal id.
  */
 export async function proposeUpgrade(net: Testnet, name: string, height: number, extra: string[] = []): Promise<string> {
-  const via = (i: number) => ["--node", net.nodes[i].rpc, ...net.keyring, "-y", "-o", "json"];
-  const submit = ok(
-    await runCli(["tx", "upgrade", "software-upgrade", name, "--title", `Upgrade to ${name}`, "--summary", "s", "--deposit", "10000000stake", "--upgrade-height", String(height), "--no-validate", "--from", "alice", ...extra, ...via(0)]),
-  );
-  const id = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
-  const votes = await Promise.all(net.nodes.map((_, i) => runCli(["tx", "gov", "vote", id, "yes", "--from", `validator${i}`, ...via(i)])));
-  for (const r of votes) ok(r);
+  const via = (i: number) => ["--node", net.nodes[i].rpc, ...net.keyring, "-o", "json"];
+  // The votes are staged before the proposal exists (stageCli): the voting period holds their broadcasts only.
+  const id = String(await nextProposalId(net.nodes[0].rpc));
+  const ballots = net.nodes.map((_, i) => stageCli(["tx", "gov", "vote", id, "yes", "--from", `validator${i}`, ...via(i)]));
+  try {
+    await Promise.all(ballots.map((b) => b.ready)); // idle at their prompts: the submission does not compete with their start-ups
+    const submit = ok(
+      await runCli(["tx", "upgrade", "software-upgrade", name, "--title", `Upgrade to ${name}`, "--summary", "s", "--deposit", "10000000stake", "--upgrade-height", String(height), "--no-validate", "--from", "alice", ...extra, ...via(0), "-y"]),
+    );
+    const submitted = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
+    if (submitted !== id) throw new Error(`the proposal got id ${submitted}, the votes were staged for ${id}`);
+  } catch (e) {
+    await Promise.all(ballots.map((b) => b.cancel()));
+    throw e;
+  }
+  for (const r of await Promise.all(ballots.map((b) => b.confirm()))) ok(r);
   return id;
 }
 
