@@ -12,6 +12,13 @@ export { builtCliMain, errorLine, removeTempDirs, runCli, tempDir } from "../app
 /** Gov periods and block time of the e2e devnets: votes by CLI processes must land within the voting period (passProposal stages them). */
 export const PERIOD_S = 6;
 export const BLOCK_MS = 100;
+/**
+ * The wall time one passProposal and the plan queries after it may take: the voting period and 12 s for the CLI
+ * processes around it (staged votes, the submission, `query upgrade plan`), which take seconds each on a busy
+ * 2-core machine (11 s in all was seen where 6 s had been allowed). Heights that must stay ahead of proposals are
+ * this far away, in blocks of BLOCK_MS.
+ */
+export const PROPOSAL_S = PERIOD_S + 12;
 
 export const keyring = (home: string) => ["--keyring-backend", "test", "--home", home];
 

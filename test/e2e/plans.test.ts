@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   BLOCK_MS,
-  PERIOD_S,
+  PROPOSAL_S,
   V1,
   cli,
   committedHeight,
@@ -34,7 +34,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-describe.sequential("plans through gov on a devnet process: cancel, overwrite, skip", { timeout: 90_000 }, () => {
+describe.sequential("plans through gov on a devnet process: cancel, overwrite, skip", { timeout: 180_000 }, () => {
   let home: string;
   let node: Node;
   let H: number;
@@ -42,7 +42,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
   it("cancel before the height: the plan is removed and the node runs past the height", async () => {
     home = await initHome();
     node = await startNode(home, V1);
-    const H1 = (await height(node)) + Math.round(((2 * PERIOD_S + 5) * 1000) / BLOCK_MS); // two proposals must pass first
+    const H1 = (await height(node)) + Math.round(((2 * PROPOSAL_S + 5) * 1000) / BLOCK_MS); // two proposals must pass first
     await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H1), "--no-validate"]);
     expect(await waitForPlan(node, (p) => p !== undefined, "the plan")).toMatchObject({ name: "v2", height: String(H1) });
 
@@ -51,7 +51,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
     expect(node.records.filter((r) => r.msg === "upgrade plan cleared")).toHaveLength(1);
     expect(await height(node)).toBeLessThan(H1);
 
-    await committedHeight(node, H1 + 2);
+    await committedHeight(node, H1 + 2, 90_000);
     expect(node.proc.exitCode).toBeNull();
     expect(node.records.some((r) => /NEEDED/.test(r.msg))).toBe(false);
     expect(errorLine(await cli(node, ["query", "upgrade", "applied", "v2"]))).toBe("no upgrade found");
@@ -59,7 +59,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
   });
 
   it("a new plan overwrites the scheduled one: the node runs past the old height and halts (20) at the new one", async () => {
-    const H2 = (await height(node)) + Math.round(((2 * PERIOD_S + 4) * 1000) / BLOCK_MS);
+    const H2 = (await height(node)) + Math.round(((2 * PROPOSAL_S + 4) * 1000) / BLOCK_MS); // two proposals must pass first
     H = H2 + 20;
     await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H2), "--no-validate"]);
     await waitForPlan(node, (p) => p?.height === String(H2), `the plan at ${H2}`);
@@ -73,7 +73,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
     });
     expect(await height(node)).toBeLessThan(H2);
 
-    expect(await exitWithin(node, 30_000)).toBe(20);
+    expect(await exitWithin(node, 90_000)).toBe(20);
     const last = node.records.filter((r) => r.msg === "committed block").at(-1)!;
     expect(Number(last.height)).toBe(H - 1);
     expect(node.records.filter((r) => r.level === "error" && r.module === "x/upgrade").map((r) => r.msg)).toEqual([`UPGRADE "v2" NEEDED at height: ${H}: {"binaries":{}}`]);
