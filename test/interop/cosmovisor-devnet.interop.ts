@@ -103,16 +103,17 @@ function nodeBinary(dir: string, version: string, o: { halt?: Halt; home?: strin
     o.halt === undefined
       ? [`exec ${start}`]
       : [
-          // The devnet as a child, so the wrapper outlives its exit; signals are passed on to it.
+          // The devnet as a child, so the wrapper outlives its exit; a signal is passed on to it and waited for
+          // (the devnet holds its store's lock until it has exited).
           `${start} &`,
-          "child=$!",
-          "trap 'kill -TERM $child 2>/dev/null' TERM",
-          "trap 'kill -INT $child 2>/dev/null' INT",
+          "child=$! stop=",
+          "trap 'stop=1; kill -TERM $child 2>/dev/null' TERM",
+          "trap 'stop=1; kill -INT $child 2>/dev/null' INT",
           "wait $child; code=$?",
           "while kill -0 $child 2>/dev/null; do wait $child; code=$?; done",
           "trap - TERM INT",
           ...(o.halt === "stay-up"
-            ? ['if [ "$code" = 20 ]; then trap \'exit 20\' TERM INT; while :; do sleep 0.1; done; fi']
+            ? ['if [ "$code" = 20 ] && [ -z "$stop" ]; then trap \'exit 20\' TERM INT; while :; do sleep 0.1; done; fi']
             : [`if [ "$code" = 20 ] && [ -e ${q(`${probes}/armed`)} ]; then until [ -e ${q(`${probes}/poller`)} ]; do sleep 0.05; done; fi`]),
           'exit "$code"',
         ];
@@ -239,7 +240,8 @@ const text = (cv: CollectedChild<SimdLog>) => cv.records.map((r) => r.message).j
 describe("cosmovisor v1.5.0 supervising the xupgrade devnet through v1 → v2", () => {
   it("the node stays up after the halt: cosmovisor's poller sees upgrade-info.json, stops it, backs up, downloads, runs pre-upgrade, switches; v2 applies the upgrade", async () => {
     const c = await setUp("poll", "stay-up");
-    const cv = startCosmovisor(c);
+    // A grace period, so cosmovisor interrupts the wrapper (which waits for the devnet) instead of killing it.
+    const cv = startCosmovisor(c, { DAEMON_SHUTDOWN_GRACE: "10s" });
     try {
       const { height, halt, fetched } = await upgradeToHalt(c, cv);
       await expectUpgraded(c, cv, height, halt.at, fetched);
