@@ -4,8 +4,10 @@
  * verified header may vouch for later ones.
  */
 import { fromHex } from "@cosmjs/encoding";
-import { HOUR, SECOND, parseGoDuration } from "../go/duration.js";
+import { HOUR, SECOND } from "../go/duration.js";
 import { TrustOptionsError } from "./errors.js";
+import { parseDurationOption } from "../go/option.js";
+import { messageOf } from "../base/errors.js";
 
 /** Two weeks: CometBFT's advice for a chain whose unbonding period is three. */
 export const DEFAULT_TRUSTING_PERIOD_NS = 14n * 24n * HOUR;
@@ -47,9 +49,9 @@ export function trustRoot(o: TrustOptions): TrustRoot {
   if (typeof o.period === "bigint") periodNs = o.period;
   else if (typeof o.period === "string") {
     try {
-      periodNs = parseGoDuration(o.period);
+      periodNs = parseDurationOption(o.period, "timeout");
     } catch (e) {
-      throw new TrustOptionsError(`trusting period: ${(e as Error).message}`);
+      throw new TrustOptionsError(`trusting period: ${messageOf(e)}`);
     }
   }
   if (periodNs <= 0n) throw new TrustOptionsError("the trusting period must be positive");

@@ -5,12 +5,12 @@
  */
 import { NodeAddressError } from "../../client/errors.js";
 import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
-import { INT64_MAX } from "../../go/int.js";
 import { readClientConfig, type ClientConfig } from "./config.js";
 import { httpTransport } from "./http.js";
 import { CliError } from "./errors.js";
-import { defaultHome, type KeyringOpts, type QueryOpts } from "./flags.js";
+import { defaultHome, type KeyringOpts, type QueryOpts, integerValue } from "./flags.js";
 import { parseOutput, type OutputFormat } from "./output.js";
+import { QUERY_HEIGHT } from "../../go/option.js";
 
 export class Context {
   readonly home: string;
@@ -41,7 +41,6 @@ export class Context {
   get height(): bigint {
     const h = this.opts.height;
     if (h === undefined) return 0n;
-    if (!/^[0-9]+$/.test(h) || BigInt(h) > INT64_MAX) throw new CliError(`invalid --height ${JSON.stringify(h)}: must be a non-negative integer`);
-    return BigInt(h);
+    return integerValue("--height", h, QUERY_HEIGHT);
   }
 }

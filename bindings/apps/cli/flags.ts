@@ -7,7 +7,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { parseGoDuration } from "../../go/duration.js";
+import { messageOf } from "../../base/errors.js";
+import { parseDurationOption, parseIntegerOption, type DurationKind, type IntegerRange } from "../../go/option.js";
 import { DEFAULT_NODE } from "../../client/rpc.js";
 import { CliError } from "./errors.js";
 
@@ -79,14 +80,23 @@ export function requireFlags(opts: Record<string, unknown>, flags: string[]): vo
   if (missing.length > 0) throw new CliError(`required flag(s) ${missing.map((f) => `"${f}"`).join(", ")} not set`);
 }
 
-/** A duration flag: Go syntax, at least 0. */
-export function durationFlag(name: string, value: string): bigint {
-  let d: bigint;
+/** A duration flag of `kind` (go/option.ts), in ns: `invalid --<flag> "<text>": <reason>` when it is not one. */
+export function durationFlag(flag: string, text: string, kind: DurationKind): bigint {
   try {
-    d = parseGoDuration(value);
+    return parseDurationOption(text, kind);
   } catch (e) {
-    throw new CliError(`invalid --${name} ${JSON.stringify(value)}: ${(e as Error).message}`);
+    throw new CliError(`invalid --${flag} ${JSON.stringify(text)}: ${messageOf(e)}`);
   }
-  if (d < 0n) throw new CliError(`invalid --${name} ${JSON.stringify(value)}: must not be negative`);
-  return d;
+}
+
+/**
+ * An integer flag, or argument, in `range` (go/option.ts): `invalid <what> "<text>": <reason>[ <hint>]` when it
+ * is not one; `what` is `--<flag>` or the argument's name.
+ */
+export function integerValue(what: string, text: string, range: IntegerRange, hint = ""): bigint {
+  try {
+    return parseIntegerOption(text, range);
+  } catch (e) {
+    throw new CliError(`invalid ${what} ${JSON.stringify(text)}: ${messageOf(e)}${hint === "" ? "" : ` ${hint}`}`);
+  }
 }

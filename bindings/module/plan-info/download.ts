@@ -15,7 +15,9 @@ import { basename } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
-import { formatGoDuration, parseGoDuration } from "../../go/duration.js";
+import { messageOf } from "../../base/errors.js";
+import { formatGoDuration } from "../../go/duration.js";
+import { parseEnvDuration, parseEnvInteger } from "../../go/option.js";
 import type { CheckedUrl, Checksum } from "./check.js";
 import { PlanInfoError } from "./errors.js";
 
@@ -41,29 +43,28 @@ export const DEFAULT_TIMEOUT_MS = 3_600_000;
 export const DEFAULT_MIN_RATE = 1024;
 const MAX_REDIRECTS = 10;
 
-/** A Go duration variable that must be > 0, in milliseconds (at least 1). */
+/** A duration variable (go/option.ts: > 0), in milliseconds (at least 1). */
 function durationVar(env: NodeJS.ProcessEnv, name: string, def: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return def;
-  let ns: bigint;
-  try {
-    ns = parseGoDuration(raw);
-  } catch (e) {
-    throw new PlanInfoError(`invalid: ${name}: could not parse '${raw}' into a duration: ${(e as Error).message}`);
-  }
-  if (ns <= 0n) throw new PlanInfoError(`invalid: ${name}: must be greater than 0`);
-  const ms = ns / 1_000_000n;
+  const ms = envOption(() => parseEnvDuration(name, raw)) / 1_000_000n;
   return ms > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Math.max(1, Number(ms));
 }
 
-/** An integer variable (decimal digits), ≥ `min`. */
-function integerVar(env: NodeJS.ProcessEnv, name: string, def: number, min: 0 | 1): number {
+/** An integer variable (decimal digits), ≥ `min`, a safe integer. */
+function integerVar(env: NodeJS.ProcessEnv, name: string, def: number, min: 0n | 1n): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return def;
-  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    throw new PlanInfoError(`invalid: ${name}: must be a ${min === 1 ? "positive" : "non-negative"} integer, got ${JSON.stringify(raw)}`);
+  return Number(envOption(() => parseEnvInteger(name, raw, { min, max: BigInt(Number.MAX_SAFE_INTEGER) })));
+}
+
+/** The variable's value, or its problem as a PlanInfoError. */
+function envOption(read: () => bigint): bigint {
+  try {
+    return read();
+  } catch (e) {
+    throw new PlanInfoError(messageOf(e));
   }
-  return Number(raw);
 }
 
 /**
@@ -72,10 +73,10 @@ function integerVar(env: NodeJS.ProcessEnv, name: string, def: number, min: 0 | 
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Required<Omit<DownloadLimits, "signal">> {
   return {
-    maxBytes: integerVar(env, "DAEMON_DOWNLOAD_MAX_BYTES", DEFAULT_MAX_BYTES, 1),
+    maxBytes: integerVar(env, "DAEMON_DOWNLOAD_MAX_BYTES", DEFAULT_MAX_BYTES, 1n),
     idleMs: durationVar(env, "DAEMON_DOWNLOAD_IDLE_TIMEOUT", DEFAULT_IDLE_MS),
     timeoutMs: durationVar(env, "DAEMON_DOWNLOAD_TIMEOUT", DEFAULT_TIMEOUT_MS),
-    minRate: integerVar(env, "DAEMON_DOWNLOAD_MIN_RATE", DEFAULT_MIN_RATE, 0),
+    minRate: integerVar(env, "DAEMON_DOWNLOAD_MIN_RATE", DEFAULT_MIN_RATE, 0n),
   };
 }
 

@@ -107,7 +107,7 @@ describe("usage errors", () => {
     ["empty upgrade name", ["tx", "upgrade", "software-upgrade", "", "--title", "t", "--summary", "s", "--upgrade-height", "5", "--from", PROPOSER, "--generate-only", "--no-validate"], "name cannot be empty: invalid request"],
     ["devnet: bad validators", ["devnet", "init", "--validators", "0"], 'invalid --validators "0": must be an integer from 1 to 100'],
     ["devnet: bad voting period", ["devnet", "init", "--voting-period", "10"], 'invalid --voting-period "10": time: missing unit in duration "10"'],
-    ["devnet: bad skip height", ["devnet", "start", "--unsafe-skip-upgrades", "x"], 'invalid --unsafe-skip-upgrades "x": heights must be positive integers'],
+    ["devnet: bad skip height", ["devnet", "start", "--unsafe-skip-upgrades", "x"], 'invalid --unsafe-skip-upgrades "x": must be a positive integer'],
   ];
 
   it("each gets one clear line and exit 1", async () => {

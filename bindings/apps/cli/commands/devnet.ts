@@ -6,34 +6,23 @@
  * and imports the genesis accounts' keys into a test keyring in the testnet's folder.
  */
 import type { Command } from "commander";
-import { parseGoDuration } from "../../../go/duration.js";
 import type * as Devnet from "../../devnet/index.js";
 import type { RehearseOpts } from "../devnet/rehearse.js";
 import { loadDevnet } from "../devnet/load.js";
 import { CliError } from "../errors.js";
-import { defaultHome, expectArgs } from "../flags.js";
-import { INT64_MAX } from "../../../go/int.js";
+import { defaultHome, expectArgs, integerValue, durationFlag } from "../flags.js";
 import { messageOf } from "../../../base/errors.js";
+import { HEIGHT } from "../../../go/option.js";
 
 
-function checkDuration(flag: string, value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  let ns: bigint;
-  try {
-    ns = parseGoDuration(value);
-  } catch (e) {
-    throw new CliError(`invalid --${flag} ${JSON.stringify(value)}: ${messageOf(e)}`);
-  }
-  if (ns <= 0n) throw new CliError(`invalid --${flag} ${JSON.stringify(value)}: must be greater than 0`);
+/** A devnet period or block time (at least 1ms), checked here and passed on as written. */
+function checkPeriod(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined) durationFlag(flag, value, "period");
   return value;
 }
 
 function parseValidators(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[0-9]+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
-    throw new CliError(`invalid --validators ${JSON.stringify(value)}: must be an integer from 1 to 100`);
-  }
-  return Number(value);
+  return value === undefined ? undefined : Number(integerValue("--validators", value, { min: 1n, max: 100n }));
 }
 
 /** `--unsafe-skip-upgrades 10,20` (repeatable). */
@@ -42,10 +31,7 @@ function parseSkipHeights(values: string[]): bigint[] {
   for (const v of values.flatMap((s) => s.split(","))) {
     const t = v.trim();
     if (t === "") continue;
-    if (!/^[0-9]+$/.test(t) || BigInt(t) === 0n || BigInt(t) > INT64_MAX) {
-      throw new CliError(`invalid --unsafe-skip-upgrades ${JSON.stringify(t)}: heights must be positive integers`);
-    }
-    heights.push(BigInt(t));
+    heights.push(integerValue("--unsafe-skip-upgrades", t, HEIGHT));
   }
   return heights;
 }
@@ -164,9 +150,9 @@ export function registerDevnet(program: Command): void {
       const options: Devnet.InitDevnetOptions = {
         home: opts.home ?? defaultHome(),
         validators: parseValidators(opts.validators),
-        votingPeriod: checkDuration("voting-period", opts.votingPeriod),
-        depositPeriod: checkDuration("deposit-period", opts.depositPeriod),
-        blockTime: checkDuration("block-time", opts.blockTime),
+        votingPeriod: checkPeriod("voting-period", opts.votingPeriod),
+        depositPeriod: checkPeriod("deposit-period", opts.depositPeriod),
+        blockTime: checkPeriod("block-time", opts.blockTime),
         chainId: opts.chainId,
         minDeposit: opts.minDeposit,
         accounts: opts.accounts === undefined ? undefined : opts.accounts.split(",").map((s) => s.trim()).filter((s) => s !== ""),
@@ -238,7 +224,7 @@ export function registerDevnet(program: Command): void {
         rpc: opts.rpc,
         rest: opts.rest,
         grpc: opts.grpc,
-        blockTime: checkDuration("block-time", opts.blockTime),
+        blockTime: checkPeriod("block-time", opts.blockTime),
         backend: opts.core as Devnet.StartDevnetOptions["backend"],
         namespace: opts.namespace,
         skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),

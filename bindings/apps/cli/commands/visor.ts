@@ -8,11 +8,11 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { CliError } from "../errors.js";
-import { expectArgs } from "../flags.js";
+import { expectArgs, integerValue } from "../flags.js";
 import { parseOutput } from "../output.js";
 import type { VisorConfig } from "../../visor/config/index.js";
-import { INT64_MAX } from "../../../go/int.js";
 import { messageOf } from "../../../base/errors.js";
+import { HEIGHT } from "../../../go/option.js";
 
 interface ConfigOpts {
   cosmovisorConfig?: string;
@@ -118,13 +118,7 @@ export function registerVisor(program: Command): void {
     .option(CONFIG_FLAG, CONFIG_HELP)
     .action(async (opts: { force?: boolean; upgradeHeight?: string }, cmd: Command) => {
       const [name, path] = expectArgs(cmd, 2, 2);
-      let height: bigint | undefined;
-      if (opts.upgradeHeight !== undefined) {
-        if (!/^[0-9]{1,19}$/.test(opts.upgradeHeight) || BigInt(opts.upgradeHeight) <= 0n || BigInt(opts.upgradeHeight) > INT64_MAX) {
-          throw new CliError(`invalid --upgrade-height ${JSON.stringify(opts.upgradeHeight)}: must be a positive integer`);
-        }
-        height = BigInt(opts.upgradeHeight);
-      }
+      const height = opts.upgradeHeight === undefined ? undefined : integerValue("--upgrade-height", opts.upgradeHeight, HEIGHT);
       const cfg = await config(cmd);
       const { addUpgrade } = await import("../../visor/setup.js");
       await step(async () => addUpgrade(cfg, name, path, { force: opts.force, height }, await logger(cfg)));

@@ -8,10 +8,10 @@ import type { Command } from "commander";
 import type * as Devnet from "../../devnet/index.js";
 import { loadDevnet } from "./load.js";
 import { CliError } from "../errors.js";
-import { defaultHome, expectArgs } from "../flags.js";
+import { defaultHome, expectArgs, integerValue } from "../flags.js";
 import { parseOutput } from "../output.js";
-import { INT64_MAX } from "../../../go/int.js";
 import { messageOf } from "../../../base/errors.js";
+import { HEIGHT } from "../../../go/option.js";
 
 export interface RehearseOpts {
   home?: string;
@@ -29,13 +29,7 @@ export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> 
   const format = parseOutput(opts.output);
   if (opts.app === undefined) throw new CliError('required flag(s) "app" not set');
   if (opts.plan !== undefined && opts.plan === "") throw new CliError("invalid --plan: the upgrade name cannot be empty");
-  let height: bigint | undefined;
-  if (opts.height !== undefined) {
-    if (!/^[0-9]{1,19}$/.test(opts.height) || BigInt(opts.height) <= 0n || BigInt(opts.height) > INT64_MAX) {
-      throw new CliError(`invalid --height ${JSON.stringify(opts.height)}: must be a positive integer`);
-    }
-    height = BigInt(opts.height);
-  }
+  const height = opts.height === undefined ? undefined : integerValue("--height", opts.height, HEIGHT);
   if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
   const devnet = await loadDevnet();
   // A signal (Ctrl-C, a supervisor's timeout) ends the process through exit, which removes the copy of the state.

@@ -6,19 +6,18 @@ import { QueryParamsResponse, QueryProposalResponse } from "cosmjs-types/cosmos/
 import { abciQuery, decodeWith } from "../../../client/abci.js";
 import { CliError } from "../errors.js";
 import { Context } from "../context.js";
-import { expectArgs, type QueryOpts } from "../flags.js";
+import { expectArgs, type QueryOpts, integerValue } from "../flags.js";
 import { print } from "../output.js";
 import type { CometRpc } from "../../../client/rpc.js";
 import type { JsonValue } from "../yaml.js";
 import { coinsJson, timestampJson } from "./json.js";
 import { anyMessageJson } from "./messages.js";
-import { UINT64_MAX } from "../../../go/int.js";
+import { UINT64 } from "../../../go/option.js";
 
 
 /** A proposal id argument: uint64. */
 export function parseProposalId(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) > UINT64_MAX) throw new CliError(`invalid proposal id ${JSON.stringify(text)}: must be a non-negative integer`);
-  return BigInt(text);
+  return integerValue("proposal id", text, UINT64);
 }
 
 export function proposalJson(p: Proposal): JsonValue {

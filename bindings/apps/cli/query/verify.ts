@@ -20,11 +20,12 @@ import { trustRoot, type TrustOptions } from "../../../light/trust.js";
 import { VerifiedUpgradeClient, trustOnFirstUse, type Proven } from "../../../light/upgrade.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
-import { expectArgs, type QueryOpts } from "../flags.js";
+import { expectArgs, type QueryOpts, integerValue } from "../flags.js";
 import { httpTransport } from "../http.js";
 import { print, toIndentedJson } from "../output.js";
 import { blockRecord } from "./block-record.js";
 import { planJson } from "./json.js";
+import { HEIGHT } from "../../../go/option.js";
 
 export interface VerifyOpts extends QueryOpts {
   verify?: boolean;
@@ -94,8 +95,7 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   let origin: TrustFile["origin"];
   const now = new Date().toISOString();
   if (opts.trustHeight !== undefined) {
-    if (!/^[0-9]+$/.test(opts.trustHeight)) throw new CliError(`invalid --trust-height ${JSON.stringify(opts.trustHeight)}: must be a positive integer`);
-    trust = { height: BigInt(opts.trustHeight), hash: opts.trustHash!, period: opts.trustingPeriod };
+    trust = { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, period: opts.trustingPeriod };
     const r = trustRoot(trust);
     origin = { how: "flags", node, height: r.height.toString(), hash: toHex(r.hash).toUpperCase(), at: now };
     note(`trust root: height ${r.height}, hash ${origin.hash} (--trust-height, --trust-hash)`);

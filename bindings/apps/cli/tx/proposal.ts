@@ -1,7 +1,6 @@
 /** What the two upgrade proposal commands share: their options, the checks of their own flags, the proposal message. */
 import { addressProblem } from "../../../client/address.js";
 import type { Core } from "../../../core/contract.js";
-import { INT64_MAX } from "../../../go/int.js";
 import { GOV_AUTHORITY } from "../../../module/authority.js";
 import { parseCoinList } from "../coins.js";
 import { cliCore } from "../core.js";
@@ -11,6 +10,8 @@ import type { TxOpts } from "./flags.js";
 import { submitProposalMsg, type Msg } from "./msgs.js";
 import type { Coin } from "./proto.js";
 import { offlineAccount, txSettings, type TxSettings } from "./settings.js";
+import { HEIGHT } from "../../../go/option.js";
+import { integerValue } from "../flags.js";
 
 export interface ProposalOpts extends TxOpts {
   title?: string;
@@ -55,10 +56,7 @@ export function checkDaemonName(name: string): string {
 }
 
 export function parseUpgradeHeight(text: string): bigint {
-  if (!/^[0-9]+$/.test(text) || BigInt(text) === 0n || BigInt(text) > INT64_MAX) {
-    throw new CliError(`invalid --upgrade-height ${JSON.stringify(text)}: must be a positive integer`);
-  }
-  return BigInt(text);
+  return integerValue("--upgrade-height", text, HEIGHT);
 }
 
 /** The gov MsgSubmitProposal carrying `inner`, worded by the proposal flags. */

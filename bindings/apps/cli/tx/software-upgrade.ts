@@ -15,7 +15,7 @@ export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): 
   const [name] = expectArgs(cmd, 1, 1);
   requireFlags(opts as unknown as Record<string, unknown>, ["title", "summary", "upgrade-height", "from"]);
   const height = parseUpgradeHeight(opts.upgradeHeight!);
-  const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s");
+  const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s", "margin");
   const daemonName = checkDaemonName(opts.daemonName ?? (process.env.DAEMON_NAME || "xupgrade"));
   const { authority, ctx, core, deposit, settings } = await proposalSetup(opts);
   const plan: Plan = { name, height, info: opts.upgradeInfo ?? "" };

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { loadCore } from "../../../core/index.js";
 import type { Core } from "../../../core/contract.js";
 import { coinsToString, formatDec, normalize, parseCoins, parseDec, toProtoCoins, type Coin } from "../modules/coins.js";
-import { formatGoDuration, parseGoDuration } from "../../../go/duration.js";
+import { formatGoDuration } from "../../../go/duration.js";
 import {
   dataDir,
   genesisKeysPath,
@@ -23,6 +23,8 @@ import { BECH32_PREFIX, HD_PATH } from "../../../client/address.js";
 import { accountKeyFromMnemonic, consensusKeyFromSeed, consensusSeed, mnemonicFor } from "../chain/keys.js";
 import { base64, hexLower, hexUpper, nowNs, sha256, utf8 } from "../shared/util.js";
 import { formatRfc3339NanoNs } from "../../../go/time.js";
+import { parseDurationOption } from "../../../go/option.js";
+import { messageOf } from "../../../base/errors.js";
 
 export interface InitDevnetOptions {
   home: string;
@@ -233,14 +235,11 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** A Go duration option of a devnet (periods, block times), at least 1 ms; the error names the option. */
+/** A devnet's period or block time (go/option.ts: at least 1ms), in ns; the error names the option. */
 export function checkDuration(text: string, what: string): bigint {
-  let ns: bigint;
   try {
-    ns = parseGoDuration(text);
+    return parseDurationOption(text, "period");
   } catch (e) {
-    throw new Error(`invalid ${what} "${text}": ${(e as Error).message}`);
+    throw new Error(`invalid ${what} "${text}": ${messageOf(e)}`);
   }
-  if (ns < 1_000_000n) throw new Error(`invalid ${what} "${text}": must be at least 1ms`);
-  return ns;
 }

@@ -12,7 +12,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Backend } from "../../../core/contract.js";
-import { formatGoDuration, parseGoDuration } from "../../../go/duration.js";
+import { formatGoDuration } from "../../../go/duration.js";
 import { loadApp, type AppDefinition } from "../chain/app.js";
 import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
 import { startCometEngine } from "./engine/cometbft/run.js";
@@ -26,6 +26,7 @@ import { serveSnapshots, type SnapshotServer } from "../rehearse/channel.js";
 import { sha256 } from "../shared/util.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
+import { checkDuration } from "./init.js";
 
 export type { DevnetEngine, DevnetHandle };
 
@@ -68,8 +69,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   let blockTimeNs = 0n;
   let cometbft: CometbftBinary | undefined;
   if (engine === "local") {
-    blockTimeNs = parseGoDuration(options.blockTime ?? config.block_time);
-    if (blockTimeNs < 1_000_000n) throw new Error(`block time must be at least 1ms, got ${formatGoDuration(blockTimeNs)}`);
+    blockTimeNs = checkDuration(options.blockTime ?? config.block_time, "block time");
   } else {
     if (options.blockTime !== undefined) throw new Error(`the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
     cometbft = findCometbft(options.cometbft);

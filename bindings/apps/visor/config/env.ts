@@ -1,6 +1,7 @@
 /** The settings read from variables (the environment, or the TOML file under it), every problem collected. */
 import { isAbsolute, normalize } from "node:path";
-import { parseGoDuration, MS } from "../../../go/duration.js";
+import { MS } from "../../../go/duration.js";
+import { parseEnvDuration } from "../../../go/option.js";
 import { goAtoi } from "../../../go/int.js";
 import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../go/time-layout.js";
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, DEFAULT_MIN_RATE, DEFAULT_TIMEOUT_MS, limitsFromEnv } from "../../../module/plan-info/download.js";
@@ -20,18 +21,12 @@ function boolOption(src: Source, name: string, def: boolean, errs: string[]): bo
 function durationOption(src: Source, name: string, def: bigint, errs: string[]): bigint {
   const raw = src[name];
   if (raw === undefined || raw === "") return def;
-  let d: bigint;
   try {
-    d = parseGoDuration(raw);
+    return parseEnvDuration(name, raw);
   } catch (e) {
-    errs.push(`invalid: ${name}: could not parse '${raw}' into a duration: ${messageOf(e)}`);
+    errs.push(messageOf(e));
     return def;
   }
-  if (d <= 0n) {
-    errs.push(`invalid: ${name}: must be greater than 0`);
-    return def;
-  }
-  return d;
 }
 
 function retriesOption(src: Source, errs: string[]): number {
@@ -90,8 +85,8 @@ function limitsOptions(src: Source, errs: string[]): { maxBytes: number; idle: b
     }
   };
   one(ENV.downloadMaxBytes, (raw) => (out.maxBytes = Number(raw)));
-  one(ENV.downloadIdleTimeout, (raw) => (out.idle = parseGoDuration(raw)));
-  one(ENV.downloadTimeout, (raw) => (out.timeout = parseGoDuration(raw)));
+  one(ENV.downloadIdleTimeout, (raw) => (out.idle = parseEnvDuration(ENV.downloadIdleTimeout, raw)));
+  one(ENV.downloadTimeout, (raw) => (out.timeout = parseEnvDuration(ENV.downloadTimeout, raw)));
   one(ENV.downloadMinRate, (raw) => (out.minRate = Number(raw)));
   return out;
 }
