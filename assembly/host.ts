@@ -28,3 +28,12 @@ export declare function kvDelete(keyPtr: usize, keyLen: i32): void;
  */
 @external("host", "kvScan")
 export declare function kvScan(prefix: i32): i32;
+
+/**
+ * Feeds the done range (key prefix 01), ascending, to the export lastChunk a chunk at a time, as slots in
+ * SCAN (keeper.ts, "the last completed upgrade"); then writes the key lastChunk asked for — the first
+ * corrupt record's, else the winner's — at the start of SCAN and returns its length for lastKey, or -1
+ * when the range is empty.
+ */
+@external("host", "kvScanDone")
+export declare function kvScanDone(): i32;

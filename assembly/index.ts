@@ -7,7 +7,7 @@ import { decodePlanAt, encodePlanTo, validateBasic as validate } from "./plan";
 import { OK } from "./status";
 
 export {
-  clearPlan, doneHeight, doneValue, finishUpgrade, getDowngradeVerified, hasHandler, isSkipHeight, lastCompleted,
+  clearPlan, doneHeight, doneValue, finishUpgrade, getDowngradeVerified, hasHandler, isSkipHeight, lastChunk, lastCompleted, lastKey,
   moduleVersion, moduleVersions, plan, preBlock, protocolVersion, registerHandler, schedule,
   setDowngradeVerified, setModuleVersions, setSkipHeights,
 } from "./keeper";

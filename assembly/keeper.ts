@@ -1,5 +1,5 @@
 // The keeper's decisions over the host's store (docs/spec/keeper.md §5–§6). Twin of bindings/core/js/keeper.ts; host side in bindings/core/wasm/keeper.ts.
-import { UNCHANGED, kvDelete, kvGetPlan, kvSet } from "./host";
+import { UNCHANGED, kvDelete, kvGetPlan, kvScanDone, kvSet } from "./host";
 import { loadBE64, storeBE64 } from "./bigendian";
 import {
   H_INFO_LEN, H_INFO_PTR, H_LAST_HEIGHT, H_LAST_LEN, H_LAST_PTR, H_LEN, H_NAME_LEN, H_NAME_PTR, H_PLAN_HEIGHT,
@@ -252,34 +252,70 @@ export function doneValue(len: i32): i64 {
   return 0;
 }
 
+// ---- the last completed upgrade ----
+
+// GetLastCompletedUpgrade decides from heights alone. The store hands the done range over in ascending key
+// order (bindings/core/kv.ts), so of the records with the highest height the last one has the greatest
+// name — the tie rule of docs/spec/keeper.md §5.5 — and no name but the winner's is ever read. The host
+// feeds the range to lastChunk a chunk at a time, each record as a slot [i32 value length][i32 high word]
+// [i32 low word] of its big-endian value, and then hands over to lastKey the one key the core asked for:
+// the winner's, or that of the first record whose value is not 8 bytes.
+let lastFound: bool = false;
+let lastHeight: i64 = 0;
+let lastCorruptLen: i32 = -1;
+
+/**
+ * Takes `count` slots from SCAN, the next records in key order (`first`: the first ones of a scan).
+ * Returns the index of the record that is now the last completed upgrade (the last one at the highest
+ * height so far), -1 when that did not change, or -2 - i when record i is corrupt: the scan stops there.
+ */
+export function lastChunk(count: i32, first: bool): i32 {
+  if (first) {
+    lastFound = false;
+    lastCorruptLen = -1;
+  }
+  const slots = regionPtr(SCAN);
+  let found = lastFound;
+  let best = lastHeight;
+  let at = -1;
+  for (let i = 0; i < count; i++) {
+    const p = slots + <usize>i * 12;
+    const len = load<i32>(p);
+    if (len != 8) {
+      lastCorruptLen = len;
+      return -2 - i;
+    }
+    const height = (<i64>load<i32>(p, 4) << 32) | <i64>load<u32>(p, 8);
+    if (!found || height >= best) {
+      found = true;
+      best = height;
+      at = i;
+    }
+  }
+  lastFound = found;
+  lastHeight = best;
+  return at;
+}
+
+/**
+ * The end of a scan: the key lastChunk asked for, `keyLen` bytes at the start of SCAN (-1: the range was
+ * empty, lastChunk was not called). Into H_LAST_*: OK, NONE, or the corrupt record's or name's error.
+ */
+export function lastKey(keyLen: i32): i32 {
+  if (keyLen < 0) return NONE;
+  const key = regionPtr(SCAN);
+  if (lastCorruptLen >= 0) return corruptValue(key, keyLen, lastCorruptLen);
+  const st = checkName(key, keyLen);
+  if (st) return st;
+  setHeaderI32(H_LAST_PTR, <i32>key + 1);
+  setHeaderI32(H_LAST_LEN, keyLen - 1);
+  setHeaderI64(H_LAST_HEIGHT, lastHeight);
+  return OK;
+}
+
 /** Highest height, ties to the greatest name; into H_LAST_*: OK, NONE or an error. */
 export function lastCompleted(): i32 {
-  const count = scan(DONE_PREFIX);
-  let p = regionPtr(SCAN);
-  let bestPtr: usize = 0;
-  let bestLen: i32 = -1;
-  let bestHeight: i64 = 0;
-  for (let i = 0; i < count; i++) {
-    const keyLen = load<i32>(p);
-    const key = p + 4;
-    const valueLen = load<i32>(key + <usize>keyLen);
-    const value = key + <usize>keyLen + 4;
-    if (valueLen != 8) return corruptValue(key, keyLen, valueLen);
-    const height = <i64>loadBE64(value);
-    if (bestLen < 0 || height > bestHeight || (height == bestHeight && compareBytes(key, keyLen, bestPtr, bestLen) > 0)) {
-      bestPtr = key;
-      bestLen = keyLen;
-      bestHeight = height;
-    }
-    p = value + <usize>valueLen;
-  }
-  if (bestLen < 0) return NONE;
-  const st = checkName(bestPtr, bestLen);
-  if (st) return st;
-  setHeaderI32(H_LAST_PTR, <i32>bestPtr + 1);
-  setHeaderI32(H_LAST_LEN, bestLen - 1);
-  setHeaderI64(H_LAST_HEIGHT, bestHeight);
-  return OK;
+  return lastKey(kvScanDone());
 }
 
 function compareBytes(a: usize, aLen: i32, b: usize, bLen: i32): i32 {

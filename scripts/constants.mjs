@@ -90,7 +90,7 @@ async function tableOf(wasmBytes) {
     throw new Error("scripts/constants.mjs: the core called its host while reading constantTable");
   };
   const { instance } = await WebAssembly.instantiate(wasmBytes, {
-    host: { kvGet: refuse, kvGetPlan: refuse, kvSet: refuse, kvDelete: refuse, kvScan: refuse },
+    host: { kvGet: refuse, kvGetPlan: refuse, kvSet: refuse, kvDelete: refuse, kvScan: refuse, kvScanDone: refuse },
     env: { abort: refuse },
   });
   const { constantTable, memory } = instance.exports;

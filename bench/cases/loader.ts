@@ -58,6 +58,28 @@ class LoaderCore {
           }
           return entries.length;
         },
+        // The done range for lastCompleted, loader style: slots for lastChunk (assembly/keeper.ts), then the key it asked for.
+        kvScanDone: () => {
+          const entries = [...store.iterate(Uint8Array.of(1), Uint8Array.of(2))];
+          let want: Uint8Array | undefined;
+          if (entries.length > 0) {
+            const at = this.x.scanReserve(entries.length * 12);
+            const dv = new DataView(this.x.memory.buffer);
+            entries.forEach(([, v], i) => {
+              dv.setInt32(at + i * 12, v.length, true);
+              if (v.length === 8) {
+                const be = new DataView(v.buffer, v.byteOffset, 8);
+                dv.setInt32(at + i * 12 + 4, be.getInt32(0), true);
+                dv.setInt32(at + i * 12 + 8, be.getInt32(4), true);
+              }
+            });
+            const r = this.x.lastChunk(entries.length, 1);
+            want = entries[r >= 0 ? r : -2 - r][0]; // the winner, or the corrupt record
+          }
+          if (want === undefined) return -1;
+          new Uint8Array(this.x.memory.buffer).set(want, this.x.scanReserve(want.length));
+          return want.length;
+        },
       },
     });
     this.x = exports;

@@ -71,38 +71,26 @@ export class KeyIndex {
     return new KeyIndex(next, this.size - 1);
   }
 
-  /** The keys k with lo <= k < hi (hi undefined: no upper bound), ascending or descending. */
-  *range(lo: string, hi: string | undefined, reverse: boolean): IterableIterator<string> {
+  /** The sorted chunks (read-only), for a caller that walks them (MemoryStore, with span()). */
+  get parts(): readonly (readonly string[])[] {
+    return this.chunks;
+  }
+
+  /**
+   * Where the keys k with lo <= k < hi (hi undefined: no upper bound) are: [chunk, offset] of the first of
+   * them, then [chunk, offset] just past the last, as a 4-tuple; the two positions are equal when there is
+   * none. Positions run from [0, 0] to [chunkCount - 1, length of the last chunk].
+   */
+  span(lo: string, hi: string | undefined): [number, number, number, number] {
     const chunks = this.chunks;
-    if (chunks.length === 0) return;
-    if (reverse) {
-      // Start at the last key below hi.
-      let c = chunks.length - 1;
-      let i = chunks[c].length - 1;
-      if (hi !== undefined) {
-        c = Math.max(0, chunkOf(chunks, hi));
-        i = lowerBound(chunks[c], hi) - 1;
-      }
-      for (; c >= 0; c--, i = c >= 0 ? chunks[c].length - 1 : 0) {
-        const chunk = chunks[c];
-        for (; i >= 0; i--) {
-          const k = chunk[i];
-          if (k < lo) return;
-          yield k;
-        }
-      }
-    } else {
-      let c = Math.max(0, chunkOf(chunks, lo));
-      let i = lowerBound(chunks[c], lo);
-      for (; c < chunks.length; c++, i = 0) {
-        const chunk = chunks[c];
-        for (; i < chunk.length; i++) {
-          const k = chunk[i];
-          if (hi !== undefined && k >= hi) return;
-          yield k;
-        }
-      }
-    }
+    if (chunks.length === 0) return [0, 0, 0, 0];
+    const c = Math.max(0, chunkOf(chunks, lo));
+    const i = lowerBound(chunks[c], lo);
+    if (hi === undefined) return [c, i, chunks.length - 1, chunks[chunks.length - 1].length];
+    const d = Math.max(0, chunkOf(chunks, hi));
+    const j = lowerBound(chunks[d], hi);
+    // lo >= hi: an empty span at lo's position.
+    return d < c || (d === c && j < i) ? [c, i, c, i] : [c, i, d, j];
   }
 }
 

@@ -69,15 +69,31 @@ export class MemoryStore implements KVStore {
   iterate(start: Uint8Array, end: Uint8Array | undefined, reverse = false): IterableIterator<[Uint8Array, Uint8Array]> {
     // The snapshot and bounds are taken now, not at the first next(), so writes made between the call
     // and the first step do not change which keys are visited.
-    const keys = this.sortedKeys().range(bytesToLatin1(start), end === undefined ? undefined : bytesToLatin1(end), reverse);
-    return this.walk(keys);
+    const index = this.sortedKeys();
+    const span = index.span(bytesToLatin1(start), end === undefined ? undefined : bytesToLatin1(end));
+    return reverse ? this.walkDown(index.parts, span) : this.walkUp(index.parts, span);
   }
 
-  private *walk(keys: IterableIterator<string>): IterableIterator<[Uint8Array, Uint8Array]> {
-    // Keys deleted during the iteration are skipped; values are read as they are at each step.
-    for (const k of keys) {
-      const v = this.map.get(k);
-      if (v !== undefined) yield [latin1ToBytes(k), v];
+  // Keys deleted during the iteration are skipped; values are read as they are at each step.
+
+  private *walkUp(chunks: readonly (readonly string[])[], [c, i, lastChunk, end]: number[]): IterableIterator<[Uint8Array, Uint8Array]> {
+    for (; c <= lastChunk; c++, i = 0) {
+      const chunk = chunks[c];
+      for (const stop = c === lastChunk ? end : chunk.length; i < stop; i++) {
+        const v = this.map.get(chunk[i]);
+        if (v !== undefined) yield [latin1ToBytes(chunk[i]), v];
+      }
+    }
+  }
+
+  private *walkDown(chunks: readonly (readonly string[])[], [firstChunk, first, c, i]: number[]): IterableIterator<[Uint8Array, Uint8Array]> {
+    // From just past the last key down to the first: i is one past the next key to visit.
+    for (; c >= firstChunk; c--, i = c >= 0 ? chunks[c].length : 0) {
+      const chunk = chunks[c];
+      for (const stop = c === firstChunk ? first : 0; i > stop; i--) {
+        const v = this.map.get(chunk[i - 1]);
+        if (v !== undefined) yield [latin1ToBytes(chunk[i - 1]), v];
+      }
     }
   }
 

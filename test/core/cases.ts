@@ -415,6 +415,52 @@ export function defineCoreCases(backend: Backend): void {
       }
     });
 
+    it("K10–K12 over many records: the highest height, ties to the greatest name, the first corrupt value, across chunks", async () => {
+      // The wasm core takes the range in chunks of 256 records and reads heights only (docs/spec/core.md §12):
+      // winners and ties placed on both sides of chunk edges, checked against a plain reading of §5.5.
+      const c = await loadCore(backend);
+      const name = (i: number) => `u${String(i).padStart(4, "0")}`;
+      const expected = (heights: Map<string, bigint>) => {
+        let best: { name: string; height: bigint } | undefined;
+        for (const [n, h] of heights) if (!best || h > best.height || (h === best.height && n > best.name)) best = { name: n, height: h };
+        return best;
+      };
+      const layouts: [string, (i: number) => bigint][] = [
+        ["rising", (i) => BigInt(i)],
+        ["falling", (i) => BigInt(1000 - i)],
+        ["all equal", () => 7n],
+        ["a tie across a chunk edge", (i) => (i === 255 || i === 256 ? 900n : BigInt(i % 300))],
+        ["a tie within a late chunk", (i) => (i === 520 || i === 530 ? 2n ** 40n : BigInt(i))],
+        ["negative and int64 extremes", (i) => (i === 3 ? -(2n ** 63n) : i === 600 ? 2n ** 63n - 1n : -BigInt(i))],
+      ];
+      for (const [what, height] of layouts) {
+        for (const count of [1, 255, 256, 257, 700]) {
+          const store = new MemoryStore();
+          const heights = new Map<string, bigint>();
+          // Written in reverse, so store order and write order differ.
+          for (let i = count - 1; i >= 0; i--) {
+            heights.set(name(i), height(i));
+            store.set(c.doneKey(name(i)), c.encodeInt64BE(height(i)));
+          }
+          const k = await keeper({ store });
+          expect(k.getLastCompletedUpgrade(), `${what}, ${count} records`).toEqual(expected(new Map([...heights].sort())));
+        }
+      }
+      for (const at of [0, 255, 256, 600]) {
+        const store = new MemoryStore();
+        for (let i = 0; i < 700; i++) store.set(c.doneKey(name(i)), i === at ? new Uint8Array(9) : c.encodeInt64BE(BigInt(i)));
+        store.set(c.doneKey(name(650)), new Uint8Array(3)); // a second corrupt record: the first one is reported
+        const k = await keeper({ store });
+        const key = hex(c.doneKey(name(at)));
+        await expectError(() => k.getLastCompletedUpgrade(), `value at key 0x${key} is 9 bytes, expected 8: corrupt store value`, CORRUPT);
+      }
+      const bad = new MemoryStore();
+      for (let i = 0; i < 300; i++) bad.set(c.doneKey(name(i)), c.encodeInt64BE(1n));
+      bad.set(Uint8Array.of(1, 0xff, 0xfe), c.encodeInt64BE(1n)); // the winner (greatest key at the top height) is not UTF-8
+      const kb = await keeper({ store: bad });
+      await expectError(() => kb.getLastCompletedUpgrade(), "key 0x01fffe holds a name that is not valid UTF-8: corrupt store value", CORRUPT);
+    });
+
     it("K13/K14 one done record per name, the current block height", async () => {
       const k = await S(11);
       k.scheduleUpgrade({ name: "test", height: 11 }, 11);

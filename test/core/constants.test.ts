@@ -19,7 +19,7 @@ async function tableOf(bytes: Uint8Array): Promise<number[]> {
     throw new Error("the core called its host while its constants were read");
   };
   const { instance } = await WebAssembly.instantiate(bytes as Uint8Array<ArrayBuffer>, {
-    host: { kvGet: refuse, kvGetPlan: refuse, kvSet: refuse, kvDelete: refuse, kvScan: refuse },
+    host: { kvGet: refuse, kvGetPlan: refuse, kvSet: refuse, kvDelete: refuse, kvScan: refuse, kvScanDone: refuse },
     env: { abort: refuse },
   });
   const x = instance.exports as { memory: WebAssembly.Memory; constantTable(): number };

@@ -84,11 +84,13 @@ export class JsSession implements CoreSession {
   }
 
   lastCompleted(): CompletedUpgrade | undefined {
+    // Keys come in ascending order, so the last record at the highest height has the greatest name (the
+    // tie rule): decided from heights alone, as the wasm core does.
     let bestKey: Uint8Array | undefined;
     let bestHeight = 0n;
     for (const [key, value] of this.store.iterate(DONE_START, DONE_END)) {
       const height = checkedInt64(key, value);
-      if (bestKey === undefined || height > bestHeight || (height === bestHeight && compareBytes(key, bestKey) > 0)) {
+      if (bestKey === undefined || height >= bestHeight) {
         bestKey = key;
         bestHeight = height;
       }

@@ -6,7 +6,7 @@
 import type { KVStore } from "../kv.js";
 import { Status, statusError } from "../status.js";
 import { readUtf8, writeUtf8 } from "../utf8.js";
-import { H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE, UNCHANGED } from "../constants.generated.js";
+import { DONE_PREFIX, H_FIELD, H_KEY_LEN, H_KEY_PTR, H_LEN, H_OUT_LEN, H_REASON, H_WIRE, UNCHANGED } from "../constants.generated.js";
 import { type CoreExports, PLAN_KEY } from "./layout.js";
 
 const NO_STORE: KVStore = {
@@ -21,6 +21,12 @@ const ONE_BYTE_KEYS: (Uint8Array | undefined)[] = [];
 
 /** The statuses whose error names a key (H_KEY_PTR, H_KEY_LEN). */
 const KEYED: ReadonlySet<number> = new Set([Status.CorruptValue, Status.CorruptName, Status.WrongPrefix, Status.CorruptDone, Status.MixedLayout]);
+
+const DONE_START = Uint8Array.of(DONE_PREFIX);
+const DONE_END = Uint8Array.of(DONE_PREFIX + 1);
+
+/** Done records per lastChunk call: few enough that their keys die young, many enough that calls are rare. */
+const DONE_CHUNK = 256;
 
 /** `CoreInstance.plan` before the first read and while a copy is under way: equal to no store value. */
 const NOT_READ: Uint8Array = new Uint8Array(0);
@@ -45,8 +51,13 @@ export class CoreInstance {
   plan: Uint8Array | undefined = NOT_READ;
   /** Reused views of the core's key region, by key length (see key()). */
   private readonly keyViews: (Uint8Array | undefined)[] = [];
+  /** The keys of the done records of the chunk under way (scanDone). */
+  private readonly chunkKeys: Uint8Array[] = new Array<Uint8Array>(DONE_CHUNK);
   /** Bytes the last kvScan wrote: the next one reserves that much up front. */
   private scanHint = 256;
+  /** SCAN's address, and the size it is known to hold (scanRoom). */
+  private scanAt = 0;
+  private scanCap = 0;
   private header = 0;
   private io = 0;
   private ioCap = 0;
@@ -72,6 +83,7 @@ export class CoreInstance {
           store.delete(this.view().slice(keyPtr, keyPtr + keyLen));
         },
         kvScan: (prefix: number): number => this.scanInto(store, prefix),
+        kvScanDone: (): number => this.scanDone(),
       },
       env: {
         abort: (msg: number, file: number, line: number, column: number): never => {
@@ -240,8 +252,8 @@ export class CoreInstance {
    */
   private scanInto(store: KVStore, prefix: number): number {
     let cap = this.scanHint;
-    let base = this.x.scanReserve(cap);
-    let u8 = this.view();
+    let base = this.scanRoom(cap);
+    let u8 = this.u8;
     let dv = this.dv;
     let used = 0;
     let count = 0;
@@ -249,8 +261,8 @@ export class CoreInstance {
       const need = 8 + key.length + value.length;
       if (used + need > cap) {
         cap = Math.max(cap * 2, used + need);
-        base = this.x.scanReserve(cap); // keeps what was written; may move it and grow memory
-        u8 = this.view();
+        base = this.scanRoom(cap); // keeps what was written; may move it and grow memory
+        u8 = this.u8;
         dv = this.dv;
       }
       // Inline byte loops: keys and values are a few bytes, and a call per copy doubled the cost.
@@ -271,6 +283,69 @@ export class CoreInstance {
     }
     this.scanHint = Math.max(used, 256);
     return count;
+  }
+
+  // ---- the done scan (kvScanDone; also called by the session's lastCompleted) ----
+
+  /**
+   * Feeds the done range to the core's lastChunk (assembly/keeper.ts): per record its value's length and,
+   * for an 8-byte value, its two big-endian words, 12 bytes a slot. Only the chunk's keys are kept, so
+   * that the one the core asks for can be handed over at the end (its length returned for lastKey; -1
+   * for an empty range); no other key is copied.
+   */
+  scanDone(): number {
+    const keys = this.chunkKeys;
+    const base = this.scanRoom(DONE_CHUNK * 12) >> 2;
+    const i32 = this.i32;
+    let n = 0;
+    let at = base;
+    let first = 1;
+    let winner: Uint8Array | undefined;
+    let corrupt: Uint8Array | undefined;
+    for (const [key, value] of this.store.iterate(DONE_START, DONE_END)) {
+      const len = value.length;
+      i32[at] = len;
+      if (len === 8) {
+        i32[at + 1] = (value[0] << 24) | (value[1] << 16) | (value[2] << 8) | value[3];
+        i32[at + 2] = (value[4] << 24) | (value[5] << 16) | (value[6] << 8) | value[7];
+      }
+      at += 3;
+      keys[n++] = key;
+      if (n === DONE_CHUNK) {
+        const r = this.x.lastChunk(n, first);
+        if (r >= 0) winner = keys[r];
+        else if (r < -1) {
+          corrupt = keys[-2 - r];
+          break;
+        }
+        first = n = 0;
+        at = base;
+      }
+    }
+    if (corrupt === undefined && n > 0) {
+      const r = this.x.lastChunk(n, first);
+      if (r >= 0) winner = keys[r];
+      else if (r < -1) corrupt = keys[-2 - r];
+    }
+    const key = corrupt ?? winner;
+    if (key === undefined) return -1;
+    const to = this.scanRoom(key.length);
+    const u8 = this.u8;
+    for (let j = 0; j < key.length; j++) u8[to + j] = key[j];
+    return key.length;
+  }
+
+  /**
+   * Makes SCAN hold n bytes, keeping its contents; returns its address (the views are current after).
+   * Only the host reserves SCAN, so its address is known here and the core is called only to grow it.
+   */
+  scanRoom(n: number): number {
+    if (n > this.scanCap) {
+      this.scanAt = this.x.scanReserve(n);
+      this.scanCap = n;
+    }
+    this.view();
+    return this.scanAt;
   }
 
   /** An AssemblyScript string (UTF-16, byte length stored before it), for abort messages. */

@@ -11,7 +11,7 @@ import type { KVStore } from "../kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { checkInt64, checkPlan, checkString, checkVersionMap } from "../args.js";
-import { writeUtf8 } from "../utf8.js";
+import { readUtf8, writeUtf8 } from "../utf8.js";
 import {
   Action,
   H_INFO_LEN,
@@ -54,6 +54,10 @@ export class WasmSession implements CoreSession {
   private readonly quietAllAt: number;
   private readonly statusAt: number;
   private readonly quietBelowAt: number;
+  /** Indexes of H_LAST_PTR, H_LAST_LEN (i32) and H_LAST_HEIGHT (i64). */
+  private readonly lastPtrAt: number;
+  private readonly lastLenAt: number;
+  private readonly lastHeightAt: number;
   /**
    * name → its done-record key, as the core's doneKey built it. A key is a function of the name alone
    * (the layout is compiled into the core), so an entry never goes stale; the store is read on every call.
@@ -69,6 +73,9 @@ export class WasmSession implements CoreSession {
     this.quietAllAt = this.c.headerIndex32(H_QUIET_ALL);
     this.statusAt = this.c.headerIndex32(H_STATUS);
     this.quietBelowAt = this.c.headerIndex64(H_QUIET_BELOW);
+    this.lastPtrAt = this.c.headerIndex32(H_LAST_PTR);
+    this.lastLenAt = this.c.headerIndex32(H_LAST_LEN);
+    this.lastHeightAt = this.c.headerIndex64(H_LAST_HEIGHT);
     const at = this.c.reserve(skipHeights.length * 8);
     const dv = this.c.dv;
     skipHeights.forEach((h, i) => dv.setBigInt64(at + i * 8, h, true));
@@ -134,10 +141,14 @@ export class WasmSession implements CoreSession {
   }
 
   lastCompleted(): CompletedUpgrade | undefined {
-    const st = this.c.x.lastCompleted();
+    // The scan driven from here rather than through the export lastCompleted and its kvScanDone: one call
+    // less. lastKey allocates nothing, so the views scanDone left are current.
+    const c = this.c;
+    const st = c.x.lastKey(c.scanDone());
     if (st === Status.None) return undefined;
-    this.c.check(st);
-    return { name: this.c.str(H_LAST_PTR, H_LAST_LEN), height: this.c.hi64(H_LAST_HEIGHT) };
+    if (st !== Status.Ok) throw c.error(st);
+    const ptr = c.i32[this.lastPtrAt] >>> 0;
+    return { name: readUtf8(c.u8, ptr, ptr + c.i32[this.lastLenAt]), height: c.i64[this.lastHeightAt] };
   }
 
   moduleVersions(): ModuleVersion[] {

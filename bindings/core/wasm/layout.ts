@@ -51,6 +51,10 @@ export interface CoreExports {
   /** doneHeight for the value (in IO, `len` bytes; -1 absent) the host read with a doneKey key; status in H_STATUS. */
   doneValue(len: number): bigint;
   lastCompleted(): number;
+  /** The next `count` done-record slots of a scan (`first`: 1 for its first ones): the new winner's index, -1, or -2 - the corrupt one's. */
+  lastChunk(count: number, first: number): number;
+  /** The end of a done scan: the key lastChunk asked for in SCAN (-1: none), → status with H_LAST_*. */
+  lastKey(keyLen: number): number;
   moduleVersions(): number;
   moduleVersion(nameLen: number): number;
   setModuleVersions(count: number): void;
