@@ -125,8 +125,8 @@ try {
     sidecar = sidecarPending(QUICK ? "not run in --quick (a real upgrade per supervisor takes ~1 min)" : !haveSimd || !bins.cosmovisor ? "peers missing" : "BENCH_PEERS_SIDECAR_RUNS=0");
     log(`3. sidecar: ${sidecar.variants[0].reason}`);
   } else {
-    log(`3. sidecar (${config.sidecarRuns} run(s) per supervisor and variant, download and staged; the interop harness):`);
-    sidecar = await sidecarCase({ simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor }, config.sidecarRuns);
+    log(`3. sidecar (${config.sidecarRuns} run(s) per supervisor and variant: simd download and staged, appd v0.50 → v0.53; the interop harness):`);
+    sidecar = await sidecarCase({ simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor, app050: bins.app050, app053: bins.app053 }, config.sidecarRuns);
   }
   for (const v of sidecar.variants.filter((v) => v.status !== "measured")) log(`  ${v.variant}: ${v.status}: ${v.reason}`);
   for (const v of sidecar.variants) {

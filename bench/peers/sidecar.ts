@@ -1,6 +1,7 @@
 /**
  * Case 3, the sidecar: `xupgrade visor` against cosmovisor v1.5.0 on the same real upgrade, from simd v0.47's halt
- * at `v047-to-v050` to simd v0.50's first block. This is a slot: the harness that drives the upgrade under either
+ * at `v047-to-v050` to simd v0.50's first block, and from appd v0.50's halt at `v050-to-v053` to appd v0.53's
+ * (our own app, SDK v0.50.15 → v0.53.8, test/peers/app). This is a slot: the harness that drives the upgrade under either
  * supervisor and times it is the interop suites' (test/interop/support/upgrade-run.ts, supervisedSimdUpgrade),
  * and is called here as it is, for both of its variants: "download" (Plan.Info names simd v0.50's tarball on
  * loopback: both supervisors back up data/, download, verify, unpack, switch, start) and "staged" (simd v0.50
@@ -18,7 +19,8 @@ const RELEASE = "../../test/interop/support/release.js";
 export type SupervisorName = "xupgrade-visor" | "cosmovisor";
 
 export interface SidecarVariant {
-  variant: "download" | "staged";
+  /** `download` and `staged`: simd v0.47 → v0.50; `appd v0.50 → v0.53`: our app across SDK lines (download). */
+  variant: "download" | "staged" | "appd v0.50 → v0.53";
   status: "measured" | "pending" | "skipped";
   reason?: string;
   runs?: {
@@ -52,6 +54,7 @@ export function sidecarPending(reason: string): SidecarResult {
     variants: [
       { variant: "download", status: "skipped", reason },
       { variant: "staged", status: "skipped", reason },
+      { variant: "appd v0.50 → v0.53", status: "skipped", reason },
     ],
   };
 }
@@ -67,7 +70,10 @@ function peakMemory(runs: NonNullable<SidecarVariant["runs"]>): SidecarMemory {
   return { status: "measured", xupgrade: xm, cosmovisor: cm, ratio: xm / cm, samples: Math.min(x.length, c.length) };
 }
 
-export async function sidecarCase(peers: { simd047: string; simd050: string; cosmovisor: string }, runs: number): Promise<SidecarResult> {
+export async function sidecarCase(
+  peers: { simd047: string; simd050: string; cosmovisor: string; app050?: string; app053?: string },
+  runs: number,
+): Promise<SidecarResult> {
   if (!existsSync(fileURLToPath(new URL(HARNESS.replace(/\.js$/, ".ts"), import.meta.url)))) {
     return sidecarPending("pending: test/interop/support/upgrade-run.ts (the interop colleague's harness) is not in this checkout");
   }
@@ -76,14 +82,27 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
   if (typeof harness.supervisedSimdUpgrade !== "function") return sidecarPending("pending: upgrade-run.ts has no supervisedSimdUpgrade()");
 
   const release = await serveRelease(peers.simd050, { name: "simd", label: "simd-v0.50.15" });
+  // appd v0.50 → v0.53 (`v050-to-v053`), our own app across SDK lines: the same pipeline with SDK v0.53's binary.
+  const app = peers.app050 && peers.app053 ? { old: peers.app050, new: peers.app053, name: "v050-to-v053", daemon: "appd" } : undefined;
+  const appRelease = app ? await serveRelease(app.new, { name: "appd", label: "appd-v0.53.8" }) : undefined;
   const variants: SidecarVariant[] = [];
   try {
-    for (const variant of ["download", "staged"] as const) {
+    for (const variant of ["download", "staged", "appd v0.50 → v0.53"] as const) {
+      if (variant === "appd v0.50 → v0.53" && !app) {
+        variants.push({ variant, status: "skipped", reason: "appd v0.50/v0.53 not built (npm run peers -- --only app-v050,app-v053)" });
+        continue;
+      }
       const measured: NonNullable<SidecarVariant["runs"]> = [];
       for (let i = 0; i < runs; i++) {
         const order: SupervisorName[] = i % 2 ? ["cosmovisor", "xupgrade-visor"] : ["xupgrade-visor", "cosmovisor"];
         for (const supervisor of order) {
-          const r = await harness.supervisedSimdUpgrade(variant === "staged" ? { supervisor, peers, staged: true } : { supervisor, peers, release });
+          const r = await harness.supervisedSimdUpgrade(
+            variant === "staged"
+              ? { supervisor, peers, staged: true }
+              : variant === "download"
+                ? { supervisor, peers, release }
+                : { supervisor, peers, pair: app, release: appRelease },
+          );
           measured.push({
             supervisor,
             haltToNewBinaryStart: r.haltToNewBinaryStart,
@@ -114,6 +133,7 @@ export async function sidecarCase(peers: { simd047: string; simd050: string; cos
     }
   } finally {
     await release.close();
+    await appRelease?.close();
     // The harness runs the CLI transpiled into node_modules/.cache and keeps temporary homes: remove them.
     const helpers = (await import("../../test/apps/cli/helpers.js")) as typeof import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();

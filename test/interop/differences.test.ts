@@ -17,7 +17,8 @@ import {
 } from "../../scripts/peers/paths.mjs";
 import { ROOT } from "../support/paths.js";
 import { DIFFERENCES } from "./support/differences.js";
-import { loadFixture } from "./support/fixture.js";
+import { fixturePath, loadFixture } from "./support/fixture.js";
+import { LINES, lineByKey } from "./support/lines.js";
 
 const DOC = readFileSync(join(ROOT, "docs/spec/interop.md"), "utf8");
 /** `| KEY | kind | …` rows of the docs' tables. */
@@ -43,9 +44,15 @@ describe("docs/spec/interop.md and differences.ts", () => {
   });
 });
 
-describe("the recorded fixture", () => {
-  it("names the simd versions and commits that npm run peers builds", () => {
-    expect(loadFixture().simd).toEqual({
+describe("the recorded fixtures", () => {
+  for (const line of LINES) {
+    it(`${line.fixtureName} names the ${line.label} versions (and those before its upgrade) that npm run peers builds`, () => {
+      expect(loadFixture(fixturePath(line)).simd).toEqual(line.pins);
+    });
+  }
+
+  it("the simd line is simd v0.50.15 at the pinned simapp commit, upgraded from simd v0.47.17", () => {
+    expect(lineByKey("simd-v050").pins).toEqual({
       sdk: SDK_V050_VERSION,
       simapp: SIMAPP_V050_VERSION,
       commit: SIMAPP_V050_COMMIT,

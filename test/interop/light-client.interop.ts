@@ -1,8 +1,9 @@
 /**
- * The light-client page against real simd (live only; docs/spec/interop.md §7), in the system Chromium: the
- * page (examples/light-client, built with Vite, served from loopback) reads simd's own REST gateway and
- * CometBFT RPC (CORS opened in app.toml and config.toml) while a real upgrade happens: simd v0.47 with
- * `v047-to-v050` scheduled, the halt, and simd v0.50 after it applied the upgrade. REST mode must show it
+ * The light-client page against real SDK nodes (live only; docs/spec/interop.md §8), in the system Chromium: the
+ * page (examples/light-client, built with Vite, served from loopback) reads the node's own REST gateway and
+ * CometBFT RPC (CORS opened in app.toml and config.toml) while a real upgrade happens, on each SDK line: simd
+ * v0.47 with `v047-to-v050` scheduled, the halt, and simd v0.50 after it applied the upgrade; the same with appd
+ * v0.50 → v0.53 (`v050-to-v053`, epochs added) and appd v0.53 → v0.54 (`v053-to-v054`, auth 5 → 6). REST mode must show it
  * all as on a devnet. Raw-store mode reads the upgrade store through abci_query; simd (SDK ≥ 0.46) keeps its
  * Done records as `01 ‖ BE64(height) ‖ name → 01`, not the seed's `01 ‖ name → BE64(height)` this project
  * stores (D1): the core reads both (decodeDoneEntriesAnyLayout), so raw mode must show the applied upgrade,
@@ -17,29 +18,42 @@ import { httpServer, type TestServer } from "../support/http.js";
 import { ROOT } from "../support/paths.js";
 import { removeTempDirs } from "../support/temp.js";
 import { UI_DIST, buildPage, launchChromium, openPage, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
 import { initSimd, killAll, passProposal, softwareUpgradeMsg, startSimd, waitForHalt, type SimdHome, type SimdNode } from "./support/simd.js";
 
 const peers = interopPeers();
 const SHOTS = join(ROOT, "test-output/interop");
-const NAME = "v047-to-v050";
+
+/** The upgrade the page watches on each line: the binaries, the plan, and the module rows before and after. */
+interface Scenario {
+  tag: string;
+  old: { label: string; binary: string };
+  new: { label: string; binary: string };
+  name: string;
+  modulesBefore: number;
+  modulesAfter: number;
+  /** Rows the upgrade adds, and rows whose version it changes (name → new version). */
+  added: string[];
+  changed: Record<string, number>;
+}
+
+const SCENARIOS: Scenario[] = [
+  // simd v0.50 after the upgrade: its 20 modules plus v0.47's capability, kept in the version map.
+  { tag: "simd", old: { label: "simd v0.47", binary: peers.simd047 }, new: { label: "simd v0.50", binary: peers.simd050 }, name: "v047-to-v050", modulesBefore: 19, modulesAfter: 21, added: ["circuit", "runtime"], changed: { gov: 5, auth: 5 } },
+  { tag: "appd-v053", old: { label: `appd ${SDK_V050_VERSION}`, binary: peers.app050 }, new: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 }, name: APP_UPGRADE_V053, modulesBefore: 9, modulesAfter: 10, added: ["epochs"], changed: {} },
+  { tag: "appd-v054", old: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 }, new: { label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 }, name: APP_UPGRADE_V054, modulesBefore: 10, modulesAfter: 10, added: [], changed: { auth: 6 } },
+];
 const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml" };
 
 let browser: Browser;
 let site: TestServer;
-let h: SimdHome;
-let node: SimdNode;
-let height = 0;
 const opened: OpenPage[] = [];
-/** What raw mode showed, for the report (also when an expectation fails). */
-const rawSeen: Record<string, string> = {};
 
 async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `light-client-${name}.png`), fullPage: true });
 }
-
-const pageUrl = (mode: "rest" | "raw") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}`;
 
 beforeAll(async () => {
   buildPage();
@@ -55,27 +69,40 @@ beforeAll(async () => {
     res.end(readFileSync(file));
   });
   browser = await launchChromium();
-  h = await initSimd({ binary: peers.simd047 });
-  node = startSimd(h);
-  await node.rpcReady();
 }, 180_000);
 
 afterAll(async () => {
   for (const p of opened) await p.context.close().catch(() => undefined);
   await browser?.close();
   await site?.close();
-  await node?.stop().catch(() => undefined);
   await killAll();
   removeTempDirs();
-  if (Object.keys(rawSeen).length) console.log(`raw-store mode against simd v0.50:\n${Object.entries(rawSeen).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
 });
 
-describe("the light-client page against simd's REST and CometBFT RPC, through a real upgrade", () => {
+for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.label}'s REST and CometBFT RPC, through a real upgrade (${sc.name})`, () => {
+  const NAME = sc.name;
+  let h: SimdHome;
+  let node: SimdNode;
+  let height = 0;
   let main: OpenPage;
+  /** What raw mode showed, for the report (also when an expectation fails). */
+  const rawSeen: Record<string, string> = {};
+  const pageUrl = (mode: "rest" | "raw") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}`;
 
-  it("simd v0.47 with v047-to-v050 scheduled: chain, plan with countdown, module versions (REST mode)", async () => {
+  beforeAll(async () => {
+    h = await initSimd({ binary: sc.old.binary });
+    node = startSimd(h);
+    await node.rpcReady();
+  }, 180_000);
+
+  afterAll(async () => {
+    await node?.stop().catch(() => undefined);
+    if (Object.keys(rawSeen).length) console.log(`raw-store mode against ${sc.new.label}:\n${Object.entries(rawSeen).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
+  });
+
+  it(`${sc.old.label} with ${NAME} scheduled: chain, plan with countdown, module versions (REST mode)`, async () => {
     height = Math.max(45, (await node.height()) + 35);
-    await passProposal(h, peers.simd047, softwareUpgradeMsg({ name: NAME, height }));
+    await passProposal(h, sc.old.binary, softwareUpgradeMsg({ name: NAME, height }));
     main = await openPage(browser, pageUrl("rest"));
     opened.push(main);
     const { page } = main;
@@ -83,31 +110,37 @@ describe("the light-client page against simd's REST and CometBFT RPC, through a 
     await waitText(page, "plan", NAME, 60_000);
     expect(await text(page, "plan")).toContain(String(height));
     await waitText(page, "countdown", /^in /, 30_000);
-    expect(await page.locator('[data-testid="module"]').count()).toBe(19);
-    await shot(page, "1-simd-v047-scheduled");
+    expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesBefore);
+    await shot(page, `${sc.tag}-1-scheduled`);
     expect(main.errors).toEqual([]);
   }, 120_000);
 
-  it("the halt, then simd v0.50 on the same home: the applied upgrade, its block, the new module versions (REST mode)", async () => {
+  it(`the halt, then ${sc.new.label} on the same home: the applied upgrade, its block, the new module versions (REST mode)`, async () => {
     await waitForHalt(node.child, NAME);
-    await shot(main.page, "2-simd-v047-halted");
+    await shot(main.page, `${sc.tag}-2-halted`);
     await node.stop();
-    node = startSimd(h, peers.simd050);
+    node = startSimd(h, sc.new.binary);
     await node.ready();
     const { page } = main;
     await waitText(page, "applied-height", String(height), 60_000);
     await waitText(page, "no-plan", "No upgrade scheduled", 30_000);
-    // simd v0.50 after the upgrade: its 20 modules plus v0.47's capability, kept in the version map.
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="module"]').length === 21, undefined, { timeout: 30_000 });
-    for (const m of ["circuit", "runtime"]) expect(await page.locator(`[data-testid="module"][data-name="${m}"]`).count(), m).toBe(1);
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="module"]').length === n, sc.modulesAfter, { timeout: 30_000 });
+    for (const m of sc.added) expect(await page.locator(`[data-testid="module"][data-name="${m}"]`).count(), m).toBe(1);
+    for (const [m, v] of Object.entries(sc.changed)) {
+      await page.waitForFunction(
+        ([name, version]) => document.querySelector(`[data-testid="module"][data-name="${name}"] td:nth-child(2)`)?.textContent === version,
+        [m, String(v)] as const,
+        { timeout: 30_000 },
+      );
+    }
     // The block record of the upgrade height, as simd's CometBFT has it.
     const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
     expect(await text(page, "block-record")).toContain(block.result.block_id.hash);
-    await shot(page, "3-simd-v050-applied");
+    await shot(page, `${sc.tag}-3-applied`);
     expect(main.errors).toEqual([]);
   }, 180_000);
 
-  it("raw-store mode on simd v0.50: the Done records in the SDK's layout, read and said so, agreeing with REST", async () => {
+  it(`raw-store mode on ${sc.new.label}: the Done records in the SDK's layout, read and said so, agreeing with REST`, async () => {
     const raw = await openPage(browser, pageUrl("raw"));
     opened.push(raw);
     const { page } = raw;
@@ -120,13 +153,13 @@ describe("the light-client page against simd's REST and CometBFT RPC, through a 
     };
     try {
       await waitText(page, "chain", h.chainId, 60_000);
-      // simd's record of the upgrade: 01 ‖ BE64(height) ‖ "v047-to-v050" → 01.
+      // The SDK's record of the upgrade: 01 ‖ BE64(height) ‖ name → 01.
       await waitText(page, "done-layout", "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01", 60_000);
       expect(await text(page, "applied-height")).toBe(String(height));
       expect(await page.locator('[data-testid="applied-upgrade"]').getAttribute("data-name")).toBe(NAME);
       const key = `01${height.toString(16).padStart(16, "0")}${Buffer.from(NAME).toString("hex")}`;
       expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
-      expect(await page.locator('[data-testid="module"]').count()).toBe(21);
+      expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesAfter);
       await page.waitForFunction(() => document.body.dataset.state === "ok", undefined, { timeout: 30_000 });
       // Plan, applied upgrades and module versions agree with REST; the app version (0 in an SDK node's status) is left unjudged.
       await page.waitForFunction(
@@ -137,7 +170,7 @@ describe("the light-client page against simd's REST and CometBFT RPC, through a 
       expect(await text(page, "agreement")).toContain(`applied upgrades ${NAME}@${height}`);
     } finally {
       await record();
-      await shot(page, "4-simd-v050-raw");
+      await shot(page, `${sc.tag}-4-raw`);
     }
     expect(raw.errors).toEqual([]);
   }, 120_000);

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../scripts/peers/paths.mjs';
 
-const NEEDED = 'simd-v047,simd-v050,cosmovisor,cometbft,light-oracle';
+const NEEDED = 'simd-v047,simd-v050,cosmovisor,cometbft,light-oracle,app-v050,app-v053,app-v054';
 
 function step(what, cmd, args) {
   const started = Date.now();

@@ -1,5 +1,6 @@
 /**
- * Transactions (live only; docs/spec/interop.md §6): `xupgrade tx …` accepted by a real simd v0.50 chain.
+ * Transactions (live only; docs/spec/interop.md §7): `xupgrade tx …` accepted by a real chain of each SDK line —
+ * simd v0.50, and appd (test/peers/app) on SDK v0.53 and v0.54.
  * The same two keys live in simd's test keyring and in the xupgrade keyring, both recovered from fixed
  * mnemonics. xupgrade submits a software-upgrade proposal, simd's validator votes with `xupgrade tx gov vote`,
  * the proposal passes and simd stores the plan; a cancel proposal passes and removes it; a third plan, a few
@@ -14,6 +15,7 @@ import { writeUpgradeInfo } from "../../bindings/module/upgrade-info/file.js";
 import { runCli, type CliResult } from "../apps/cli/helpers.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { HALT_PLAN } from "./support/capture.js";
+import { SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
 import {
   KEYS,
@@ -32,90 +34,100 @@ import {
 import { waitUntil } from "../support/wait.js";
 
 const peers = interopPeers();
-let node: SimdNode;
-let xhome: string;
+/** The chains: simd v0.50 and appd on v0.53 and v0.54 (the same CLI shape: `tx upgrade`, `tx gov`, `q gov`). */
+const TARGETS = [
+  { label: "simd v0.50.15", binary: peers.simd050 },
+  { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 },
+  { label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 },
+];
 
-const kr = () => ["--keyring-backend", "test", "--home", xhome];
-const xtx = (args: string[], from: KeyName) =>
-  runCli(["tx", ...args, "--from", from, ...kr(), "--node", node.rpcUrl, "--gas", "400000", "-y", "-o", "json"], { timeoutMs: 90_000 });
+afterAll(async () => {
+  await killAll();
+  removeTempDirs();
+});
+
+for (const target of TARGETS) {
+  describe(`xupgrade transactions on a real ${target.label} chain`, () => {
+    let node: SimdNode;
+    let xhome: string;
+
+    const kr = () => ["--keyring-backend", "test", "--home", xhome];
+    const xtx = (args: string[], from: KeyName) =>
+      runCli(["tx", ...args, "--from", from, ...kr(), "--node", node.rpcUrl, "--gas", "400000", "-y", "-o", "json"], { timeoutMs: 90_000 });
+
+    const currentPlan = async (): Promise<string> => (await fetch(`${node.restUrl}/cosmos/upgrade/v1beta1/current_plan`)).text();
+
+    /** `xupgrade tx upgrade …` from alice, then `xupgrade tx gov vote <id> yes` from the validator; resolves with the proposal id once the node says PASSED. */
+    async function proposeAndVote(upgradeArgs: string[]): Promise<{ id: string; submit: Record<string, unknown>; vote: Record<string, unknown> }> {
+      const submit = JSON.parse(ok(await xtx(["upgrade", ...upgradeArgs, "--title", "interop", "--summary", "from xupgrade", "--deposit", MIN_DEPOSIT], "alice")).stdout) as Record<string, unknown>;
+      const id = String(submit.proposal_id);
+      const vote = JSON.parse(ok(await xtx(["gov", "vote", id, "yes"], "validator")).stdout) as Record<string, unknown>;
+      await waitForStatus(node, target.binary, Number(id), "PROPOSAL_STATUS_PASSED", 60_000);
+      return { id, submit, vote };
+    }
+
+    beforeAll(async () => {
+      const h = await initSimd({ binary: target.binary });
+      node = startSimd(h);
+      xhome = tempDir("xupgrade-interop-keys-");
+      for (const [name, key] of Object.entries(KEYS)) ok(await runCli(["keys", "add", name, "--recover", ...kr()], { input: `${key.mnemonic}\n` }));
+      await node.ready();
+    }, 120_000);
+
+    afterAll(async () => {
+      await node?.stop().catch(() => undefined);
+    });
+
+    it("the xupgrade keyring recovered from the mnemonics holds the node's addresses", async () => {
+      for (const [name, key] of Object.entries(KEYS)) {
+        const ours = ok(await runCli(["keys", "show", name, "-a", ...kr()])).stdout.trim();
+        const theirs = (await runOk(target.binary, ["keys", "show", name, "-a", "--keyring-backend", "test", "--home", node.home])).stdout.trim();
+        expect([ours, theirs]).toEqual([key.address, key.address]);
+      }
+    });
+
+    it("--generate-only: both CLIs print the same unsigned proposal, byte for byte", async () => {
+      const common = ["--upgrade-height", "1000000", "--upgrade-info", "", "--title", "interop", "--summary", "s", "--deposit", MIN_DEPOSIT, "--no-validate"];
+      const theirs = await runOk(target.binary, [
+        "tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, ...nodeFlags(node),
+      ]);
+      const ours = ok(await runCli(["tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, "--node", node.rpcUrl]));
+      expect(ours.stdout).toBe(theirs.stdout);
+      console.log(`generate-only (${target.label})\n  peer:     ${theirs.stdout.trim()}\n  xupgrade: ${ours.stdout.trim()}`);
+    });
+
+    it("software-upgrade and gov vote from xupgrade: the node accepts both, the proposal passes, the node stores the plan", async () => {
+      const info = '{"binaries":{"linux/amd64":"https://example.invalid/simd.tar.gz?checksum=sha256:0d5b9f8a5bbf7c2c1b1d4c0e7c1e8a4f1e2d3c4b5a69788796a5b4c3d2e1f001"}}';
+      const { submit, vote } = await proposeAndVote(["software-upgrade", "interop-tx", "--upgrade-height", "1000000", "--upgrade-info", info, "--no-validate"]);
+      expect(submit.code).toBe(0);
+      expect(vote.code).toBe(0);
+      expect(await currentPlan()).toBe(
+        `{"plan":{"name":"interop-tx","time":"0001-01-01T00:00:00Z","height":"1000000","info":${JSON.stringify(info)},"upgraded_client_state":null}}`,
+      );
+    }, 150_000);
+
+    it("cancel-software-upgrade from xupgrade passes and the node removes the plan", async () => {
+      await proposeAndVote(["cancel-software-upgrade"]);
+      await waitUntil(async () => (await currentPlan()) === '{"plan":null}', 20_000, "the plan to be removed");
+    }, 150_000);
+
+    it("a plan a few blocks ahead: the node halts at its height and writes the keeper's upgrade-info.json bytes", async () => {
+      const height = (await node.height()) + 40;
+      const { id } = await proposeAndVote(["software-upgrade", HALT_PLAN.name, "--upgrade-height", String(height), "--upgrade-info", HALT_PLAN.info, "--no-validate"]);
+      expect(await proposalStatus(node, target.binary, Number(id))).toBe("PROPOSAL_STATUS_PASSED");
+      const halt = await waitForHalt(node.child, HALT_PLAN.name, 120_000);
+      expect(halt.message).toBe(`UPGRADE "${HALT_PLAN.name}" NEEDED at height: ${height}: ${HALT_PLAN.info}`);
+      const peerFile = join(node.home, "data/upgrade-info.json");
+      const home = tempDir("xupgrade-interop-info-");
+      await writeUpgradeInfo(home, { name: HALT_PLAN.name, height: BigInt(height), info: HALT_PLAN.info });
+      const ours = join(home, "data/upgrade-info.json");
+      expect(readFileSync(ours, "utf8")).toBe(readFileSync(peerFile, "utf8"));
+      expect((statSync(ours).mode & 0o777).toString(8)).toBe((statSync(peerFile).mode & 0o777).toString(8));
+    }, 180_000);
+  });
+}
 
 function ok(r: CliResult): CliResult {
   if (r.code !== 0) throw new Error(`xupgrade exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r;
 }
-
-async function currentPlan(): Promise<string> {
-  return (await fetch(`${node.restUrl}/cosmos/upgrade/v1beta1/current_plan`)).text();
-}
-
-/** `xupgrade tx upgrade …` from alice, then `xupgrade tx gov vote <id> yes` from the validator; resolves with the proposal id once simd says PASSED. */
-async function proposeAndVote(upgradeArgs: string[]): Promise<{ id: string; submit: Record<string, unknown>; vote: Record<string, unknown> }> {
-  const submit = JSON.parse(ok(await xtx(["upgrade", ...upgradeArgs, "--title", "interop", "--summary", "from xupgrade", "--deposit", MIN_DEPOSIT], "alice")).stdout) as Record<string, unknown>;
-  const id = String(submit.proposal_id);
-  const vote = JSON.parse(ok(await xtx(["gov", "vote", id, "yes"], "validator")).stdout) as Record<string, unknown>;
-  await waitForStatus(node, peers.simd050, Number(id), "PROPOSAL_STATUS_PASSED", 60_000);
-  return { id, submit, vote };
-}
-
-beforeAll(async () => {
-  const h = await initSimd({ binary: peers.simd050 });
-  node = startSimd(h);
-  xhome = tempDir("xupgrade-interop-keys-");
-  for (const [name, key] of Object.entries(KEYS)) ok(await runCli(["keys", "add", name, "--recover", ...kr()], { input: `${key.mnemonic}\n` }));
-  await node.ready();
-}, 120_000);
-
-afterAll(async () => {
-  await node?.stop().catch(() => undefined);
-  await killAll();
-  removeTempDirs();
-});
-
-describe("xupgrade transactions on a real simd v0.50 chain", () => {
-  it("the xupgrade keyring recovered from the mnemonics holds simd's addresses", async () => {
-    for (const [name, key] of Object.entries(KEYS)) {
-      const ours = ok(await runCli(["keys", "show", name, "-a", ...kr()])).stdout.trim();
-      const theirs = (await runOk(peers.simd050, ["keys", "show", name, "-a", "--keyring-backend", "test", "--home", node.home])).stdout.trim();
-      expect([ours, theirs]).toEqual([key.address, key.address]);
-    }
-  });
-
-  it("--generate-only: both CLIs print the same unsigned proposal, byte for byte", async () => {
-    const common = ["--upgrade-height", "1000000", "--upgrade-info", "", "--title", "interop", "--summary", "s", "--deposit", MIN_DEPOSIT, "--no-validate"];
-    const theirs = await runOk(peers.simd050, [
-      "tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, ...nodeFlags(node),
-    ]);
-    const ours = ok(await runCli(["tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, "--node", node.rpcUrl]));
-    expect(ours.stdout).toBe(theirs.stdout);
-    console.log(`generate-only\n  simd:     ${theirs.stdout.trim()}\n  xupgrade: ${ours.stdout.trim()}`);
-  });
-
-  it("software-upgrade and gov vote from xupgrade: simd accepts both, the proposal passes, simd stores the plan", async () => {
-    const info = '{"binaries":{"linux/amd64":"https://example.invalid/simd.tar.gz?checksum=sha256:0d5b9f8a5bbf7c2c1b1d4c0e7c1e8a4f1e2d3c4b5a69788796a5b4c3d2e1f001"}}';
-    const { submit, vote } = await proposeAndVote(["software-upgrade", "interop-tx", "--upgrade-height", "1000000", "--upgrade-info", info, "--no-validate"]);
-    expect(submit.code).toBe(0);
-    expect(vote.code).toBe(0);
-    expect(await currentPlan()).toBe(
-      `{"plan":{"name":"interop-tx","time":"0001-01-01T00:00:00Z","height":"1000000","info":${JSON.stringify(info)},"upgraded_client_state":null}}`,
-    );
-  }, 150_000);
-
-  it("cancel-software-upgrade from xupgrade passes and simd removes the plan", async () => {
-    await proposeAndVote(["cancel-software-upgrade"]);
-    await waitUntil(async () => (await currentPlan()) === '{"plan":null}', 20_000, "the plan to be removed");
-  }, 150_000);
-
-  it("a plan a few blocks ahead: simd halts at its height and writes the keeper's upgrade-info.json bytes", async () => {
-    const height = (await node.height()) + 40;
-    const { id } = await proposeAndVote(["software-upgrade", HALT_PLAN.name, "--upgrade-height", String(height), "--upgrade-info", HALT_PLAN.info, "--no-validate"]);
-    expect(await proposalStatus(node, peers.simd050, Number(id))).toBe("PROPOSAL_STATUS_PASSED");
-    const halt = await waitForHalt(node.child, HALT_PLAN.name, 120_000);
-    expect(halt.message).toBe(`UPGRADE "${HALT_PLAN.name}" NEEDED at height: ${height}: ${HALT_PLAN.info}`);
-    const simdFile = join(node.home, "data/upgrade-info.json");
-    const home = tempDir("xupgrade-interop-info-");
-    await writeUpgradeInfo(home, { name: HALT_PLAN.name, height: BigInt(height), info: HALT_PLAN.info });
-    const ours = join(home, "data/upgrade-info.json");
-    expect(readFileSync(ours, "utf8")).toBe(readFileSync(simdFile, "utf8"));
-    expect((statSync(ours).mode & 0o777).toString(8)).toBe((statSync(simdFile).mode & 0o777).toString(8));
-  }, 180_000);
-});

@@ -1,10 +1,11 @@
 /**
- * Real upgrades across the two implementations (live only; docs/spec/interop.md §8): a real simd v0.47 node
- * upgraded hands-off to simd v0.50 at `v047-to-v050`, once under `xupgrade visor` and once under the real
- * cosmovisor v1.5.0, with the same chain settings, the same environment and the same tarball on loopback
- * (Plan.Info carries its URL and sha256). Each supervisor must back up data/, download, verify, unpack,
- * switch and start simd v0.50, which runs the real migrations and goes on; the timings (halt → first block
- * of the new binary, see support/upgrade-run.ts) are written to test-output/interop/upgrade-timings.json.
+ * Real upgrades under both supervisors (live only; docs/spec/interop.md §9): a real simd v0.47 node upgraded
+ * hands-off to simd v0.50 at `v047-to-v050`, and a real appd v0.50 node (SDK v0.50.15) upgraded to appd v0.53
+ * (SDK v0.53.8) at `v050-to-v053` — each once under `xupgrade visor` and once under the real cosmovisor v1.5.0,
+ * with the same chain settings, the same environment and the same tarball on loopback (Plan.Info carries its
+ * URL and sha256). Each supervisor must back up data/, download, verify, unpack, switch and start the new
+ * binary, which runs the real migrations and goes on; the timings (halt → first block of the new binary, see
+ * support/upgrade-run.ts) are written to test-output/interop/upgrade-timings.json.
  *
  * XUPGRADE_INTEROP_UPGRADE_RUNS=<n> runs each supervisor n times, alternating (the README's medians).
  */
@@ -17,15 +18,20 @@ import { removeTempDirs } from "../apps/cli/helpers.js";
 import { interopPeers } from "./support/peers.js";
 import { serveRelease, type Release } from "./support/release.js";
 import { killAll } from "./support/simd.js";
-import { UPGRADE_LOG_DIR, UPGRADE_NAME, median, supervisedSimdUpgrade, type Supervisor, type SupervisedRun } from "./support/upgrade-run.js";
+import { APP_UPGRADE_V053, SDK_V050_VERSION, SDK_V053_VERSION } from "../../scripts/peers/paths.mjs";
+import { UPGRADE_LOG_DIR, UPGRADE_NAME, median, supervisedSimdUpgrade, type Supervisor, type SupervisedRun, type UpgradePair } from "./support/upgrade-run.js";
 
 const peers = interopPeers();
 const RUNS = Math.max(1, Number(process.env.XUPGRADE_INTEROP_UPGRADE_RUNS ?? 1));
 const SUPERVISORS: Supervisor[] = ["xupgrade-visor", "cosmovisor"];
 
 let release: Release;
+let appRelease: Release;
 let simd050Sha = "";
+let app053Sha = "";
 const runs: SupervisedRun[] = [];
+const appRuns: SupervisedRun[] = [];
+const APP_PAIR: UpgradePair = { old: peers.app050, new: peers.app053, name: APP_UPGRADE_V053, daemon: "appd" };
 
 async function sha256File(path: string): Promise<string> {
   const h = createHash("sha256");
@@ -36,16 +42,15 @@ async function sha256File(path: string): Promise<string> {
 beforeAll(async () => {
   simd050Sha = await sha256File(peers.simd050);
   release = await serveRelease(peers.simd050, { name: "simd", label: "simd-v0.50.15" });
-}, 180_000);
+  app053Sha = await sha256File(peers.app053);
+  appRelease = await serveRelease(peers.app053, { name: "appd", label: `appd-${SDK_V053_VERSION}` });
+}, 300_000);
 
-afterAll(async () => {
-  await release?.close();
-  await killAll();
-  removeTempDirs();
-  if (runs.length === 0) return;
-  const summary = Object.fromEntries(
+/** Per supervisor: every run's timings and their medians. */
+const summarise = (all: SupervisedRun[]) =>
+  Object.fromEntries(
     SUPERVISORS.map((s) => {
-      const mine = runs.filter((r) => r.supervisor === s);
+      const mine = all.filter((r) => r.supervisor === s);
       return [
         s,
         {
@@ -63,12 +68,23 @@ afterAll(async () => {
       ];
     }),
   );
+
+afterAll(async () => {
+  await release?.close();
+  await appRelease?.close();
+  await killAll();
+  removeTempDirs();
+  if (runs.length + appRuns.length === 0) return;
+  const summary = summarise(runs);
+  const app = summarise(appRuns);
   mkdirSync(UPGRADE_LOG_DIR, { recursive: true });
-  writeFileSync(join(UPGRADE_LOG_DIR, "upgrade-timings.json"), `${JSON.stringify({ tarball_bytes: release?.bytes, summary }, null, 2)}\n`);
-  console.log(
-    "halt → first block of simd v0.50 (ms, medians):\n" +
-      SUPERVISORS.map((s) => `  ${s.padEnd(15)} ${JSON.stringify((summary[s] as { median: unknown }).median)}`).join("\n"),
+  writeFileSync(
+    join(UPGRADE_LOG_DIR, "upgrade-timings.json"),
+    `${JSON.stringify({ tarball_bytes: release?.bytes, summary, [APP_UPGRADE_V053]: { tarball_bytes: appRelease?.bytes, summary: app } }, null, 2)}\n`,
   );
+  const show = (what: string, sum: typeof summary) =>
+    `halt → first block of ${what} (ms, medians):\n` + SUPERVISORS.map((s) => `  ${s.padEnd(15)} ${JSON.stringify((sum[s] as { median: unknown }).median)}`).join("\n");
+  console.log(`${show("simd v0.50", summary)}\n${show(`appd ${SDK_V053_VERSION} (${APP_UPGRADE_V053})`, app)}`);
 });
 
 describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
@@ -103,6 +119,40 @@ describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
           if (r.leftovers.length > 0) console.log(`cosmovisor run ${i}: simd v0.50 outlived cosmovisor by more than 10 s (pids ${r.leftovers.join(", ")}), killed`);
           expect(r.current).toBe(join(r.home, "cosmovisor/upgrades", UPGRADE_NAME));
           // VISOR-2: cosmovisor v1.5.0 (go-getter) fetches the tarball several times, each GET after a HEAD.
+          expect(gets).toBeGreaterThan(1);
+        }
+      }, 400_000);
+    }
+  }
+});
+
+describe(`appd ${SDK_V050_VERSION} → ${SDK_V053_VERSION} (${APP_UPGRADE_V053}), hands-off, under each supervisor`, () => {
+  for (let i = 1; i <= RUNS; i++) {
+    for (const supervisor of SUPERVISORS) {
+      it(`${supervisor} (run ${i}/${RUNS}): backs up, downloads, verifies, switches; appd v0.53 adds epochs, migrates and goes on`, async () => {
+        const before = appRelease.downloads();
+        const r = await supervisedSimdUpgrade({ supervisor, peers, pair: APP_PAIR, release: appRelease, logFile: join(UPGRADE_LOG_DIR, `upgrade-${APP_UPGRADE_V053}-${supervisor}-${i}.log`) });
+        const gets = appRelease.downloads() - before;
+        appRuns.push(r);
+        expect(r.appliedPlan).toBe(`{"height":"${r.height}"}`);
+        expect(r.installedSha256).toBe(app053Sha);
+        expect(r.current.endsWith(`upgrades/${APP_UPGRADE_V053}`)).toBe(true);
+        expect(r.backups).toHaveLength(1);
+        // SDK v0.53's x/upgrade applies the plan; RunMigrations adds the module the line adds (its store came with the store loader).
+        // (`lines` holds simd's JSON log records as JSON text, so the quotes around the name are escaped.)
+        for (const m of [`applying upgrade \\"${APP_UPGRADE_V053}\\" at height: ${r.height}`, "adding a new module: epochs"]) {
+          expect(r.lines.some((l) => l.includes(m)), m).toBe(true);
+        }
+        if (supervisor === "xupgrade-visor") {
+          expect(r.exitCode).toBe(0);
+          expect(r.outlived).toEqual([]);
+          expect(r.leftovers).toEqual([]);
+          expect(r.current).toBe(`upgrades/${APP_UPGRADE_V053}`);
+          expect(gets).toBe(1);
+        } else {
+          // VISOR-1 … VISOR-3 hold here as with simd: the absolute link, the repeated download, exit 1 after SIGTERM.
+          expect(r.exitCode).toBe(1);
+          expect(r.current).toBe(join(r.home, "cosmovisor/upgrades", APP_UPGRADE_V053));
           expect(gets).toBeGreaterThan(1);
         }
       }, 400_000);

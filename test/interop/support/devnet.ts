@@ -15,6 +15,12 @@ import { waitUntil } from "../../support/wait.js";
 import { SIMD_V047_APP, SIMD_V050_APP } from "./apps.js";
 import type { StateName } from "./wire.js";
 
+/** The devnet apps that stand in for a line before and after its upgrade (./lines.ts), and that upgrade. */
+export interface StandIns {
+  apps: { old: typeof SIMD_V047_APP; node: typeof SIMD_V047_APP };
+  upgrade: { name: string };
+}
+
 /** The plan of the `scheduled` state, on both chains: far ahead, with a realistic binaries info. */
 export const SCHEDULED_PLAN = {
   name: "interop-v2",
@@ -50,12 +56,17 @@ async function pass(node: DevnetHandle, keys: Awaited<ReturnType<typeof initDevn
   }
 }
 
-/** A devnet in `state`; `appliedHeight` is the height simd applied v047-to-v050 at (the fixture's). */
-export async function devnetInState(state: StateName, appliedHeight: number = APPLIED_UPGRADE.height): Promise<DevnetState> {
+const SIMD_STAND_INS: StandIns = { apps: { old: SIMD_V047_APP, node: SIMD_V050_APP }, upgrade: APPLIED_UPGRADE };
+
+/**
+ * A devnet in `state`, standing in for a line (default simd v0.50's); `appliedHeight` is the height the
+ * line's peer applied its upgrade at (the fixture's).
+ */
+export async function devnetInState(state: StateName, appliedHeight: number = APPLIED_UPGRADE.height, line: StandIns = SIMD_STAND_INS): Promise<DevnetState> {
   const { home, keys } = await freshHome();
   const logger = captureLogger(`devnet ${state}`);
   if (state !== "applied") {
-    const node = await startDevnet({ home, app: SIMD_V050_APP, ...EPHEMERAL, logger });
+    const node = await startDevnet({ home, app: line.apps.node, ...EPHEMERAL, logger });
     try {
       await node.waitForHeight(2);
       if (state === "scheduled") await pass(node, keys, SCHEDULED_PLAN.name, BigInt(SCHEDULED_PLAN.height), SCHEDULED_PLAN.info);
@@ -65,18 +76,18 @@ export async function devnetInState(state: StateName, appliedHeight: number = AP
     }
     return { node, home, stop: () => node.stop() };
   }
-  const old = await startDevnet({ home, app: SIMD_V047_APP, ...EPHEMERAL, logger });
+  const old = await startDevnet({ home, app: line.apps.old, ...EPHEMERAL, logger });
   try {
     await old.waitForHeight(2);
     if (old.height() + 5n >= BigInt(appliedHeight)) throw new Error(`the devnet is at ${old.height()}, too close to ${appliedHeight}`);
-    await pass(old, keys, APPLIED_UPGRADE.name, BigInt(appliedHeight));
+    await pass(old, keys, line.upgrade.name, BigInt(appliedHeight));
   } catch (e) {
     await old.stop();
     throw e;
   }
   const code = await old.done;
-  if (code !== 20) throw new Error(`the v0.47 stand-in stopped with exit code ${code}, not 20 (upgrade needed)`);
-  const node = await startDevnet({ home, app: SIMD_V050_APP, ...EPHEMERAL, logger });
+  if (code !== 20) throw new Error(`the ${line.apps.old.name} stand-in stopped with exit code ${code}, not 20 (upgrade needed)`);
+  const node = await startDevnet({ home, app: line.apps.node, ...EPHEMERAL, logger });
   await node.waitForHeight(appliedHeight + 1);
   return { node, home, stop: () => node.stop() };
 }

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { comparable, pairUp, type AnyRecord, type Pair } from "./compare.js";
-import { DIFFERENCES, judge, type Area, type Verdict } from "./differences.js";
+import { DIFFERENCES, inArea, judge, onLine, type Area, type Verdict } from "./differences.js";
+import type { LineKey } from "./lines.js";
 import type { StateName } from "./wire.js";
 
 export const STATES: StateName[] = ["none", "scheduled", "applied"];
@@ -15,6 +16,8 @@ const short = (r: AnyRecord) => JSON.stringify(comparable(r)).slice(0, 1500);
 
 export interface ComparisonOptions<R extends AnyRecord> {
   area: Area;
+  /** The SDK line compared (entries of differences.ts name the lines they occur on). */
+  line?: LineKey;
   /** describe() title of one state. */
   title: (state: StateName) => string;
   /** simd's records of a state (fixture or live). */
@@ -48,12 +51,12 @@ export function describeComparison<R extends AnyRecord>(o: ComparisonOptions<R>)
         it(id, () => {
           const p = pairs.get(id);
           if (!p) throw new Error(`no pair ${id}`);
-          const v = judge(o.area, p as Pair<AnyRecord>);
+          const v = judge(o.area, p as Pair<AnyRecord>, o.line);
           verdicts.push(v);
           const listed = v.covered.map((d) => `${d.key} (${d.kind})`).join(", ");
           expect(v.uncovered, `${id} differs in ${v.uncovered.join(", ")}, which no entry of ${o.area} lists${listed ? ` (listed: ${listed})` : ""}\nsimd: ${short(p.simd)}\nours: ${short(p.ours)}`).toEqual([]);
         });
-        const bug = DIFFERENCES.find((d) => d.area === o.area && d.kind === "bug" && d.ids.includes(id));
+        const bug = DIFFERENCES.find((d) => inArea(d, o.area) && onLine(d, o.line) && d.kind === "bug" && d.ids.includes(id));
         if (bug) {
           it.fails(`${id} is identical to simd — fails until ${bug.key} is fixed: ${bug.fix ?? ""}`.slice(0, 300), () => {
             const p = pairs.get(id)!;
@@ -63,9 +66,9 @@ export function describeComparison<R extends AnyRecord>(o: ComparisonOptions<R>)
       }
     });
   }
-  describe(`${o.area}: the listed differences`, () => {
-    it("every difference listed for this area occurs in some pair (a fixed one must leave differences.ts and docs/spec/interop.md)", () => {
-      const entries = DIFFERENCES.filter((d) => d.area === o.area);
+  describe(`${o.area}${o.line ? ` on ${o.line}` : ""}: the listed differences`, () => {
+    it("every difference listed for this area (and line) occurs in some pair (a fixed one must leave differences.ts and docs/spec/interop.md)", () => {
+      const entries = DIFFERENCES.filter((d) => inArea(d, o.area) && onLine(d, o.line) && !d.unstable);
       const unused = entries.filter((d) => !verdicts.some((v) => v.covered.includes(d))).map((d) => d.key);
       expect(unused).toEqual([]);
     });

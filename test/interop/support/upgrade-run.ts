@@ -32,6 +32,17 @@ export type Supervisor = "xupgrade-visor" | "cosmovisor";
 
 export const UPGRADE_NAME = "v047-to-v050";
 
+/** The two binaries of a supervised upgrade, the plan's name and the daemon's name (DAEMON_NAME, `bin/<name>`). */
+export interface UpgradePair {
+  old: string;
+  new: string;
+  name: string;
+  daemon: string;
+}
+
+/** simd v0.47 → simd v0.50 at `v047-to-v050` (the default). */
+export const simdPair = (peers: Pick<InteropPeers, "simd047" | "simd050">): UpgradePair => ({ old: peers.simd047, new: peers.simd050, name: UPGRADE_NAME, daemon: "simd" });
+
 export interface UpgradeTimings {
   supervisor: Supervisor;
   /** The upgrade height. */
@@ -73,7 +84,7 @@ export interface SupervisedRun extends UpgradeTimings {
 
 export interface SupervisedRunOptions {
   supervisor: Supervisor;
-  peers: InteropPeers;
+  peers: Pick<InteropPeers, "simd047" | "simd050" | "cosmovisor">;
   /** The tarball named in Plan.Info, downloaded at the halt (the default variant). */
   release?: Release;
   /**
@@ -83,6 +94,8 @@ export interface SupervisedRunOptions {
   staged?: boolean;
   /** The upgrade height (default 40, raised when the chain is too close to it). */
   height?: number;
+  /** Which upgrade (default simdPair(peers): simd v0.47 → v0.50). */
+  pair?: UpgradePair;
   /** Writes every line here as well. */
   logFile?: string;
 }
@@ -105,9 +118,9 @@ async function sha256File(path: string): Promise<string> {
 }
 
 /** The same environment for both supervisors: download allowed with a checksum, backup on, the same poll period. */
-export const supervisorEnv = (home: string): Record<string, string> => ({
+export const supervisorEnv = (home: string, daemon = "simd"): Record<string, string> => ({
   DAEMON_HOME: home,
-  DAEMON_NAME: "simd",
+  DAEMON_NAME: daemon,
   DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
   DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM: "true",
   DAEMON_RESTART_AFTER_UPGRADE: "true",
@@ -118,9 +131,10 @@ export const supervisorEnv = (home: string): Record<string, string> => ({
 
 export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<SupervisedRun> {
   if (!o.staged && !o.release) throw new TypeError("a release to download, or staged: true");
-  const h = await initSimd({ binary: o.peers.simd047 });
-  const env = supervisorEnv(h.home);
-  const steps = [["init", o.peers.simd047], ...(o.staged ? [["add-upgrade", UPGRADE_NAME, o.peers.simd050]] : [])];
+  const pair = o.pair ?? simdPair(o.peers);
+  const h = await initSimd({ binary: pair.old });
+  const env = supervisorEnv(h.home, pair.daemon);
+  const steps = [["init", pair.old], ...(o.staged ? [["add-upgrade", pair.name, pair.new]] : [])];
   for (const args of steps) {
     if (o.supervisor === "xupgrade-visor") {
       const r = await runCli(["visor", ...args], { env });
@@ -142,14 +156,14 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
   try {
     await node.rpcReady(120_000);
     const height = Math.max(o.height ?? 40, (await node.height()) + 25);
-    await passProposal(h, o.peers.simd047, softwareUpgradeMsg({ name: UPGRADE_NAME, height, info: o.staged ? "" : o.release!.info }), 60_000);
-    const halt = await waitForHalt(child, UPGRADE_NAME, 120_000);
+    await passProposal(h, pair.old, softwareUpgradeMsg({ name: pair.name, height, info: o.staged ? "" : o.release!.info }), 60_000);
+    const halt = await waitForHalt(child, pair.name, 120_000);
     const after = (test: (r: SimdLog) => boolean) => child.waitFor((r) => r.at > halt.at && test(r), 180_000);
     const start = await after((r) => r.message === "starting node with ABCI CometBFT in-process");
     const upgradeBlock = await after((r) => r.message === "committed state" && Number(r.height) >= height);
     const firstNew = await after((r) => r.message === "committed state" && Number(r.height) >= height + 1);
     await node.ready();
-    const appliedPlan = await (await fetch(`${h.restUrl}/cosmos/upgrade/v1beta1/applied_plan/${UPGRADE_NAME}`)).text();
+    const appliedPlan = await (await fetch(`${h.restUrl}/cosmos/upgrade/v1beta1/applied_plan/${pair.name}`)).text();
     const cv = join(h.home, "cosmovisor");
     const run: SupervisedRun = {
       supervisor: o.supervisor,
@@ -165,7 +179,7 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
         .map((r) => ({ ms: Math.round(r.at - halt.at), line: r.message })),
       appliedPlan,
       current: readlinkSync(join(cv, "current")),
-      installedSha256: await sha256File(join(cv, "upgrades", UPGRADE_NAME, "bin", "simd")),
+      installedSha256: await sha256File(join(cv, "upgrades", pair.name, "bin", pair.daemon)),
       backups: readdirSync(h.home).filter((n) => n.startsWith("data-backup-")),
       exitCode,
       outlived: [],
