@@ -4,11 +4,12 @@
  * The same two keys live in simd's test keyring and in the xupgrade keyring, both recovered from fixed
  * mnemonics. xupgrade submits a software-upgrade proposal, simd's validator votes with `xupgrade tx gov vote`,
  * the proposal passes and simd stores the plan; a cancel proposal passes and removes it; a third plan, a few
- * blocks ahead and with an info full of characters Go's JSON escapes, passes and simd halts at its height
+ * blocks ahead and with an info full of characters Go's JSON escapes, passes and the node halts at its height
  * with `UPGRADE "<name>" NEEDED at height: <h>: <info>` — and its upgrade-info.json is byte for byte the one
- * the keeper writes for that plan. `--generate-only` of both CLIs for the same proposal is compared too.
+ * the keeper writes for that plan. `--generate-only` of both CLIs for the same proposal is compared too (TX-1
+ * on v0.53 and later), and the node's own `tx sign` signs xupgrade's unsigned file.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeUpgradeInfo } from "../../bindings/module/upgrade-info/file.js";
@@ -16,6 +17,9 @@ import { runCli, type CliResult } from "../apps/cli/helpers.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { HALT_PLAN } from "./support/capture.js";
 import { SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
+import type { CliRecord } from "./support/cli.js";
+import { judge } from "./support/differences.js";
+import type { LineKey } from "./support/lines.js";
 import { interopPeers } from "./support/peers.js";
 import {
   KEYS,
@@ -35,11 +39,21 @@ import { waitUntil } from "../support/wait.js";
 
 const peers = interopPeers();
 /** The chains: simd v0.50 and appd on v0.53 and v0.54 (the same CLI shape: `tx upgrade`, `tx gov`, `q gov`). */
-const TARGETS = [
-  { label: "simd v0.50.15", binary: peers.simd050 },
-  { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 },
-  { label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 },
+const TARGETS: { line: LineKey; label: string; binary: string }[] = [
+  { line: "simd-v050", label: "simd v0.50.15", binary: peers.simd050 },
+  { line: "app-v053", label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 },
+  { line: "app-v054", label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 },
 ];
+
+/** A CLI run as a comparison record (./support/compare.ts). */
+const record = (tool: "simd" | "xupgrade", r: { code: number | null; stdout: string; stderr: string }): CliRecord => ({
+  id: "generate-only",
+  tool,
+  args: ["tx", "upgrade", "software-upgrade", "--generate-only"],
+  code: r.code,
+  stdout: r.stdout,
+  stderr: r.stderr,
+});
 
 afterAll(async () => {
   await killAll();
@@ -86,14 +100,25 @@ for (const target of TARGETS) {
       }
     });
 
-    it("--generate-only: both CLIs print the same unsigned proposal, byte for byte", async () => {
+    it("--generate-only: both CLIs print the same unsigned proposal, byte for byte (v0.53+: but for TX-1), and the node signs ours", async () => {
       const common = ["--upgrade-height", "1000000", "--upgrade-info", "", "--title", "interop", "--summary", "s", "--deposit", MIN_DEPOSIT, "--no-validate"];
       const theirs = await runOk(target.binary, [
         "tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, ...nodeFlags(node),
       ]);
       const ours = ok(await runCli(["tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, "--node", node.rpcUrl]));
-      expect(ours.stdout).toBe(theirs.stdout);
       console.log(`generate-only (${target.label})\n  peer:     ${theirs.stdout.trim()}\n  xupgrade: ${ours.stdout.trim()}`);
+      const v = judge("tx", { id: "generate-only", simd: record("simd", theirs), ours: record("xupgrade", ours), same: theirs.stdout === ours.stdout }, target.line);
+      expect(v.uncovered, `generate-only differs on ${target.label} in ${v.uncovered.join(", ")}`).toEqual([]);
+      // TX-1 on v0.53 and later: the node's body has exactly the two TxBody fields v0.53 added, at their defaults.
+      expect(v.covered.map((d) => d.key)).toEqual(target.line === "simd-v050" ? [] : ["TX-1"]);
+      expect(theirs.stdout).toBe(target.line === "simd-v050" ? ours.stdout : ours.stdout.replace('"timeout_height":"0",', '"timeout_height":"0","unordered":false,"timeout_timestamp":null,'));
+      // …and the node's own CLI reads and signs xupgrade's file (offline: no account query).
+      const file = join(tempDir("xupgrade-interop-unsigned-"), "unsigned.json");
+      writeFileSync(file, ours.stdout);
+      const signed = await runOk(target.binary, [
+        "tx", "sign", file, "--offline", "--account-number", "0", "--sequence", "0", "--from", "alice", "--keyring-backend", "test", "--home", node.home, "--chain-id", node.chainId,
+      ]);
+      expect((JSON.parse(signed.stdout) as { signatures: string[] }).signatures).toHaveLength(1);
     });
 
     it("software-upgrade and gov vote from xupgrade: the node accepts both, the proposal passes, the node stores the plan", async () => {

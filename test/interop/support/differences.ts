@@ -210,6 +210,19 @@ export const DIFFERENCES: Difference[] = [
     reason: "docs/spec/interfaces.md §7: every failure is one `Error: …` line (v0.47 prints the same first line)",
   },
 
+  // ---- transactions on a real chain of each line (tx.interop.ts) ----
+  {
+    key: "TX-1",
+    area: "tx",
+    kind: "deliberate",
+    ids: ["generate-only"],
+    aspects: ["stdout"],
+    lines: ["app-v053", "app-v054"],
+    what: "`tx upgrade software-upgrade --generate-only`: the node's TxBody JSON has `\"unordered\":false,\"timeout_timestamp\":null` after `timeout_height` (fields 4 and 5, new in SDK v0.53); xupgrade prints the v0.50 body without them, otherwise byte for byte the same",
+    reason:
+      "both are defaults (an ordered tx, no timeout time), so the bodies mean the same and encode to the same bytes; a v0.53 and a v0.54 node's own `tx sign` signs xupgrade's file (tested), while a v0.50 node refuses the v0.53 file (`unknown field \"unordered\" in tx.TxBody: tx parse error`, seen with simd v0.50.15 and appd v0.50.15): the v0.50 shape is the one every line reads",
+  },
+
   // ---- supervisors: the same simd v0.47 → v0.50 upgrade under each (docs/spec/sidecar.md; checked in visor-upgrade.interop.ts) ----
   {
     key: "VISOR-1",
