@@ -2,6 +2,8 @@
  * Which state a query reads: the `x-cosmos-block-height` header / ABCI `height`, checked as baseapp does
  * (docs/spec/interfaces.md §2–§4). Height 0 or absent means the latest committed height, which every answer reports.
  */
+import type { ProofOp } from "../core/ics23.js";
+import type { KVStore } from "../core/kv.js";
 import type { UpgradeKeeper } from "../module/keeper.js";
 import { goParseInt } from "../go/int.js";
 import { internalError, sdkError } from "./status.js";
@@ -9,11 +11,27 @@ import { INT64_MAX } from "../go/int.js";
 
 export const HEIGHT_HEADER = "x-cosmos-block-height";
 
+/** cosmossdk.io/store's iavl error for a version that is not kept (pruned, or not yet committed). */
+export const VERSION_PRUNED =
+  "version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height";
+
 /** Returns the latest committed block height (at least 1). */
 export type HeightProvider = () => bigint | number;
 
 /** The keeper holding the state of an older, still retained height; undefined when it is not retained. */
 export type KeeperAtHeight = (height: bigint) => UpgradeKeeper | undefined;
+
+/** A host's committed stores at one height, for the raw store paths `/store/<name>/key|subspace` (docs/spec/interfaces.md §4.1). */
+export interface StoresAtHeight {
+  /** Whether the store exists at this height (and may be queried). */
+  has(name: string): boolean;
+  store(name: string): KVStore;
+  /** The value of `key` and the SDK's proof ops for it (`ics23:iavl`, then `ics23:simple`) against this height's app hash. */
+  prove(name: string, key: Uint8Array): { value: Uint8Array | undefined; ops: readonly ProofOp[] };
+}
+
+/** The committed stores at a height; undefined when that height is not retained (pruned, or not yet committed). */
+export type StoresAt = (height: bigint) => StoresAtHeight | undefined;
 
 export interface QueryContext {
   keeper: UpgradeKeeper;
@@ -56,11 +74,12 @@ export class HeightResolver {
     }
     const keeper = this.keeperAtHeight?.(requested);
     if (keeper === undefined) {
+      // baseapp's CreateQueryContext when the multistore cannot load the version (Cosmos SDK v0.50).
       throw sdkError(
         "sdk",
-        38,
-        "not found",
-        `failed to load state at height ${requested}; version does not exist (latest height: ${latest})`,
+        18,
+        "invalid request",
+        `failed to load state at height ${requested}; ${VERSION_PRUNED} (latest height: ${latest})`,
       );
     }
     return { keeper, height: requested };

@@ -21,7 +21,7 @@ export {
 } from "./rest-gateway.js";
 export { createAbciQueryRouter, type AbciQueryResponse, type AbciQueryRouter, type AbciRoute } from "./abci.js";
 export { createQueryEnv, runQuery, queryBytes, type QueryEnv, type QueryEnvOptions } from "./query.js";
-export { HEIGHT_HEADER, HeightResolver, type HeightProvider, type KeeperAtHeight, type QueryContext } from "./height.js";
+export { HEIGHT_HEADER, HeightResolver, type HeightProvider, type KeeperAtHeight, type QueryContext, type StoresAt, type StoresAtHeight } from "./height.js";
 export { DEFAULT_NAMESPACE, QUERY_METHODS, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";
 export { decodeRequest, encodeRequest, encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
 export { responseJson, statusJson } from "./json.js";

@@ -5,7 +5,7 @@
 import { UpgradeError } from "../core/errors.js";
 import type { UpgradeKeeper } from "../module/keeper.js";
 import { encodeResponse, type QueryRequests, type QueryResponses } from "./codec.js";
-import { HeightResolver, type HeightProvider, type KeeperAtHeight } from "./height.js";
+import { HeightResolver, type HeightProvider, type KeeperAtHeight, type StoresAt } from "./height.js";
 import { DEFAULT_NAMESPACE, serviceNames, type QueryMethod, type ServiceNames } from "./names.js";
 import { reportToStderr, type InternalErrorReporter } from "./internal.js";
 import { handlerError } from "./status.js";
@@ -46,6 +46,8 @@ export interface QueryEnv {
   readonly keeper: UpgradeKeeper;
   readonly names: ServiceNames;
   readonly heights: HeightResolver;
+  /** The host's committed stores by height, for `/store/<name>/…` with proofs; absent: the upgrade store alone, unproven. */
+  readonly stores?: StoresAt;
   /** Where every surface reports an unexpected error it answered as `internal error` (docs/spec/interfaces.md §12.1). */
   readonly report: InternalErrorReporter;
 }
@@ -54,8 +56,10 @@ export interface QueryEnvOptions {
   keeper: UpgradeKeeper;
   /** The latest committed block height (at least 1), reported by every answer. */
   heightProvider: HeightProvider;
-  /** The keeper of an older retained height; without it, older heights answer sdk/38 (not retained). */
+  /** The keeper of an older retained height; without it, older heights answer as pruned ones (sdk/18). */
   keeperAtHeight?: KeeperAtHeight;
+  /** The host's committed stores at a height (raw store queries, proofs); see {@link StoresAt}. */
+  storesAtHeight?: StoresAt;
   /** Default `cosmos`. */
   namespace?: string;
   /**
@@ -70,6 +74,7 @@ export function createQueryEnv(options: QueryEnvOptions): QueryEnv {
   if (typeof keeper !== "object" || keeper === null || typeof keeper.getUpgradePlan !== "function") {
     throw new TypeError("keeper must be an UpgradeKeeper");
   }
+  if (options.storesAtHeight !== undefined && typeof options.storesAtHeight !== "function") throw new TypeError("storesAtHeight must be a function");
   if (options.onInternalError !== undefined && typeof options.onInternalError !== "function") {
     throw new TypeError("onInternalError must be a function");
   }
@@ -77,6 +82,7 @@ export function createQueryEnv(options: QueryEnvOptions): QueryEnv {
     keeper,
     names: serviceNames(options.namespace ?? DEFAULT_NAMESPACE),
     heights: new HeightResolver(keeper, options.heightProvider, options.keeperAtHeight),
+    stores: options.storesAtHeight,
     report: options.onInternalError ?? reportToStderr,
   };
 }

@@ -79,9 +79,9 @@ describe.each(BACKENDS)("ABCI query router, %s backend", (backend) => {
     expect([negative.code, negative.codespace]).toEqual([18, "sdk"]);
     const old = router.query("/cosmos.upgrade.v1beta1.Query/CurrentPlan", new Uint8Array(0), 3);
     expect([old.code, old.codespace, old.log]).toEqual([
-      38,
+      18,
       "sdk",
-      "failed to load state at height 3; version does not exist (latest height: 40): not found",
+      "failed to load state at height 3; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 40): invalid request",
     ]);
   });
 

@@ -193,7 +193,7 @@ describe.each(BACKENDS)("gRPC, %s backend", (backend) => {
       const old = await rawUnary(client, `${SVC}/CurrentPlan`, new Uint8Array(0), md("39"));
       expect([old.err!.code, old.err!.details]).toEqual([
         2,
-        "codespace sdk code 38: not found: failed to load state at height 39; version does not exist (latest height: 40)",
+        "codespace sdk code 18: invalid request: failed to load state at height 39; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 40)",
       ]);
     });
 

@@ -143,7 +143,7 @@ describe.each(BACKENDS)("REST gateway, %s backend", (backend) => {
     ]);
     expect(await text(`${P}/current_plan`, h("12"))).toEqual([
       500,
-      '{"code":2,"message":"codespace sdk code 38: not found: failed to load state at height 12; version does not exist (latest height: 40)","details":[]}',
+      '{"code":2,"message":"codespace sdk code 18: invalid request: failed to load state at height 12; version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height (latest height: 40)","details":[]}',
     ]);
     expect(await text(`${P}/current_plan`, h("x1"))).toEqual([
       500,

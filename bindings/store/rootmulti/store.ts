@@ -53,7 +53,11 @@ export const DEFAULT_NODE_CACHE = 100_000;
 export interface CommitMultiStoreOptions {
   /** fsync each commit (LevelDB `sync`). Default true. */
   sync?: boolean;
-  /** Versions kept for past-height reads and proofs: 0 keeps every version, else at least 2. */
+  /**
+   * Versions kept besides the latest, for past-height reads and proofs (the SDK's `pruning-keep-recent`):
+   * committing version V prunes the versions up to V − 1 − keepRecent. At least 1; Infinity keeps every
+   * version (the SDK's `pruning = "nothing"`).
+   */
   keepRecent?: number;
   /** Decoded nodes cached across all stores. */
   nodeCacheSize?: number;
@@ -116,8 +120,8 @@ export class CommitMultiStore implements MultiStore {
     this.sha = o.sha256 ?? tsSha256;
     this.cache = new NodeCache(o.nodeCacheSize ?? DEFAULT_NODE_CACHE);
     this.keepRecent = o.keepRecent ?? DEFAULT_KEEP_RECENT;
-    if (!Number.isSafeInteger(this.keepRecent) || this.keepRecent < 0 || this.keepRecent === 1) {
-      throw new TypeError(`keepRecent must be 0 (keep every version) or an integer of at least 2, got ${o.keepRecent}`);
+    if (this.keepRecent !== Infinity && (!Number.isSafeInteger(this.keepRecent) || this.keepRecent < 1)) {
+      throw new TypeError(`keepRecent must be an integer of at least 1, or Infinity (keep every version), got ${o.keepRecent}`);
     }
     this.sync = o.sync ?? true;
     this.isHost = o.isHostStore ?? (() => false);
@@ -284,7 +288,7 @@ export class CommitMultiStore implements MultiStore {
     // Pruning: the versions below the kept window go, but never the last committed one, which readers
     // are shown until this batch is durable (so the orphans of `version` itself are never freed here).
     const retainedBefore = [...this.retained];
-    const pruneTo = this.keepRecent === 0 ? 0 : Math.min(version - this.keepRecent, this.latest.height - 1);
+    const pruneTo = this.keepRecent === Infinity ? 0 : Math.min(version - 1 - this.keepRecent, this.latest.height - 1);
     const pruned: number[] = [];
     while (this.retained.length > 0 && this.retained[0] <= pruneTo) pruned.push(this.retained.shift()!);
     this.committing = true;
@@ -340,6 +344,23 @@ export class CommitMultiStore implements MultiStore {
   /** The first and last retained heights (0n, 0n before the first commit). */
   retainedHeights(): { earliest: bigint; latest: bigint } {
     return { earliest: BigInt(this.retained[0] ?? 0), latest: BigInt(this.latest.height) };
+  }
+
+  /**
+   * Store `name` as of the last commit, read-only: every read follows the latest committed version (a
+   * query answered at the latest height reads this, never a block's uncommitted writes).
+   */
+  committedStore(name: string): KVStore {
+    checkName(name);
+    let cached: { v: Version; tree: TreeReader } | undefined;
+    const tree = (): TreeReader => {
+      if (cached?.v !== this.latest) {
+        const r = this.latest.stores.get(name);
+        cached = { v: this.latest, tree: this.reader(name, r?.root) };
+      }
+      return cached.tree;
+    };
+    return new ReadOnlyStore(tree, name, () => this.latest.height);
   }
 
   /** A read-only view of the committed version `height`, or undefined when it is not retained. */
@@ -442,7 +463,8 @@ export class VersionView {
 
   /** The store as it was at this version; writes are refused. */
   store(name: string): KVStore {
-    return new ReadOnlyStore(this.tree(name), name, this.v.height);
+    const tree = this.tree(name);
+    return new ReadOnlyStore(() => tree, name, () => this.v.height);
   }
 
   /** The store's tree at this version (reads by index, its nodes). */
@@ -501,24 +523,24 @@ class TreeStore implements KVStore {
 
 class ReadOnlyStore implements KVStore {
   constructor(
-    private readonly tree: TreeReader,
+    private readonly tree: () => TreeReader,
     private readonly name: string,
-    private readonly height: number,
+    private readonly height: () => number,
   ) {}
   get(key: Uint8Array): Uint8Array | undefined {
-    return this.tree.get(key);
+    return this.tree().get(key);
   }
   has(key: Uint8Array): boolean {
-    return this.tree.has(key);
+    return this.tree().has(key);
   }
   set(): void {
-    throw new TypeError(`store ${this.name} at height ${this.height} is read-only`);
+    throw new TypeError(`store ${this.name} at height ${this.height()} is read-only`);
   }
   delete(): void {
-    throw new TypeError(`store ${this.name} at height ${this.height} is read-only`);
+    throw new TypeError(`store ${this.name} at height ${this.height()} is read-only`);
   }
   iterate(start: Uint8Array, end: Uint8Array | undefined, reverse?: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
-    return this.tree.iterate(start, end, reverse);
+    return this.tree().iterate(start, end, reverse);
   }
 }
 

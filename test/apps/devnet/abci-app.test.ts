@@ -18,6 +18,7 @@ import { sha256 } from "@cosmjs/crypto";
 import { UpgradeError } from "../../../bindings/core/errors.js";
 import { CometApp, exitCodeFor, initTestnet, loadApp, openNode, readGenesisKeys, type GenesisKey, type OpenedNode } from "../../../bindings/apps/devnet/index.js";
 import { startNodeQueries } from "../../../bindings/apps/devnet/node/queries.js";
+import { loadCore } from "../../../bindings/core/index.js";
 import type { QueryServers } from "../../../bindings/services/serve.js";
 import { V1, V2, captureLogger, fixtureApp, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
 
@@ -43,14 +44,14 @@ const genesisOf = (home: string) => JSON.parse(readFileSync(join(home, "config",
 
 /** A node home opened for `app` as `devnet start --engine cometbft` opens it, with its ABCI app (queries included). */
 async function open(home: string, app: string): Promise<Node> {
-  const bytes = readFileSync(join(home, "config", "genesis.json"));
-  const genesis = JSON.parse(bytes.toString("utf8")) as Genesis;
+  const genesis = genesisOf(home);
   const logger = captureLogger(home.slice(-6));
-  const node = await openNode({ home, chainId: genesis.chain_id, genesisHash: sha256(bytes), app: await loadApp(app), backend: "wasm", skipUpgradeHeights: [], logger });
+  const node = await openNode({ home, chainId: genesis.chain_id, app: await loadApp(app), backend: "wasm", skipUpgradeHeights: [], logger });
   const queries = await startNodeQueries({
     state: node.state,
+    ms: node.ms,
     queryKeeper: node.queryKeeper,
-    mounted: node.mounted,
+    keeperAt: node.keeperAt,
     blocks: { height: () => node.state.height, block: () => undefined },
     rest: "127.0.0.1:0",
     grpc: "127.0.0.1:0",
@@ -167,6 +168,14 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     const raw = a.app.query({ path: "/store/upgrade/key", data: Uint8Array.of(0), height: 0n, prove: false });
     expect(raw.code).toBe(0);
     expect(raw.value!.length).toBeGreaterThan(0);
+    expect(raw.proofOps).toBeUndefined();
+    // With prove: the SDK's two ops, which verify against the app hash of that height (Info's, as Commit made it).
+    const proven = a.app.query({ path: "/store/upgrade/key", data: Uint8Array.of(0), height: 0n, prove: true });
+    expect(proven).toMatchObject({ code: 0, height: 12n, value: raw.value });
+    expect(proven.proofOps!.ops.map((o) => o.type)).toEqual(["ics23:iavl", "ics23:simple"]);
+    const core = await loadCore("js");
+    expect(() => core.ics23VerifyStoreProof(a.app.info().lastBlockAppHash, proven.proofOps!.ops, "upgrade", Uint8Array.of(0), raw.value!)).not.toThrow();
+    expect(() => core.ics23VerifyStoreProof(a.app.info().lastBlockAppHash, proven.proofOps!.ops, "upgrade", Uint8Array.of(0), Uint8Array.of(1))).toThrow();
     expect(a.app.query({ path: "/no/such/path", data: new Uint8Array(0), height: 0n, prove: false }).code).not.toBe(0);
   });
 

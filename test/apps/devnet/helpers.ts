@@ -15,7 +15,9 @@ import { MsgCancelUpgrade, MsgSoftwareUpgrade } from "cosmjs-types/cosmos/upgrad
 import type { Any } from "cosmjs-types/google/protobuf/any";
 import { appDbPath, initDevnet, readGenesisKeys, type Logger, type GenesisKey, type InitDevnetOptions } from "../../../bindings/apps/devnet/index.js";
 import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
-import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
+import { openCommitStore } from "../../../bindings/apps/devnet/chain/app-hash.js";
+import { openAppDb } from "../../../bindings/apps/devnet/chain/open.js";
+import type { CommitMultiStore } from "../../../bindings/store/rootmulti/store.js";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
 import { ROOT } from "../../support/paths.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
@@ -196,20 +198,31 @@ export function spawnLogged(args: string[], env: Record<string, string> = {}): D
   return spawnCollected("node", args, { env, parse, echo: process.env.XUPGRADE_TEST_LOGS === "1" ? "child" : undefined });
 }
 
+/** A stopped node's application database, opened as the node opens it (close it again). */
+export function openNodeStore(home: string): Promise<CommitMultiStore> {
+  return openCommitStore(openAppDb(appDbPath(home)));
+}
+
 /**
- * The committed state of a stopped node's database: height, store names, and text values by store and key
- * (the multistore keeps its committed contents in memory, so `get` works after the database is closed).
+ * The committed state of a stopped node's database: height, app hash, store names, and text values by store
+ * and key (read into memory, so `get` works after the database is closed).
  */
-export async function committedState(home: string): Promise<{ height: bigint; stores: string[]; get(store: string, key: string): string | undefined }> {
-  const ms = await openNodeMultiStore(appDbPath(home));
+export async function committedState(home: string): Promise<{ height: bigint; appHash: Uint8Array; stores: string[]; get(store: string, key: string | Uint8Array): string | undefined }> {
+  const ms = await openNodeStore(home);
   try {
     const stores = ms.committedStores();
-    const get = (store: string, key: string) => {
-      if (!stores.includes(store)) return undefined;
-      const v = ms.store(store).get(new TextEncoder().encode(key));
+    const contents = new Map<string, Map<string, Uint8Array>>();
+    const view = ms.at(ms.lastCommittedHeight);
+    for (const name of view ? stores : []) {
+      const m = new Map<string, Uint8Array>();
+      for (const [k, v] of view!.store(name).iterate(new Uint8Array(0), undefined)) m.set(Buffer.from(k).toString("latin1"), v);
+      contents.set(name, m);
+    }
+    const get = (store: string, key: string | Uint8Array) => {
+      const v = contents.get(store)?.get(Buffer.from(typeof key === "string" ? new TextEncoder().encode(key) : key).toString("latin1"));
       return v && new TextDecoder().decode(v);
     };
-    return { height: ms.lastCommittedHeight, stores, get };
+    return { height: ms.lastCommittedHeight, appHash: ms.lastAppHash, stores, get };
   } finally {
     await ms.close();
   }

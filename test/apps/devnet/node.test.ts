@@ -180,7 +180,7 @@ describe("queries through cosmjs QueryClient + cosmjs-types QueryClientImpl (abc
     );
   });
 
-  it("raw store paths: /store/upgrade/key and /store/upgrade/subspace; other stores are refused", async () => {
+  it("raw store paths: /store/<store>/key and /store/<store>/subspace for every app store; the node's own stores are refused", async () => {
     const key = await c.query.queryAbci("/store/upgrade/key", fromHex("0262616e6b"));
     expect(toHex(key.value)).toBe("0000000000000004");
     const sub = await c.query.queryAbci("/store/upgrade/subspace", fromHex("02"));
@@ -194,7 +194,11 @@ describe("queries through cosmjs QueryClient + cosmjs-types QueryClientImpl (abc
       names.push(Buffer.from(pair.bytes()).subarray(1).toString());
     }
     expect(names).toEqual(["auth", "bank", "counter", "gov", "notes", "staking", "upgrade"]);
-    await expect(c.query.queryAbci("/store/bank/key", fromHex("00"))).rejects.toThrow("Query failed with (6): no such store: bank: unknown request");
+    // The bank's supply of stake (0x00 ‖ denom), as the bank keeps it.
+    const supply = await c.query.queryAbci("/store/bank/key", Uint8Array.of(0x00, ...new TextEncoder().encode("stake")));
+    expect(BigInt(new TextDecoder().decode(supply.value))).toBeGreaterThan(0n);
+    await expect(c.query.queryAbci("/store/_blocks/key", fromHex("00"))).rejects.toThrow("Query failed with (6): no such store: _blocks: unknown request");
+    await expect(c.query.queryAbci("/store/nope/key", fromHex("00"))).rejects.toThrow("Query failed with (6): no such store: nope: unknown request");
     await expect(c.query.queryAbci("/no/such/path", new Uint8Array())).rejects.toThrow("Query failed with (6): unknown query path: unknown request");
   });
 

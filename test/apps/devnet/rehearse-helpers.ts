@@ -3,15 +3,14 @@
  * its database, the changes between two such states computed here independently of the rehearsal's own
  * diff, the same changes read off a rehearsal report, and the commit intervals of a node's log.
  */
-import { appDbPath, type RehearsalReport } from "../../../bindings/apps/devnet/index.js";
-import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
-import type { LogRecord } from "./helpers.js";
+import type { RehearsalReport } from "../../../bindings/apps/devnet/index.js";
+import { openNodeStore, type LogRecord } from "./helpers.js";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 /** A stopped node's app stores (names not starting with `_`): store → hex key → hex value; and its height. */
 export async function appState(home: string): Promise<{ height: bigint; stores: Map<string, Map<string, string>> }> {
-  const ms = await openNodeMultiStore(appDbPath(home));
+  const ms = await openNodeStore(home);
   try {
     const stores = new Map<string, Map<string, string>>();
     for (const name of ms.committedStores()) {

@@ -11,11 +11,10 @@
  */
 import { readdirSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { appDbPath, rehearseUpgrade } from "../../../bindings/apps/devnet/index.js";
-import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
+import { rehearseUpgrade } from "../../../bindings/apps/devnet/index.js";
 import { spawnCollected } from "../../support/child.js";
 import { cliArgs } from "../cli/helpers.js";
-import { fixtureApp, newHome, removeTempDirs, startChild, tempDir, waitUntil, type DevnetChild } from "./helpers.js";
+import { fixtureApp, newHome, openNodeStore, removeTempDirs, startChild, tempDir, waitUntil, type DevnetChild } from "./helpers.js";
 import { commitIntervals, percentile } from "./rehearse-helpers.js";
 
 const KEYS = 20_000;
@@ -55,13 +54,13 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
       const h = r.snapshot.height;
       seen.add(h);
       expect(r.block.height).toBe(h + 2n);
-      const ms = await openNodeMultiStore(appDbPath(r.copy!));
+      const ms = await openNodeStore(r.copy!);
       try {
         expect(ms.lastCommittedHeight).toBe(h + 1n);
         const blocks = [...ms.store("_blocks").iterate(new Uint8Array(0), undefined)];
         expect(blocks.map(([k]) => Buffer.from(k).readBigUInt64BE(0))).toEqual(Array.from({ length: Number(h) }, (_, j) => BigInt(j + 1)));
         const last = JSON.parse(dec.decode(ms.store("_blocks").get(be64(h))!)) as { app_hash_after: string; time_ns: string };
-        const appHash = Buffer.from(ms.store("_node").get(enc.encode("app_hash"))!).toString("hex").toUpperCase();
+        const appHash = Buffer.from(ms.lastAppHash).toString("hex").toUpperCase();
         expect(appHash).toBe(last.app_hash_after);
         expect(Buffer.from(ms.store("_node").get(enc.encode("block_time"))!).readBigUInt64BE(0)).toBe(BigInt(last.time_ns));
         expect(Buffer.from(r.appHashBefore).toString("hex").toUpperCase()).toBe(appHash);

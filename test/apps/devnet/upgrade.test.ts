@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { UpgradeError } from "../../../bindings/core/errors.js";
 import { createKeeper } from "../../../bindings/node.js";
-import { openNodeMultiStore } from "../../../bindings/store/level-node.js";
-import { appDbPath, exitCodeFor, startDevnet, type DevnetHandle, type GenesisKey } from "../../../bindings/apps/devnet/index.js";
+import { exitCodeFor, startDevnet, type DevnetHandle, type GenesisKey } from "../../../bindings/apps/devnet/index.js";
 import {
   EPHEMERAL,
   V1,
@@ -18,8 +17,10 @@ import {
   cancelUpgradeAny,
   captureLogger,
   clients,
+  committedState,
   fixtureApp,
   newHome,
+  openNodeStore,
   proposeAndPass,
   removeTempDirs,
   softwareUpgradeAny,
@@ -39,27 +40,22 @@ function exitWithin(node: DevnetHandle, ms = 20_000): Promise<number> {
 
 /** The committed state of a stopped node's database. */
 async function inspect(home: string) {
-  const ms = await openNodeMultiStore(appDbPath(home));
+  const ms = await openNodeStore(home);
   try {
     const keeper = await createKeeper({ store: ms.store("upgrade") });
-    const stores = ms.committedStores();
-    const get = (store: string, key: string | Uint8Array) => {
-      if (!stores.includes(store)) return undefined;
-      const v = ms.store(store).get(typeof key === "string" ? enc.encode(key) : key);
-      return v && dec.decode(v);
-    };
     return {
-      height: ms.lastCommittedHeight,
-      stores,
       plan: keeper.getUpgradePlan(),
       done: keeper.getDoneHeight("v2"),
       versions: Object.fromEntries([...keeper.getModuleVersionMap()].map(([k, v]) => [k, Number(v)])),
       protocolVersion: keeper.getProtocolVersion(),
-      get,
     };
   } finally {
     await ms.close();
   }
+}
+
+async function inspectAll(home: string) {
+  return { ...(await inspect(home)), ...(await committedState(home)) };
 }
 
 describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, () => {
@@ -90,7 +86,7 @@ describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, ()
     expect(readFileSync(join(home, "data", "upgrade-info.json"), "utf8")).toBe(
       `{"name":"v2","time":"0001-01-01T00:00:00Z","height":${target},"info":"{\\"binaries\\":{\\"any\\":\\"https://x.example/v2?a=1\\u0026checksum=sha256:00\\"}}"}`,
     );
-    const s = await inspect(home);
+    const s = await inspectAll(home);
     expect(s.height).toBe(target - 1n); // the halting block is never committed
     expect(s.plan).toEqual({ name: "v2", height: target, info: INFO });
   });
@@ -98,7 +94,7 @@ describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, ()
   it("v1 restarted halts again at once (20) without committing", async () => {
     const node = await startDevnet({ home, app: V1, ...EPHEMERAL, logger: captureLogger("v1b") });
     expect(await exitWithin(node)).toBe(20);
-    expect((await inspect(home)).height).toBe(target - 1n);
+    expect((await inspectAll(home)).height).toBe(target - 1n);
   });
 
   it("v2 with a failing handler halts with 23; nothing from the upgrade (stores, migrations, versions) is committed", async () => {
@@ -111,7 +107,7 @@ describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, ()
       height: String(target),
       err: "boom: the v2 handler failed after migrating",
     });
-    const s = await inspect(home);
+    const s = await inspectAll(home);
     expect(s.height).toBe(target - 1n);
     expect(s.stores).toContain("notes");
     expect(s.stores).not.toContain("memos");
@@ -149,7 +145,7 @@ describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, ()
     expect(msgs.filter((m) => m === "adding a new module: tags")).toHaveLength(1);
     expect(msgs).toContain(`applying upgrade "v2" at height: ${target}`);
 
-    const s = await inspect(home);
+    const s = await inspectAll(home);
     expect(s.stores).toEqual(expect.arrayContaining(["memos", "tags", "counter"]));
     expect(s.stores).not.toContain("notes");
     expect(s.done).toBe(target);
@@ -173,7 +169,7 @@ describe("the upgrade lifecycle (v1 → v2) in-process", { timeout: 60_000 }, ()
     const msgs = logger.messages();
     expect(msgs.some((m) => m.startsWith("store loader applied"))).toBe(false);
     expect(msgs.some((m) => m.startsWith("migrating module"))).toBe(false);
-    expect((await inspect(home)).get("counter", "migrations/1-2")).toBe("1");
+    expect((await inspectAll(home)).get("counter", "migrations/1-2")).toBe("1");
   });
 
   it("v1 on the upgraded chain refuses to start: wrong app version (22)", async () => {
@@ -199,7 +195,7 @@ describe("before the upgrade height", { timeout: 60_000 }, () => {
     await waitUntil(async () => (await c.upgrade.CurrentPlan({})).plan, 10_000, "the plan");
     c.comet.disconnect();
     await node.stop();
-    const stoppedAt = (await inspect(home)).height;
+    const stoppedAt = (await inspectAll(home)).height;
     expect(stoppedAt).toBeLessThan(target - 60n);
 
     // v2 adds stores: it cannot load them yet, and the reason is reported as the keeper would.
@@ -216,7 +212,7 @@ describe("before the upgrade height", { timeout: 60_000 }, () => {
     node = await startDevnet({ home, app: fixtureApp("v2-handler-only"), ...EPHEMERAL, logger });
     expect(await exitWithin(node)).toBe(21);
     expect(logger.records.some((r) => r.level === "error" && r.msg.startsWith("BINARY UPDATED BEFORE TRIGGER!"))).toBe(true);
-    expect((await inspect(home)).height).toBe(stoppedAt);
+    expect((await inspectAll(home)).height).toBe(stoppedAt);
 
     node = await startDevnet({ home, app: V1, ...EPHEMERAL, logger: captureLogger("v1-cancel") });
     c = await clients(node.rpcUrl);

@@ -173,7 +173,7 @@ describe("CommitMultiStore", () => {
 
   it("keeps exactly the nodes the retained versions use, and answers nothing below them", async () => {
     const dir = tempDir("xupgrade-rootmulti-");
-    const ms = await openStore(dir, 3);
+    const ms = await openStore(dir, 2);
     for (let h = 1; h <= 12; h++) {
       const s = ms.store("bank");
       for (let i = 0; i < 40; i++) s.set(bytes(`k${(h * 7 + i * 13) % 97}`), bytes(`${h}`));
@@ -199,7 +199,7 @@ describe("CommitMultiStore", () => {
     await db.close();
     // F, h, three records (c‖10, c‖11, c‖12) and the orphan lists of 11 and 12.
     expect(others.map((k) => k.slice(0, 2)).sort()).toEqual(["46", "63", "63", "63", "68", "6f", "6f"]);
-    const ms2 = await openStore(dir, 3);
+    const ms2 = await openStore(dir, 2);
     const used = new Set<string>();
     for (const h of [10, 11, 12]) {
       const v = ms2.at(h)!;

@@ -101,6 +101,8 @@ interface StartOpts {
   core?: string;
   namespace?: string;
   unsafeSkipUpgrades: string[];
+  pruning?: string;
+  pruningKeepRecent?: string;
 }
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"];
@@ -210,12 +212,22 @@ export function registerDevnet(program: Command): void {
     .option("--log-level <level>", "debug, info, warn or error (default info); logs are JSON lines on stdout")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--namespace <ns>", "upgrade query namespace (default cosmos)")
+    .option("--pruning <strategy>", "past heights kept for queries and proofs: default (the last 10000), nothing (all), everything (the last 2), custom (--pruning-keep-recent)")
+    .option("--pruning-keep-recent <n>", "with --pruning custom: heights kept besides the latest")
     .action(async (opts: StartOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.logLevel !== undefined && !LOG_LEVELS.includes(opts.logLevel)) {
         throw new CliError(`invalid --log-level ${JSON.stringify(opts.logLevel)}: must be one of ${LOG_LEVELS.join(", ")}`);
       }
       if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
+      if (opts.pruning !== undefined && !["default", "nothing", "everything", "custom"].includes(opts.pruning)) {
+        throw new CliError(`invalid --pruning ${JSON.stringify(opts.pruning)}: must be default, nothing, everything or custom`);
+      }
+      const keepRecent = opts.pruningKeepRecent === undefined ? undefined : Number(opts.pruningKeepRecent);
+      if (keepRecent !== undefined && (!/^\d+$/.test(opts.pruningKeepRecent!) || !Number.isSafeInteger(keepRecent) || keepRecent < 1)) {
+        throw new CliError(`invalid --pruning-keep-recent ${JSON.stringify(opts.pruningKeepRecent)}: must be an integer of at least 1`);
+      }
+      if (keepRecent !== undefined && opts.pruning !== "custom") throw new CliError("--pruning-keep-recent needs --pruning custom");
       const options: Devnet.StartDevnetOptions = {
         home: opts.home ?? defaultHome(),
         engine: parseEngine(opts.engine),
@@ -228,6 +240,8 @@ export function registerDevnet(program: Command): void {
         backend: opts.core as Devnet.StartDevnetOptions["backend"],
         namespace: opts.namespace,
         skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),
+        pruning: opts.pruning as Devnet.StartDevnetOptions["pruning"],
+        pruningKeepRecent: keepRecent,
       };
       const devnet = await loadDevnet();
       if (opts.logLevel !== undefined) options.logger = devnet.jsonLogger(undefined, opts.logLevel as Devnet.LogLevel);

@@ -6,14 +6,16 @@
  */
 import { UpgradeError } from "../../../core/errors.js";
 import type { Backend } from "../../../core/contract.js";
-import type { Plan, VersionMap } from "../../../core/types.js";
-import { createKeeperWith, type KeeperOptions, type UpgradeKeeper } from "../../../module/keeper.js";
+import type { Plan, StoreUpgrades, VersionMap } from "../../../core/types.js";
+import { MemoryStore } from "../../../store/memory.js";
+import { createKeeperWith, UpgradeKeeper, type KeeperOptions } from "../../../module/keeper.js";
 import { defaultStoreLoader, upgradeStoreLoader, type LoadResult, type StoreLoader } from "../../../module/store-loader.js";
 import { readUpgradeInfo, writeUpgradeInfo } from "../../../module/upgrade-info/file.js";
 import { ClassicLevel } from "classic-level";
-import { DurableMultiStore, type LevelDb } from "../../../store/level.js";
+import type { LevelDb } from "../../../store/level.js";
+import { StoreFormatError, type CommitMultiStore } from "../../../store/rootmulti/store.js";
 import type { AppUpgradeContext, LoadedApp } from "./app.js";
-import type { LoaderUpgrades } from "./app-hash.js";
+import { openCommitStore } from "./app-hash.js";
 import { MountedStores, SwitchableStore } from "../shared/branch.js";
 import { appDbPath } from "../shared/genesis.js";
 import { ChainState } from "./state.js";
@@ -25,21 +27,31 @@ export const createKeeper = (options: KeeperOptions) => createKeeperWith(options
 export interface OpenNodeOptions {
   home: string;
   chainId: string;
-  genesisHash: Uint8Array;
   app: LoadedApp;
   backend: Backend;
   skipUpgradeHeights: bigint[];
   logger: Required<Logger>;
+  /** Versions kept besides the latest (docs/spec/store.md §3); default the store's. */
+  keepRecent?: number;
+}
+
+/** StoreUpgrades the store loader applied for the next block. */
+interface LoaderUpgrades {
+  height: bigint;
+  name: string;
+  storeUpgrades: StoreUpgrades;
 }
 
 export interface OpenedNode {
-  ms: DurableMultiStore;
+  ms: CommitMultiStore;
   /** The application database under `ms`: the snapshot channel reads its committed state (rehearse/channel.ts). */
   db: LevelDb;
   state: ChainState;
   mounted: MountedStores;
-  /** A keeper over the committed upgrade store, for the query services. */
+  /** A keeper over the upgrade store of the last commit, for the query services. */
   queryKeeper: UpgradeKeeper;
+  /** A keeper over the upgrade store of a retained height; undefined when it is not retained. */
+  keeperAt(height: bigint): UpgradeKeeper | undefined;
 }
 
 /** Opens `<home>/data/application.db` for `app`; start-up failures reject (the database is closed again). */
@@ -52,7 +64,17 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
   // The database handle is kept (not only the multistore over it) so that the node can serve snapshots of
   // its committed state: LevelDB's lock lets no other process open it while the node runs.
   const db = openAppDb(appDbPath(home));
-  const ms = await DurableMultiStore.open(db);
+  let ms: CommitMultiStore;
+  try {
+    ms = await openCommitStore(db, o.keepRecent);
+  } catch (e) {
+    if (!(e instanceof StoreFormatError)) throw e;
+    throw new Error(
+      `${appDbPath(home)}: ${e.message}. This node home was made by an xupgrade whose app hash was a hash chain; this one commits to IAVL trees ` +
+        "(docs/spec/store.md) and would compute different app hashes. Start a new home (xupgrade devnet init), or run this one with the xupgrade that made it.",
+      { cause: e },
+    );
+  }
   try {
     let loader: StoreLoader = defaultStoreLoader;
     let loaderUpgrades: LoaderUpgrades | undefined;
@@ -102,10 +124,9 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
         }
       });
     }
-    const queryKeeper = await createKeeper({ store: mounted.store("upgrade"), homePath: home, backend });
+    const queryKeeper = await createKeeper({ store: ms.committedStore("upgrade"), homePath: home, backend });
     state = new ChainState({
       chainId: o.chainId,
-      genesisHash: o.genesisHash,
       app,
       ms,
       stores: mounted,
@@ -113,13 +134,30 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
       upgradeStore,
       logger,
       handlerErrors,
-      loaderUpgrades,
     });
-    return { ms, db, state, mounted, queryKeeper };
+    return { ms, db, state, mounted, queryKeeper, keeperAt: keepersAt(ms, queryKeeper) };
   } catch (e) {
     await ms.close();
     throw e;
   }
+}
+
+/** Keepers over the upgrade store of past heights, made on demand (a keeper is cheap once the core is loaded), the last few kept. */
+function keepersAt(ms: CommitMultiStore, latest: UpgradeKeeper): (height: bigint) => UpgradeKeeper | undefined {
+  const made = new Map<bigint, UpgradeKeeper>();
+  return (height) => {
+    const view = ms.at(height);
+    if (!view) return undefined;
+    if (height === ms.lastCommittedHeight) return latest;
+    let k = made.get(height);
+    if (!k) {
+      if (made.size >= 16) made.delete(made.keys().next().value!);
+      // A store that did not exist yet at that height reads as empty.
+      const store = view.has("upgrade") ? view.store("upgrade") : new MemoryStore();
+      made.set(height, (k = new UpgradeKeeper(latest.core, { store, authority: latest.authority })));
+    }
+    return k;
+  };
 }
 
 /** The application database (classic-level, keys and values as bytes), as `openNodeMultiStore` opens it. */
@@ -135,7 +173,7 @@ export function openAppDb(path: string): LevelDb {
  */
 async function diagnoseLoadFailure(
   e: unknown,
-  ms: DurableMultiStore,
+  ms: CommitMultiStore,
   app: LoadedApp,
   skip: bigint[],
   backend: Backend,

@@ -5,10 +5,11 @@
  * - `initChain`: the genesis state (built-in modules, module versions, the app's genesis) on the pending
  *   branch, committed with the first block.
  * - `finalizeBlock`: PreBlock (the upgrade keeper, first), BeginBlock, the txs (ante + messages), EndBlock
- *   (gov tallies and proposal execution, app modules) on that branch, and the app hash. A failed PreBlock
- *   throws a {@link BlockHaltError}; nothing of the block is kept.
- * - `commit`: the branch, the app hash and whatever the engine adds for itself, in ONE atomic commit of
- *   the durable multistore at the block's height.
+ *   (gov tallies and proposal execution, app modules) on that branch; then the branch goes into the
+ *   stores' working trees and the app hash is their commitment (the SDK's WorkingHash). A failed
+ *   PreBlock throws a {@link BlockHaltError}; nothing of the block is kept.
+ * - `commit`: the block, with the block time and whatever the engine adds for itself in host stores, in
+ *   ONE atomic commit of the commit multistore at the block's height.
  *
  * Time comes from the caller (the block header), never from the clock, and nothing about the node enters
  * the state or the app hash, so every validator that executes the same blocks computes the same app hash.
@@ -17,10 +18,10 @@
 import type { Any } from "cosmjs-types/google/protobuf/any";
 import { haltExitCode } from "../../../core/errors.js";
 import type { UpgradeKeeper } from "../../../module/keeper.js";
-import type { DurableMultiStore } from "../../../store/level.js";
+import type { CommitMultiStore } from "../../../store/rootmulti/store.js";
 import type { VersionMap } from "../../../core/types.js";
 import { appVersionMap, runMigrations, type AppUpgradeContext, type LoadedApp, type ModuleContext } from "./app.js";
-import { APP_HASH_KEY, NODE_STORE, computeAppHash, type LoaderUpgrades } from "./app-hash.js";
+import { NODE_STORE } from "./app-hash.js";
 import type { TxResultJson } from "./blocks.js";
 import { Branch, type MountedStores, type SwitchableStore } from "../shared/branch.js";
 import { deliverTx, simulateTx, type DeliverContext } from "./deliver.js";
@@ -29,7 +30,7 @@ import type { BlockInfo, GovModule } from "../modules/gov.js";
 import { bondedValidators, writeGenesisState, type AppState, type ConsensusValidator } from "./init-chain.js";
 import { CheckState, type CheckTxResult } from "./mempool.js";
 import { MsgRouter } from "./router.js";
-import { be64, hexUpper, readBe64, utf8 } from "../shared/util.js";
+import { be64, equalBytes, hexUpper, readBe64, utf8 } from "../shared/util.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
 
@@ -49,10 +50,8 @@ export class BlockHaltError extends Error {
 
 export interface ChainStateOptions {
   chainId: string;
-  /** The app hash before the first block (the engine's digest of the genesis). */
-  genesisHash: Uint8Array;
   app: LoadedApp;
-  ms: DurableMultiStore;
+  ms: CommitMultiStore;
   stores: MountedStores;
   /** The keeper that runs PreBlock and the msg server; its store is `upgradeStore`. */
   keeper: UpgradeKeeper;
@@ -60,8 +59,6 @@ export interface ChainStateOptions {
   logger: Required<Logger>;
   /** Errors thrown by upgrade handlers (they halt with exit code 23). */
   handlerErrors: WeakSet<object>;
-  /** StoreUpgrades the store loader applied for the next block (they are part of its app hash). */
-  loaderUpgrades?: LoaderUpgrades;
 }
 
 export interface GenesisInput {
@@ -146,9 +143,9 @@ export class ChainState {
     return this.o.app;
   }
 
-  /** The app hash after the last committed block (the genesis hash before the first). */
+  /** The app hash after the last committed block; before the first, sha256 of nothing (as the SDK's InitChain answers). */
   appHash(): Uint8Array {
-    return this.o.stores.store(NODE_STORE).get(APP_HASH_KEY) ?? this.o.genesisHash;
+    return this.o.ms.lastAppHash;
   }
 
   /** The header time of the last committed block (ns), or undefined before the first. */
@@ -190,7 +187,8 @@ export class ChainState {
         validators: validators.length,
         accounts: g.appState.auth.accounts.length,
       });
-      return computeAppHash(branch, this.o.genesisHash, 0n, undefined);
+      // As the SDK: InitChain answers the last commit's hash; the genesis state enters the app hash with block 1.
+      return this.o.ms.lastAppHash;
     } catch (e) {
       this.discardPending();
       throw e;
@@ -228,7 +226,9 @@ export class ChainState {
       const events = await this.gov.endBlock(branch, info);
       await this.runHooks(branch, info, "endBlock");
 
-      const appHash = computeAppHash(branch, this.appHash(), h, this.o.loaderUpgrades);
+      // The block's writes go into the stores' working trees (nothing is durable before Commit).
+      branch.write();
+      const appHash = this.o.ms.workingHash();
       const block: FinalizedBlock = { height: h, timeNs: b.timeNs, txResults, events, appHash, appVersionBefore, upgraded };
       pending.block = block;
       return block;
@@ -247,20 +247,19 @@ export class ChainState {
     const p = this.pending;
     if (!p?.block) throw new BlockHaltError(this.height + 1n, 1, new Error("Commit without an executed block"));
     const { block, branch } = p;
-    const node = branch.store(NODE_STORE);
-    node.set(APP_HASH_KEY, block.appHash);
-    node.set(BLOCK_TIME_KEY, be64(block.timeNs));
+    branch.store(NODE_STORE).set(BLOCK_TIME_KEY, be64(block.timeNs));
     try {
       options.extra?.(branch);
       branch.write();
-      await this.o.ms.commit(block.height);
+      const committed = await this.o.ms.commit(block.height);
+      // Host stores only may change after FinalizeBlock: the app hash it answered must be the one committed.
+      if (!equalBytes(committed, block.appHash)) throw new Error(`committed app hash ${hexUpper(committed)} differs from FinalizeBlock's ${hexUpper(block.appHash)}`);
     } catch (e) {
       this.appVersion = block.appVersionBefore;
       this.abandon();
       throw new BlockHaltError(block.height, 1, e);
     }
     this.pending = undefined;
-    this.o.loaderUpgrades = undefined;
     this.checkState.reset();
     if (block.upgraded) {
       this.o.logger.info("upgrade applied", {

@@ -26,6 +26,7 @@ import {
 } from "cosmjs-types/cosmos/bank/v1beta1/query";
 import { SimulateRequest, SimulateResponse } from "cosmjs-types/cosmos/tx/v1beta1/service";
 import type { AbciRoute } from "../../../services/abci.js";
+import type { QueryContext } from "../../../services/height.js";
 import { GrpcCode, QueryError } from "../../../services/status.js";
 import { AUTH_STORE, getAccountAnyBytes } from "../modules/auth.js";
 import { balance, balances } from "../modules/bank.js";
@@ -54,8 +55,26 @@ function decode<T>(fn: (b: Uint8Array) => T, data: Uint8Array): T {
   }
 }
 
-/** Routes reading the latest committed state of `view` (Simulate runs on a throwaway branch of it). */
-export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<ChainState, "simulate">): Record<string, AbciRoute> {
+/**
+ * Routes reading the committed stores of the height asked for (`viewAt`: the stores of a retained height);
+ * Simulate runs on a throwaway branch of the latest state.
+ */
+export function devnetAbciRoutes(viewAt: (height: bigint) => StoreView | undefined, gov: GovModule, chain: Pick<ChainState, "simulate">): Record<string, AbciRoute> {
+  const routes = handlers(gov, chain);
+  return Object.fromEntries(
+    Object.entries(routes).map(([path, handle]) => [
+      path,
+      (data: Uint8Array, ctx: QueryContext) => {
+        // The height was resolved (and found retained) before the route runs.
+        const view = viewAt(ctx.height);
+        if (!view) throw new Error(`height ${ctx.height} is not retained`);
+        return handle(data, view);
+      },
+    ]),
+  );
+}
+
+function handlers(gov: GovModule, chain: Pick<ChainState, "simulate">): Record<string, (data: Uint8Array, view: StoreView) => Uint8Array> {
   return {
     "/cosmos.tx.v1beta1.Service/Simulate": (data) => {
       const req = decode(SimulateRequest.decode, data);
@@ -76,7 +95,7 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
         throw new QueryError(GrpcCode.UNKNOWN, t.log, { codespace: t.codespace, code: t.code, log: t.log });
       }
     },
-    "/cosmos.gov.v1.Query/Params": (data) => {
+    "/cosmos.gov.v1.Query/Params": (data, view) => {
       const req = decode(QueryParamsRequest.decode, data);
       const params = gov.params(view);
       const res = QueryParamsResponse.fromPartial({ params });
@@ -97,14 +116,14 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
       }
       return QueryParamsResponse.encode(res).finish();
     },
-    "/cosmos.gov.v1.Query/Proposal": (data) => {
+    "/cosmos.gov.v1.Query/Proposal": (data, view) => {
       const { proposalId } = decode(QueryProposalRequest.decode, data);
       if (proposalId === 0n) throw invalidArgument("proposal id can not be 0");
       const proposal = gov.getProposal(view, proposalId);
       if (!proposal) throw notFound(`proposal ${proposalId} doesn't exist`);
       return QueryProposalResponse.encode({ proposal }).finish();
     },
-    "/cosmos.gov.v1.Query/Proposals": (data) => {
+    "/cosmos.gov.v1.Query/Proposals": (data, view) => {
       const req = decode(QueryProposalsRequest.decode, data);
       let proposals = gov.proposals(view);
       if (req.proposalStatus !== ProposalStatus.PROPOSAL_STATUS_UNSPECIFIED) proposals = proposals.filter((p) => p.status === req.proposalStatus);
@@ -119,7 +138,7 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
         pagination: { nextKey: new Uint8Array(0), total: req.pagination?.countTotal ? BigInt(proposals.length) : 0n },
       }).finish();
     },
-    "/cosmos.gov.v1.Query/Vote": (data) => {
+    "/cosmos.gov.v1.Query/Vote": (data, view) => {
       const req = decode(QueryVoteRequest.decode, data);
       if (req.proposalId === 0n) throw invalidArgument("proposal id can not be 0");
       if (!isAddress(req.voter)) throw invalidArgument(`invalid voter address: ${req.voter}`);
@@ -127,7 +146,7 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
       if (!vote) throw notFound(`voter: ${req.voter} not found for proposal: ${req.proposalId}`);
       return QueryVoteResponse.encode({ vote }).finish();
     },
-    "/cosmos.gov.v1.Query/TallyResult": (data) => {
+    "/cosmos.gov.v1.Query/TallyResult": (data, view) => {
       const { proposalId } = decode(QueryTallyResultRequest.decode, data);
       if (proposalId === 0n) throw invalidArgument("proposal id can not be 0");
       const p = gov.getProposal(view, proposalId);
@@ -135,7 +154,7 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
       const tally = p.status === ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD ? gov.tally(view, p, gov.params(view)).tally : p.finalTallyResult;
       return QueryTallyResultResponse.encode({ tally }).finish();
     },
-    "/cosmos.auth.v1beta1.Query/Account": (data) => {
+    "/cosmos.auth.v1beta1.Query/Account": (data, view) => {
       const { address } = decode(QueryAccountRequest.decode, data);
       if (address === "") throw invalidArgument("Address cannot be empty");
       if (!isAddress(address)) throw invalidArgument(`invalid address ${address}`);
@@ -143,13 +162,13 @@ export function devnetAbciRoutes(view: StoreView, gov: GovModule, chain: Pick<Ch
       if (raw === undefined) throw notFound(`account ${address} not found`);
       return QueryAccountResponse.encode({ account: Any.decode(raw) }).finish();
     },
-    "/cosmos.bank.v1beta1.Query/Balance": (data) => {
+    "/cosmos.bank.v1beta1.Query/Balance": (data, view) => {
       const { address, denom } = decode(QueryBalanceRequest.decode, data);
       if (!isAddress(address)) throw invalidArgument(`invalid address: ${address}`);
       if (!isDenom(denom)) throw invalidArgument(`invalid denom: ${denom}`);
       return QueryBalanceResponse.encode({ balance: { denom, amount: balance(view, address, denom).toString() } }).finish();
     },
-    "/cosmos.bank.v1beta1.Query/AllBalances": (data) => {
+    "/cosmos.bank.v1beta1.Query/AllBalances": (data, view) => {
       const { address } = decode(QueryAllBalancesRequest.decode, data);
       if (!isAddress(address)) throw invalidArgument(`invalid address: ${address}`);
       return QueryAllBalancesResponse.encode({ balances: toProtoCoins(balances(view, address)), pagination: undefined }).finish();

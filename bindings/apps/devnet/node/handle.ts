@@ -5,7 +5,7 @@
  */
 import type { UpgradeKeeper } from "../../../module/keeper.js";
 import { formatGoDuration } from "../../../go/duration.js";
-import type { DurableMultiStore } from "../../../store/level.js";
+import type { CommitMultiStore } from "../../../store/rootmulti/store.js";
 import type { ChainState } from "../chain/state.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
@@ -125,7 +125,7 @@ export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, lo
  * The last step of either engine, once its servers are closed: closes the store (a failure turns exit code 0
  * into 1), logs `stopped`, and returns the exit code.
  */
-export async function closeStore(ms: DurableMultiStore, state: ChainState, logger: Required<Logger>, code: number): Promise<number> {
+export async function closeStore(ms: CommitMultiStore, state: ChainState, logger: Required<Logger>, code: number): Promise<number> {
   try {
     await ms.close();
   } catch (e) {

@@ -10,7 +10,6 @@
  * `stop()`; 1 for anything else. Start-up failures reject (`exitCodeFor(err)` gives their code: a binary
  * started too early is refused with 21 before any block).
  */
-import { readFile } from "node:fs/promises";
 import type { Backend } from "../../../core/contract.js";
 import { formatGoDuration } from "../../../go/duration.js";
 import { loadApp, type AppDefinition } from "../chain/app.js";
@@ -18,15 +17,15 @@ import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
 import { startCometEngine } from "./engine/cometbft/run.js";
 import { startLocalEngine } from "./engine/local/run.js";
 import { exitCodeFor } from "../shared/errors.js";
-import { genesisPath, readDevnetConfig, readGenesis, type DevnetConfig } from "../shared/genesis.js";
+import { readDevnetConfig, readGenesis, type DevnetConfig } from "../shared/genesis.js";
 import type { DevnetEngine, DevnetHandle } from "./handle.js";
 import { fullLogger } from "../shared/logger.js";
 import { openNode } from "../chain/open.js";
 import { serveSnapshots, type SnapshotServer } from "../rehearse/channel.js";
-import { sha256 } from "../shared/util.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
 import { checkDuration } from "./init.js";
+import { DEFAULT_KEEP_RECENT } from "../../../store/rootmulti/store.js";
 
 export type { DevnetEngine, DevnetHandle };
 
@@ -56,6 +55,35 @@ export interface StartDevnetOptions {
   namespace?: string;
   /** Minimum interval of the "waiting for upgrade" progress line, default 1000 ms. */
   progressIntervalMs?: number;
+  /**
+   * Which past heights stay queryable and provable (docs/spec/store.md §3), as simd's `--pruning`:
+   * `default` (the last 10,000), `nothing` (all), `everything` (the last 2), `custom` (`pruningKeepRecent`).
+   * Default: devnet.json's `pruning`, else `default`.
+   */
+  pruning?: Pruning;
+  /** With `custom`: the heights kept besides the latest (at least 1). Default: devnet.json's `pruning_keep_recent`. */
+  pruningKeepRecent?: number;
+}
+
+export type Pruning = "default" | "nothing" | "everything" | "custom";
+
+/** The store's keepRecent for a pruning strategy (simd's names; the devnet's default keeps fewer heights than simd's 362,880). */
+export function keepRecentOf(pruning: string, keepRecent: number | undefined): number {
+  switch (pruning) {
+    case "default":
+      return DEFAULT_KEEP_RECENT;
+    case "nothing":
+      return Infinity;
+    case "everything":
+      return 2;
+    case "custom":
+      if (keepRecent === undefined || !Number.isSafeInteger(keepRecent) || keepRecent < 1) {
+        throw new Error(`pruning "custom" needs pruning-keep-recent, an integer of at least 1; got ${keepRecent}`);
+      }
+      return keepRecent;
+    default:
+      throw new Error(`unknown pruning strategy ${JSON.stringify(pruning)}: use default, nothing, everything or custom`);
+  }
 }
 
 /** Starts a node from `<home>` (written by initDevnet or initTestnet). Start-up failures reject; use exitCodeFor(err) for their exit code. */
@@ -64,7 +92,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   const { home } = options;
   const logger = fullLogger(options.logger);
   const backend = options.backend ?? "wasm";
-  const [genesis, config, genesisBytes] = await Promise.all([readGenesis(home), readDevnetConfig(home), readFile(genesisPath(home))]);
+  const [genesis, config] = await Promise.all([readGenesis(home), readDevnetConfig(home)]);
   const engine = engineOf(options.engine, config, home);
   let blockTimeNs = 0n;
   let cometbft: CometbftBinary | undefined;
@@ -77,7 +105,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
 
-  const node = await openNode({ home, chainId: genesis.chain_id, genesisHash: sha256(genesisBytes), app, backend, skipUpgradeHeights: skip, logger });
+  const keepRecent = keepRecentOf(options.pruning ?? config.pruning ?? "default", options.pruningKeepRecent ?? config.pruning_keep_recent);
+  const node = await openNode({ home, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: skip, logger, keepRecent });
   const { state } = node;
   logger.info("starting devnet", {
     module: "node",
@@ -90,7 +119,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     upgrade_handlers: [...app.upgrades.keys()],
     skip_upgrade_heights: skip,
   });
-  const common = { home, config, state, ms: node.ms, mounted: node.mounted, queryKeeper: node.queryKeeper, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
+  const common = { home, config, state, ms: node.ms, queryKeeper: node.queryKeeper, keeperAt: node.keeperAt, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
   let snapshots: SnapshotServer | undefined;
   try {
     // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.

@@ -6,7 +6,7 @@
  * database, and copying the files under a live LevelDB is not consistent (a compaction can delete or
  * replace files the copy has not read yet). The node itself can: a classic-level iterator reads from a
  * LevelDB snapshot taken synchronously when the iterator is created, and every block is ONE atomic batch
- * (DurableMultiStore.commit), so the snapshot holds exactly one committed height — the `h` key it carries —
+ * (CommitMultiStore.commit), so the snapshot holds exactly one committed height — the `h` key it carries —
  * never part of a block, and never the multistore's in-memory view of a block being executed or committed.
  * Reading runs on libuv's thread pool; the node's event loop only frames the entries and writes them to the
  * socket (with backpressure), so its blocks go on meanwhile.
@@ -37,7 +37,7 @@ const MAX_CONCURRENT = 2;
 const REQUEST_LIMIT = 4096;
 const FLUSH_BYTES = 256 * 1024;
 const VIEW = { keyEncoding: "view", valueEncoding: "view" } as const;
-const HEIGHT_KEY = 0x68; // 'h': DurableMultiStore's last committed height
+const HEIGHT_KEY = 0x68; // 'h': the commit multistore's last committed height
 
 const FRAME_ENTRY = 0x45; // 'E'
 const FRAME_DONE = 0x44; // 'D'

@@ -3,19 +3,21 @@
  * deleted (docs/spec/rehearse.md §4). Host stores (names starting with `_`: block records, the tx index, the
  * node's bookkeeping) are left out: they are the engine's, not the upgrade's, and never enter the app hash.
  */
-import type { DurableMultiStore } from "../../../store/level.js";
+import type { CommitMultiStore } from "../../../store/rootmulti/store.js";
+import { isHostStore } from "../chain/app-hash.js";
 
 const EMPTY = new Uint8Array(0);
 
 /** Every app store's committed contents, in key order. */
 export type StoreContents = Map<string, [Uint8Array, Uint8Array][]>;
 
-/** The committed contents of every app store of `ms` (it must have no pending writes). */
-export function readContents(ms: DurableMultiStore): StoreContents {
+/** The contents of every app store of `ms` at its last commit. */
+export function readContents(ms: CommitMultiStore): StoreContents {
   const out: StoreContents = new Map();
-  for (const name of ms.committedStores()) {
-    if (name.startsWith("_")) continue;
-    out.set(name, [...ms.store(name).iterate(EMPTY, undefined)].map(([k, v]) => [k.slice(), v.slice()]));
+  const view = ms.at(ms.lastCommittedHeight);
+  for (const name of view?.stores() ?? []) {
+    if (isHostStore(name)) continue;
+    out.set(name, [...view!.store(name).iterate(EMPTY, undefined)].map(([k, v]) => [k.slice(), v.slice()]));
   }
   return out;
 }

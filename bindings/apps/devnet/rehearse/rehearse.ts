@@ -20,22 +20,21 @@
  * RunMigrations calls it); nothing else of the app is changed.
  */
 import { rmSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UpgradeError } from "../../../core/errors.js";
 import type { Backend } from "../../../core/contract.js";
 import type { Plan, StoreUpgrades, VersionMap } from "../../../core/types.js";
 import { parseGoDuration } from "../../../go/duration.js";
-import { DurableMultiStore } from "../../../store/level.js";
 import { appVersionMap, loadApp, type AppDefinition, type LoadedApp, type ModuleContext } from "../chain/app.js";
-import { APP_HASH_KEY, NODE_STORE } from "../chain/app-hash.js";
+import { NODE_STORE, openCommitStore } from "../chain/app-hash.js";
 import { exitCodeFor } from "../shared/errors.js";
-import { appDbPath, genesisPath, readDevnetConfig, readGenesis } from "../shared/genesis.js";
+import { appDbPath, readDevnetConfig, readGenesis } from "../shared/genesis.js";
 import { fullLogger } from "../shared/logger.js";
 import { createKeeper, openAppDb, openNode, type OpenedNode } from "../chain/open.js";
 import { BlockHaltError } from "../chain/state.js";
-import { readBe64, sha256, utf8 } from "../shared/util.js";
+import { readBe64, utf8 } from "../shared/util.js";
 import { diffContents, readContents, type StoreChange, type StoreContents } from "./diff.js";
 import { takeSnapshot } from "./snapshot.js";
 import { messageOf } from "../../../base/errors.js";
@@ -136,8 +135,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
   const runs = new Map<string, ModuleReport>();
   const loaded = await loadApp(o.app);
   const app = instrument(loaded, runs);
-  const [genesis, config, genesisBytes] = await Promise.all([readGenesis(o.home), readDevnetConfig(o.home), readFile(genesisPath(o.home))]);
-  const genesisHash = sha256(genesisBytes);
+  const [genesis, config] = await Promise.all([readGenesis(o.home), readDevnetConfig(o.home)]);
 
   const work = await mkdtemp(join(o.tmpDir ?? tmpdir(), "xupgrade-rehearse-"));
   trackWork(work);
@@ -177,7 +175,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
     t = performance.now();
     let node: OpenedNode;
     try {
-      node = await openNode({ home: work, chainId: genesis.chain_id, genesisHash, app, backend, skipUpgradeHeights: [], logger });
+      node = await openNode({ home: work, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: [], logger });
     } catch (e) {
       timings.startMs = performance.now() - t;
       return finish(report, { exitCode: exitCodeFor(e), error: messageOf(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
@@ -242,15 +240,13 @@ interface Prepared {
 
 /** The copy as the old binary leaves it when it halts at the plan's height; also the state before, for the report. */
 async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, blockTime: string | undefined): Promise<Prepared> {
-  const ms = await DurableMultiStore.open(openAppDb(appDbPath(work)));
+  const ms = await openCommitStore(openAppDb(appDbPath(work)));
   try {
     const h0 = ms.lastCommittedHeight;
     if (h0 === 0n) throw new Error("the node has no committed block yet: nothing to rehearse on");
     for (const s of ["upgrade", NODE_STORE]) if (!ms.hasCommittedStore(s)) throw new Error(`the snapshot has no "${s}" store: not a devnet node's database`);
-    const node = ms.store(NODE_STORE);
-    const appHash = node.get(APP_HASH_KEY);
-    if (!appHash) throw new Error("the snapshot has no app hash");
-    const lastTime = node.get(utf8("block_time"));
+    const appHash = ms.lastAppHash;
+    const lastTime = ms.store(NODE_STORE).get(utf8("block_time"));
     const before = readContents(ms);
     // A keeper without handlers: the old binary.
     const keeper = await createKeeper({ store: ms.store("upgrade"), homePath: work, backend });

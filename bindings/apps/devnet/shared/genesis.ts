@@ -66,6 +66,10 @@ export interface DevnetConfig {
   grpc_laddr: string;
   /** At most this many txs per block. */
   max_txs_per_block: number;
+  /** Past heights kept (docs/spec/store.md §3): simd's strategies; absent: "default". */
+  pruning?: "default" | "nothing" | "everything" | "custom";
+  /** With "custom": heights kept besides the latest. */
+  pruning_keep_recent?: number;
 }
 
 export interface PrivValidatorKey {

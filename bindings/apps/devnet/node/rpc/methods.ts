@@ -84,7 +84,7 @@ export function rpcMethods(o: RpcServerOptions, rpcAddress: () => string): Map<s
       ["prove", "bool"],
     ],
     run: (a) => {
-      const r = o.abci.query((a.path as string | undefined) ?? "", (a.data as Uint8Array | undefined) ?? new Uint8Array(0), (a.height as bigint | undefined) ?? 0n);
+      const r = o.abci.query((a.path as string | undefined) ?? "", (a.data as Uint8Array | undefined) ?? new Uint8Array(0), (a.height as bigint | undefined) ?? 0n, (a.prove as boolean | undefined) ?? false);
       return {
         response: {
           code: r.code,
@@ -93,7 +93,7 @@ export function rpcMethods(o: RpcServerOptions, rpcAddress: () => string): Map<s
           index: r.index.toString(),
           key: r.key.length ? base64(r.key) : null,
           value: r.value.length ? base64(r.value) : null,
-          proofOps: null,
+          proofOps: r.proofOps ? { ops: r.proofOps.map((op) => ({ type: op.type, key: base64(op.key), data: base64(op.data) })) } : null,
           height: r.height.toString(),
           codespace: r.codespace,
         },

@@ -13,7 +13,7 @@
  *   does the node.
  * - Commit: one atomic commit of the multistore.
  * - CheckTx (new and recheck): the ante handler on the check state. Query: the ABCI query router (the
- *   raw upgrade store and the gRPC query routes). Neither ever stops the node.
+ *   raw stores, with the SDK's proofs when asked, and the gRPC query routes). Neither ever stops the node.
  */
 import type { DeepPartial } from "cosmjs-types/helpers";
 import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
@@ -137,8 +137,9 @@ export class CometApp implements AbciApplication {
     const height = this.o.state.height;
     if (!router) return { code: 1, codespace: "undefined", log: "the query services are not running yet", height };
     try {
-      const r = router.query(req.path, req.data, req.height);
-      return { code: r.code, codespace: r.codespace, log: r.log, info: r.info, index: r.index, key: r.key, value: r.value, height: r.height };
+      const r = router.query(req.path, req.data, req.height, req.prove);
+      const proofOps = r.proofOps && { ops: r.proofOps.map((op) => ({ type: op.type, key: op.key, data: op.data })) };
+      return { code: r.code, codespace: r.codespace, log: r.log, info: r.info, index: r.index, key: r.key, value: r.value, proofOps, height: r.height };
     } catch (e) {
       return { code: 1, codespace: "undefined", log: messageOf(e), height };
     }

@@ -18,9 +18,8 @@ import { startAbciServer, type AbciServer, type AbciStopped } from "../../../../
 import type { UpgradeKeeper } from "../../../../../module/keeper.js";
 import type { AbciQueryRouter } from "../../../../../services/abci.js";
 import type { QueryServers } from "../../../../../services/serve.js";
-import type { DurableMultiStore } from "../../../../../store/level.js";
+import type { CommitMultiStore } from "../../../../../store/rootmulti/store.js";
 import type { GatewayBlock } from "../../../chain/blocks.js";
-import type { MountedStores } from "../../../shared/branch.js";
 import type { DevnetConfig } from "../../../shared/genesis.js";
 import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
 import { withModule } from "../../../shared/logger.js";
@@ -39,9 +38,9 @@ export interface CometEngineOptions {
   home: string;
   config: DevnetConfig;
   state: ChainState;
-  ms: DurableMultiStore;
-  mounted: MountedStores;
+  ms: CommitMultiStore;
   queryKeeper: UpgradeKeeper;
+  keeperAt: (height: bigint) => UpgradeKeeper | undefined;
   logger: Required<Logger>;
   cometbft: CometbftBinary;
   /** Overrides CometBFT's RPC listen address (config.toml `[rpc] laddr`). */
@@ -84,8 +83,9 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
     server = await startAbciServer({ address: abciListenAddress(home), app, logger: withModule(logger, "abci") });
     queries = await startNodeQueries({
       state,
+      ms: o.ms,
       queryKeeper: o.queryKeeper,
-      mounted: o.mounted,
+      keeperAt: o.keeperAt,
       blocks: cometBlocks(rpcUrl, state),
       rest: o.rest ?? o.config.rest_laddr ?? "127.0.0.1:0",
       grpc: o.grpc ?? o.config.grpc_laddr ?? "127.0.0.1:0",

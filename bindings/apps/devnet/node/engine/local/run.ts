@@ -6,10 +6,9 @@
  */
 import type { UpgradeKeeper } from "../../../../../module/keeper.js";
 import type { QueryServers } from "../../../../../services/serve.js";
-import type { DurableMultiStore } from "../../../../../store/level.js";
+import type { CommitMultiStore } from "../../../../../store/rootmulti/store.js";
 import type { ValidatorInfo } from "../../../chain/blocks.js";
 import { gatewayBlockOf } from "../../../chain/blocks.js";
-import type { MountedStores } from "../../../shared/branch.js";
 import { exitCodeFor } from "../../../shared/errors.js";
 import { readPrivValidatorKeys, type DevnetConfig, type DevnetGenesis } from "../../../shared/genesis.js";
 import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
@@ -27,9 +26,9 @@ export interface LocalEngineOptions {
   genesis: DevnetGenesis;
   config: DevnetConfig;
   state: ChainState;
-  ms: DurableMultiStore;
-  mounted: MountedStores;
+  ms: CommitMultiStore;
   queryKeeper: UpgradeKeeper;
+  keeperAt: (height: bigint) => UpgradeKeeper | undefined;
   logger: Required<Logger>;
   blockTimeNs: bigint;
   rpc?: string;
@@ -54,8 +53,9 @@ export async function startLocalEngine(o: LocalEngineOptions): Promise<DevnetHan
     if (state.height === 0n) await chain.produceBlock();
     queries = await startNodeQueries({
       state,
+      ms: o.ms,
       queryKeeper: o.queryKeeper,
-      mounted: o.mounted,
+      keeperAt: o.keeperAt,
       blocks: { height: () => chain.height, block: (h) => chain.getBlock(h) && gatewayBlockOf(chain.getBlock(h)!) },
       rest: o.rest ?? o.config.rest_laddr ?? "127.0.0.1:1317",
       grpc: o.grpc ?? o.config.grpc_laddr ?? "127.0.0.1:9090",
