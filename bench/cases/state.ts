@@ -109,12 +109,19 @@ export interface StateMeasure {
   /** The process's resident memory after the run, and its peak (VmHWM), MiB. */
   rssMiB: number;
   peakRssMiB: number;
+  /**
+   * Of the RSS at the end: anonymous memory (the JS heap, the node cache, LevelDB's block cache) and
+   * file pages (LevelDB maps its table files: clean pages of the page cache, given back under pressure).
+   */
+  rssAnonMiB: number;
+  rssFileMiB: number;
   heapUsedMiB: number;
 }
 
-function peakRss(): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-  return m ? Number(m[1]) * 1024 : process.memoryUsage().rss;
+/** A field of /proc/self/status in bytes (Linux), or undefined. */
+function status(field: string): number | undefined {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"));
+  return m ? Number(m[1]) * 1024 : undefined;
 }
 
 /** Measures the database `buildState` made for `n` keys, in this (fresh) process. */
@@ -180,7 +187,9 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     absentBytes = Math.max(absentBytes, q.ops.reduce((s, o) => s + o.data.length + o.key.length + o.type.length, 0));
   }
   const mem = process.memoryUsage();
-  const peak = peakRss();
+  const peak = status("VmHWM") ?? mem.rss;
+  const anon = status("RssAnon") ?? mem.rss;
+  const file = status("RssFile") ?? 0;
   await ms.close();
   return {
     keys: n,
@@ -195,6 +204,8 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     proofAbsentBytes: absentBytes,
     rssMiB: mem.rss / 2 ** 20,
     peakRssMiB: peak / 2 ** 20,
+    rssAnonMiB: anon / 2 ** 20,
+    rssFileMiB: file / 2 ** 20,
     heapUsedMiB: mem.heapUsed / 2 ** 20,
   };
 }

@@ -30,6 +30,7 @@ import {
   waitUntil,
 } from "./helpers.js";
 import { DirectSecp256k1HdWallet } from "@cosmjs/proto-signing";
+import { checkJudgesOnVectors, provenQuery } from "../../support/proofs.js";
 import { GasPrice, SigningStargateClient } from "@cosmjs/stargate";
 
 let node: DevnetHandle;
@@ -213,6 +214,46 @@ describe("queries through cosmjs QueryClient + cosmjs-types QueryClientImpl (abc
       `Query failed with (22): rpc error: code = NotFound desc = account ${missing} not found: key not found`,
     );
     await expect(c.gov.Proposal({ proposalId: 999n })).rejects.toThrow("(22)");
+  });
+});
+
+describe("proofs of the state (docs/spec/store.md §5): verified against the next header's app hash", () => {
+  const utf8 = (t: string) => new TextEncoder().encode(t);
+
+  it("the judges (both cores, @confio/ics23) agree with cosmos/ics23's own vectors", checkJudgesOnVectors);
+
+  it("present and absent keys of the upgrade store and of app stores, at the latest and at a past height", async () => {
+    await node.waitForHeight(12);
+    const latest = (await c.comet.status()).syncInfo.latestBlockHeight;
+    for (const height of [undefined, latest - 6]) {
+      const bank = await provenQuery(c.comet, "upgrade", Uint8Array.of(0x02, ...utf8("bank")), height);
+      expect(toHex(bank.value!)).toBe("0000000000000004");
+      expect((await provenQuery(c.comet, "upgrade", Uint8Array.of(0x02, ...utf8("nope")), height)).value).toBeUndefined();
+      expect((await provenQuery(c.comet, "upgrade", Uint8Array.of(0x01, ...utf8("v2")), height)).value).toBeUndefined();
+      const supply = await provenQuery(c.comet, "bank", Uint8Array.of(0x00, ...utf8("stake")), height);
+      expect(BigInt(new TextDecoder().decode(supply.value))).toBeGreaterThan(0n);
+      expect((await provenQuery(c.comet, "bank", Uint8Array.of(0x00, ...utf8("nostake")), height)).value).toBeUndefined();
+      // The v1 app counts blocks: each height proves its own count.
+      const count = await provenQuery(c.comet, "counter", utf8("count"), height);
+      expect(new TextDecoder().decode(count.value)).toBe(String(count.height));
+    }
+  });
+
+  it("answers as the SDK where it cannot prove: height 1, above the latest, the node's own stores, no key", async () => {
+    const q = async (path: string, data: Uint8Array, height: number, prove: boolean) => {
+      const r = await c.comet.abciQuery({ path, data, height, prove });
+      return [r.code ?? 0, r.codespace, r.log ?? "", r.value.length, r.proof === undefined];
+    };
+    expect(await q("/store/upgrade/key", Uint8Array.of(0), 1, true)).toEqual([18, "sdk", "cannot query with proof when height <= 1; please provide a valid height: invalid request", 0, true]);
+    const latest = (await c.comet.status()).syncInfo.latestBlockHeight;
+    expect(await q("/store/upgrade/key", Uint8Array.of(0x02, ...utf8("bank")), latest + 1000, false)).toEqual([0, "", "version does not exist", 0, true]);
+    expect(await q("/store/upgrade/key", Uint8Array.of(0x02), latest + 1000, true)).toEqual([18, "sdk", "proof is unexpectedly empty; ensure height has not been pruned: invalid request", 0, true]);
+    expect(await q("/store/_node/key", utf8("block_time"), 0, true)).toEqual([6, "sdk", "no such store: _node: unknown request", 0, true]);
+    expect(await q("/store/upgrade/key", new Uint8Array(0), 0, false)).toEqual([2, "sdk", "query cannot be zero length: tx parse error", 0, true]);
+    // A prefix scan is never proven.
+    const [code, , , bytes, unproven] = await q("/store/upgrade/subspace", Uint8Array.of(0x02), 0, true);
+    expect([code, unproven]).toEqual([0, true]);
+    expect(bytes).toBeGreaterThan(0);
   });
 });
 

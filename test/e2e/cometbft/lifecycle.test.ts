@@ -16,6 +16,8 @@ import { spawnCollected, type CollectedChild } from "../../support/child.js";
 import { ROOT } from "../../support/paths.js";
 import { buildPage, launchChromium, openPage, shot, text, waitState, waitText } from "../../examples/light-client/helpers.js";
 import { V1, V2, clients, committedState, processesMentioning, removeTempDirs } from "../helpers.js";
+import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
+import { appHashOf, checkJudgesOnVectors, confioVerifies, provenQuery } from "../../support/proofs.js";
 import {
   COMETBFT,
   allAt,
@@ -36,6 +38,7 @@ import {
 } from "./helpers.js";
 
 const VOTING_S = 8;
+const utf8 = (t: string) => new TextEncoder().encode(t);
 const DAEMON = "xupgraded";
 
 interface Visor extends CollectedChild<LogRecord> {
@@ -159,6 +162,38 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     }
   });
 
+  it("a validator's CometBFT serves the SDK's proofs (docs/spec/store.md §5): the plan, module versions and app stores, present and absent, now and at a past height", async () => {
+    await checkJudgesOnVectors();
+    const c = await clients(urls()[3]);
+    try {
+      const plan = await provenQuery(c.comet, "upgrade", Uint8Array.of(0x00));
+      expect(Plan.decode(plan.value!)).toMatchObject({ name: "v2", height: BigInt(H) });
+      expect((await provenQuery(c.comet, "upgrade", Uint8Array.of(0x01, ...utf8("v2")))).value).toBeUndefined(); // not done yet
+      const past = plan.height - 3;
+      for (const height of [undefined, past]) {
+        const counter = await provenQuery(c.comet, "upgrade", Uint8Array.of(0x02, ...utf8("counter")), height);
+        expect(Buffer.from(counter.value!).readBigUInt64BE()).toBe(1n);
+        expect((await provenQuery(c.comet, "upgrade", Uint8Array.of(0x02, ...utf8("tags")), height)).value).toBeUndefined();
+        // The counter counts blocks: each height proves its own count.
+        const count = await provenQuery(c.comet, "counter", utf8("count"), height);
+        expect(new TextDecoder().decode(count.value)).toBe(String(count.height));
+        const note = Math.floor(count.height / 5) * 5;
+        expect(new TextDecoder().decode((await provenQuery(c.comet, "notes", utf8(`note/${note}`), height)).value)).toBe(`block ${note}`);
+        expect((await provenQuery(c.comet, "notes", utf8(`note/${note + 1}`), height)).value).toBeUndefined();
+      }
+      // Every validator commits to the same state: another's header proves this one's answer.
+      const other = await clients(urls()[0]);
+      try {
+        const res = await c.comet.abciQuery({ path: "/store/counter/key", data: utf8("count"), prove: true, height: past });
+        expect(confioVerifies(await appHashOf(other.comet, past), res.proof!.ops, "counter", utf8("count"), res.value)).toBe(true);
+      } finally {
+        other.comet.disconnect();
+      }
+    } finally {
+      c.comet.disconnect();
+    }
+  });
+
   it("every validator halts at the same height with the same upgrade-info.json, and its visor switches to v2", async () => {
     // Each node's CometBFT RPC, polled until it goes away: none goes beyond H.
     const last = await Promise.all(
@@ -201,6 +236,29 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     }
   });
 
+  it("after the upgrade the proofs follow the store upgrades: v2 done, tags (added) and memos (renamed from notes) proven; notes is gone", async () => {
+    const c = await clients(urls()[1]);
+    try {
+      for (const height of [undefined, H]) {
+        const done = await provenQuery(c.comet, "upgrade", Uint8Array.of(0x01, ...utf8("v2")), height);
+        expect(Buffer.from(done.value!).readBigUInt64BE()).toBe(BigInt(H));
+        const tags = await provenQuery(c.comet, "upgrade", Uint8Array.of(0x02, ...utf8("tags")), height);
+        expect(Buffer.from(tags.value!).readBigUInt64BE()).toBe(1n);
+        expect(new TextDecoder().decode((await provenQuery(c.comet, "tags", utf8("tag/first"), height)).value)).toBe(`created at height ${H}`);
+        const memo = new Uint8Array(8);
+        new DataView(memo.buffer).setBigUint64(0, 5n);
+        expect(JSON.parse(new TextDecoder().decode((await provenQuery(c.comet, "memos", memo, height)).value))).toEqual({ height: "5", text: "block 5" });
+      }
+      // Before the upgrade height the added store had no version: no proof, as the SDK answers.
+      const before = await c.comet.abciQuery({ path: "/store/tags/key", data: utf8("tag/first"), prove: true, height: H - 1 });
+      expect([before.code, before.log]).toEqual([18, "proof is unexpectedly empty; ensure height has not been pruned: invalid request"]);
+      const gone = await c.comet.abciQuery({ path: "/store/notes/key", data: utf8("note/5"), prove: true });
+      expect([gone.code, gone.log]).toEqual([6, "no such store: notes: unknown request"]);
+    } finally {
+      c.comet.disconnect();
+    }
+  });
+
   it("cosmjs reads the applied height and the module versions; the light-client page shows the applied upgrade in Chromium", async () => {
     const c = await clients(urls()[2]);
     try {
@@ -222,9 +280,9 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     expect(await page.inputValue("#rpc-url")).toBe(urls()[0]);
     await waitText(page, "applied-upgrade", "v2", 30_000);
     expect(await text(page, "applied-height")).toBe(String(H));
-    // The page did not watch the chain before the upgrade and the node keeps no historic state: what changed is
-    // said to be unknown, the versions are today's.
-    await waitText(page, "versions-change", `What changed at “v2” is unknown`);
+    // The page did not watch the chain before the upgrade, but the node keeps past heights (docs/spec/store.md
+    // §3): the page reads the versions at the height before and says what changed.
+    await waitText(page, "versions-change", `At “v2” (height ${H}): counter 1 → 2, notes 1 → 2, tags added. Before: the node's state at height ${H - 1}.`);
     expect(await page.locator('[data-testid="module"][data-name="counter"] td').nth(1).innerText()).toBe("2");
     expect(await page.locator('[data-testid="module"][data-name="tags"] td').nth(1).innerText()).toBe("1");
     await waitState(page, "ok");
