@@ -26,7 +26,7 @@ export const STATE_SPECS: Readonly<Record<string, StateSpec>> = { [COSMOS_SDK.id
 /** Chains whose upgrade state cannot be proven yet, and why (said to the user as it is). */
 export const UNPROVABLE: Readonly<Record<string, string>> = {
   "xupgrade-devnet":
-    "the xupgrade devnet cannot be verified yet: its stores are not IAVL trees, so its app hash commits to nothing a light client can check a value against",
+    "the single-process xupgrade devnet cannot be verified: its headers are not CometBFT's (its commits sign a header hash a light client does not compute), so nothing it serves can be tied to a verified header; a devnet under CometBFT (--engine cometbft) can be",
 };
 
 /** Thrown for a chain of UNPROVABLE. */

@@ -30,6 +30,7 @@ import {
   ok,
   planOf,
   proposeUpgrade,
+  rpc,
   rpcHeight,
   runCli,
   waitUntil,
@@ -38,6 +39,10 @@ import {
 } from "./helpers.js";
 
 const VOTING_S = 8;
+/** The CLI's light-client home (its trust file), and the trust root: validator 0's header at height 2. */
+let lightHome = "";
+let trustRoot: { height: number; hash: string } | undefined;
+const trustFlags = () => ["--trust-height", String(trustRoot!.height), "--trust-hash", trustRoot!.hash];
 const utf8 = (t: string) => new TextEncoder().encode(t);
 const DAEMON = "xupgraded";
 
@@ -137,6 +142,9 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       expect(new Set(facts.map((f) => f.appHashAfter)).size).toBe(1);
     }
     for (const v of visors) expect(v.lines().some((l) => l.includes("starting the node") && l.includes("genesis/bin/xupgraded"))).toBe(true);
+    trustRoot = { height: 2, hash: (await rpc(urls()[0], "block", { height: "2" })).block_id.hash as string };
+    lightHome = join(net.dir, "light-home");
+    mkdirSync(lightHome, { recursive: true });
   });
 
   it("cosmjs connectComet + QueryClient read a validator's real CometBFT RPC; the CLI proposes v2 and every validator votes through its own node", async () => {
@@ -181,6 +189,15 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
         expect(new TextDecoder().decode((await provenQuery(c.comet, "notes", utf8(`note/${note}`), height)).value)).toBe(`block ${note}`);
         expect((await provenQuery(c.comet, "notes", utf8(`note/${note + 1}`), height)).value).toBeUndefined();
       }
+      // The verified light client (the CLI's --verify): the plan and every module version proven against a
+      // header verified from a trust root at height 2, another validator as witness.
+      const verified = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", urls()[3], "--witness", urls()[2], "--home", lightHome, "-o", "json"]);
+      expect(verified.code, verified.stderr).toBe(0);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ name: "v2", height: String(H) });
+      expect(verified.stderr).toMatch(/^verified: plan "v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, xupgrade-devnet-1\), 1 store proof, confirmed by 1 witness$/m);
+      const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", urls()[1], "--home", lightHome, "-o", "json"]);
+      expect(mv.code, mv.stderr).toBe(0);
+      expect(JSON.parse(mv.stdout).module_versions).toContainEqual({ name: "counter", version: "1" });
       // Every validator commits to the same state: another's header proves this one's answer.
       const other = await clients(urls()[0]);
       try {
@@ -254,6 +271,16 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       expect([before.code, before.log]).toEqual([18, "proof is unexpectedly empty; ensure height has not been pruned: invalid request"]);
       const gone = await c.comet.abciQuery({ path: "/store/notes/key", data: utf8("note/5"), prove: true });
       expect([gone.code, gone.log]).toEqual([6, "no such store: notes: unknown request"]);
+      // The verified light client after the upgrade: v2 applied at H, the new module versions, proven.
+      const applied = await runCli(["query", "upgrade", "applied", "v2", "--verify", ...trustFlags(), "--node", urls()[0], "--home", lightHome, "-o", "json"]);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(JSON.parse(applied.stdout).header.height).toBe(String(H));
+      expect(applied.stderr).toMatch(new RegExp(`^verified: "v2" applied at height ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1\\), 2 store proofs$`, "m"));
+      const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", urls()[1], "--home", lightHome, "-o", "json"]);
+      expect(mv.code, mv.stderr).toBe(0);
+      expect(JSON.parse(mv.stdout).module_versions.map((m: { name: string; version: string }) => `${m.name}=${m.version}`)).toEqual([
+        "auth=5", "bank=4", "counter=2", "gov=5", "notes=2", "staking=5", "tags=1", "upgrade=2",
+      ]);
     } finally {
       c.comet.disconnect();
     }

@@ -185,7 +185,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     await waitText(page, "no-plan", "No upgrade scheduled.");
     const change = await waitText(page, "versions-change", "counter 1 → 2");
     expect(change).toContain(`At “v2” (height ${target}): counter 1 → 2, notes 1 → 2, tags added.`);
-    expect(change).toContain("as this page saw them at height"); // the devnet keeps no historic state
+    expect(change).toContain(`Before: the node's state at height ${target - 1n}.`); // the devnet keeps past heights (docs/spec/store.md §3)
     await waitState(page, "ok");
     await page.waitForFunction(() => [...document.querySelectorAll<HTMLElement>('[data-testid="agreement-row"]')].every((r) => r.dataset.verdict === "agree"));
     expect(await text(page, "agreement")).toContain("1 (store key 0x03 = RPC status)");
@@ -309,7 +309,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     await page.check('input[name="mode"][value="verified"]');
     await waitState(page, "unprovable");
     expect(await text(page, "unprovable")).toBe("This chain cannot be verified yet.");
-    expect(await text(page, "banner")).toContain("The xupgrade devnet cannot be verified yet: its stores are not IAVL trees");
+    expect(await text(page, "banner")).toContain("The single-process xupgrade devnet cannot be verified: its headers are not CometBFT's");
     expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
     await shot(page, "12-devnet-not-verifiable");
     await page.check('input[name="mode"][value="rest"]');
