@@ -106,6 +106,8 @@ interface StartOpts {
 }
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"];
+/** Heights a node keeps besides the latest (docs/spec/store.md §3). */
+const KEEP_RECENT = { min: 1n, max: BigInt(Number.MAX_SAFE_INTEGER) };
 
 export function registerDevnet(program: Command): void {
   const devnet = program
@@ -223,10 +225,7 @@ export function registerDevnet(program: Command): void {
       if (opts.pruning !== undefined && !["default", "nothing", "everything", "custom"].includes(opts.pruning)) {
         throw new CliError(`invalid --pruning ${JSON.stringify(opts.pruning)}: must be default, nothing, everything or custom`);
       }
-      const keepRecent = opts.pruningKeepRecent === undefined ? undefined : Number(opts.pruningKeepRecent);
-      if (keepRecent !== undefined && (!/^\d+$/.test(opts.pruningKeepRecent!) || !Number.isSafeInteger(keepRecent) || keepRecent < 1)) {
-        throw new CliError(`invalid --pruning-keep-recent ${JSON.stringify(opts.pruningKeepRecent)}: must be an integer of at least 1`);
-      }
+      const keepRecent = opts.pruningKeepRecent === undefined ? undefined : Number(integerValue("--pruning-keep-recent", opts.pruningKeepRecent, KEEP_RECENT));
       if (keepRecent !== undefined && opts.pruning !== "custom") throw new CliError("--pruning-keep-recent needs --pruning custom");
       const options: Devnet.StartDevnetOptions = {
         home: opts.home ?? defaultHome(),
