@@ -48,9 +48,11 @@ let core: Core | undefined;
 let config: Config | Problem = new Problem("bad-url", "No node address yet.");
 const MODES: Source[] = ["verified", "rest", "raw"];
 const asMode = (v: string | null): Source | undefined => MODES.find((m) => m === v);
-/** Set once the page knows whether a devnet serves it (which cannot be verified yet: REST by default). */
+/** Set once the page knows whether a devnet serves it (a single-process one cannot be verified: REST by default). */
 let mode: Source = asMode(params.get("mode")) ?? "verified";
 let servedByDevnet = false;
+/** A devnet under CometBFT: its headers are CometBFT's, its state is proven as a Cosmos SDK chain's. */
+let devnetOnCometbft = false;
 let reader: VerifiedReader | undefined;
 let generation = 0;
 /** The latest poll's result, and the latest in which the node answered (shown, dimmed, while it does not). */
@@ -79,9 +81,10 @@ async function initialConfig(): Promise<Config> {
   if (location.protocol === "http:" || location.protocol === "https:") {
     try {
       const res = await fetch("./config.json", { cache: "no-store", signal: AbortSignal.timeout(2000) });
-      const c = res.ok ? ((await res.json()) as { rpc?: unknown }) : undefined;
+      const c = res.ok ? ((await res.json()) as { rpc?: unknown; engine?: unknown }) : undefined;
       if (c && typeof c.rpc === "string" && c.rpc) {
         servedByDevnet = true;
+        devnetOnCometbft = c.engine === "cometbft";
         return { rest: location.origin, rpc: sameHost(c.rpc) };
       }
     } catch {
@@ -164,7 +167,7 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
     trustHash: params.get("trust_hash") ?? undefined,
     trustingPeriod: params.get("trusting_period") ?? undefined,
     witnesses: params.getAll("witness"),
-    chain: params.get("chain") ?? (servedByDevnet ? "xupgrade-devnet" : undefined),
+    chain: params.get("chain") ?? (servedByDevnet && !devnetOnCometbft ? "xupgrade-devnet" : undefined),
   });
   const [state, node] = await Promise.all([reader.read(), readChain(new RpcClient(rpcBase))]);
   if (gen !== generation || mode !== "verified") return;
@@ -469,10 +472,12 @@ async function main(): Promise<void> {
     renderBanner($("banner"), "error", "The WebAssembly core could not load; using the pure-TypeScript core.", [toProblem(e).message]);
   }
   applyConfig(await initialConfig(), false);
-  // A devnet cannot be verified yet: its page opens on REST (verified mode says why when chosen).
-  if (servedByDevnet && !asMode(params.get("mode"))) mode = "rest";
+  // A single-process devnet cannot be verified: its page opens on REST (verified mode says why when chosen).
+  // A devnet under CometBFT is verified like any Cosmos chain.
+  const unverifiable = servedByDevnet && !devnetOnCometbft;
+  if (unverifiable && !asMode(params.get("mode"))) mode = "rest";
   for (const input of modeInputs) input.checked = input.value === mode;
-  if (servedByDevnet) $("verify-note").textContent = "This devnet cannot be verified yet: its state is shown unverified.";
+  if (unverifiable) $("verify-note").textContent = "This devnet cannot be verified yet: its state is shown unverified.";
   await loop();
 }
 

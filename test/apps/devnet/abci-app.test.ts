@@ -56,6 +56,7 @@ async function open(home: string, app: string): Promise<Node> {
     rest: "127.0.0.1:0",
     grpc: "127.0.0.1:0",
     rpcUrl: () => "",
+    engine: "cometbft",
   });
   servers.push(queries);
   return { ...node, logger, app: new CometApp({ state: node.state, queries: () => queries.abci, logger }) };

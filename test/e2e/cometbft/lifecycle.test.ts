@@ -300,9 +300,22 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
 
     buildPage();
     const rest = (await servingOf(visors[0], 2)).rest as string;
-    expect(await (await fetch(`${rest}/ui/config.json`)).json()).toEqual({ chain_id: "xupgrade-devnet-1", rpc: urls()[0] });
+    expect(await (await fetch(`${rest}/ui/config.json`)).json()).toEqual({ chain_id: "xupgrade-devnet-1", rpc: urls()[0], engine: "cometbft" });
     browser = await launchChromium();
-    const { page, errors, context } = await openPage(browser, `${rest}/ui?poll=500`);
+
+    // Verified mode, the page's default for a devnet under CometBFT: the light client verifies the headers
+    // from the node's latest one (trust on first use) and proves every fact against them.
+    const verified = await openPage(browser, `${rest}/ui?poll=500&witness=${encodeURIComponent(urls()[1])}`);
+    await verified.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    const badges = await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    expect(badges.length).toBeGreaterThan(0);
+    for (const b of badges) expect(b).toMatch(/^✓ verified /);
+    expect(await verified.page.locator('[data-testid="module"]').count()).toBe(8);
+    expect(await verified.page.locator('[data-testid="module"][data-name="tags"] td').nth(1).innerText()).toBe("1");
+    expect(verified.errors).toEqual([]);
+    await verified.context.close();
+
+    const { page, errors, context } = await openPage(browser, `${rest}/ui?poll=500&mode=rest`);
     await waitText(page, "chain-id", "xupgrade-devnet-1");
     expect(await page.inputValue("#rpc-url")).toBe(urls()[0]);
     await waitText(page, "applied-upgrade", "v2", 30_000);

@@ -95,7 +95,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     expect([js.status, js.headers.get("content-type"), js.headers.get("cache-control")]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
     expect(await js.text()).toContain("AGFzbQ"); // the .wasm core, inlined (base64 of "\0asm")
     expect((await get(`/ui/${style}`)).headers.get("content-type")).toBe("text/css; charset=utf-8");
-    expect(await (await get("/ui/config.json")).json()).toEqual({ chain_id: "xupgrade-devnet-1", rpc: node.rpcUrl });
+    expect(await (await get("/ui/config.json")).json()).toEqual({ chain_id: "xupgrade-devnet-1", rpc: node.rpcUrl, engine: "local" });
     for (const path of ["/ui/..%2Fpackage.json", "/ui/assets/..%2F..%2F..%2F..%2Fpackage.json", "/ui/.hidden", "/ui/missing.js", "/ui/assets/missing.js"]) {
       const res = await get(path);
       expect([path, res.status, res.headers.get("content-type")]).toEqual([path, 404, "text/plain; charset=utf-8"]);

@@ -32,6 +32,8 @@ export interface NodeQueriesOptions {
   namespace?: string;
   /** The RPC URL the light-client page is told (known once the RPC listens). */
   rpcUrl(): string;
+  /** Which engine drives the node: the page verifies a CometBFT node's headers, not the local engine's. */
+  engine: "local" | "cometbft";
 }
 
 /** The chain's stores at a committed height: the app stores, never the node's host stores. */
@@ -49,7 +51,7 @@ function chainStores(view: VersionView): StoresAtHeight & StoreView {
 
 export function startNodeQueries(o: NodeQueriesOptions): Promise<QueryServers> {
   const { state, ms } = o;
-  const ui = devnetUiRoutes({ config: () => ({ chain_id: state.chainId, rpc: o.rpcUrl() }) });
+  const ui = devnetUiRoutes({ config: () => ({ chain_id: state.chainId, rpc: o.rpcUrl(), engine: o.engine }) });
   const storesAt = (height: bigint) => {
     const view = ms.at(height);
     return view && chainStores(view);

@@ -26,8 +26,11 @@ export function defaultUiDir(): string {
 export interface UiRoutesOptions {
   /** The built page, default {@link defaultUiDir} (env `XUPGRADE_UI_DIR` overrides it). */
   dir?: string;
-  /** This node's facts for the page: the RPC URL is known only once the RPC server listens. */
-  config(): { chain_id: string; rpc: string };
+  /**
+   * This node's facts for the page: the RPC URL is known only once the RPC server listens; the engine says
+   * whether a light client can verify its headers (CometBFT's: yes; the single-process engine's: no).
+   */
+  config(): { chain_id: string; rpc: string; engine?: "local" | "cometbft" };
 }
 
 /** The `/ui` routes for `startRestGateway`'s / `serveQueries`' `rest.routes`. */

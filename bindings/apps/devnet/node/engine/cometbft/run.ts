@@ -91,6 +91,7 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
       grpc: o.grpc ?? o.config.grpc_laddr ?? "127.0.0.1:0",
       namespace: o.namespace,
       rpcUrl: () => rpcUrl,
+      engine: "cometbft",
     });
     router = queries.abci;
     child = spawnCometbft({ bin: o.cometbft.path, home, proxyApp: server.address, rpcLaddr, logger });

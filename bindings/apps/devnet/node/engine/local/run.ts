@@ -61,6 +61,7 @@ export async function startLocalEngine(o: LocalEngineOptions): Promise<DevnetHan
       grpc: o.grpc ?? o.config.grpc_laddr ?? "127.0.0.1:9090",
       namespace: o.namespace,
       rpcUrl: () => rpc?.url ?? "",
+      engine: "local",
     });
     rpc = await startRpcServer({
       address: o.rpc ?? o.config.rpc_laddr ?? "127.0.0.1:26657",
