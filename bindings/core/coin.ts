@@ -7,9 +7,14 @@
 import type { Core } from "./contract.js";
 import { UpgradeError } from "./errors.js";
 import { CoinStatus } from "./constants.generated.js";
-import type { ParsedCoin } from "./types.js";
+import type { Coin } from "./types.js";
 
-export type { ParsedCoin };
+export type { Coin };
+
+/** Whether `have` holds at least `need` of every denom of `need` (the SDK's IsAllGTE); amounts as digits or bigints. */
+export function coversAll(have: readonly { denom: string; amount: string | bigint }[], need: readonly { denom: string; amount: string | bigint }[]): boolean {
+  return need.every((n) => BigInt(have.find((h) => h.denom === n.denom)?.amount ?? 0n) >= BigInt(n.amount));
+}
 
 export { CoinStatus };
 
@@ -72,7 +77,7 @@ export class DuplicateDenomError extends UpgradeError {
  * `<coin>[,<coin>…]` as the SDK's ParseCoinsNormalized reads it: each coin parsed by the core, the list
  * sorted by denom, a repeated denom refused, zero amounts dropped. Blank text is the empty list.
  */
-export function parseCoinList(core: Pick<Core, "parseCoin">, text: string): ParsedCoin[] {
+export function parseCoinList(core: Pick<Core, "parseCoin">, text: string): Coin[] {
   if (text.trim() === "") return [];
   const coins = text.split(",").map((part) => core.parseCoin(part));
   coins.sort((a, b) => (a.denom < b.denom ? -1 : a.denom > b.denom ? 1 : 0));

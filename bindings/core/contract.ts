@@ -14,7 +14,7 @@
  */
 import type { Ics23Spec, ProofOp } from "./ics23.js";
 import type { KVStore } from "./kv.js";
-import type { CompletedUpgrade, DoneEntries, ModuleVersion, ParsedCoin, Plan, VersionMap } from "./types.js";
+import type { CompletedUpgrade, DoneEntries, ModuleVersion, Coin, Plan, VersionMap } from "./types.js";
 
 export type Backend = "wasm" | "js";
 
@@ -67,7 +67,7 @@ export interface Core {
    * 2^256 - 1 (returned canonical, without leading zeros); denom `[a-zA-Z][a-zA-Z0-9/:._-]{2,127}`.
    * Refusals throw InvalidCoinError (an UpgradeError), e.g. `invalid coin "1.5stake": amount must be a whole number`.
    */
-  parseCoin(text: string): ParsedCoin;
+  parseCoin(text: string): Coin;
 
   /** SHA-256 (docs/spec/core.md §14.1). */
   sha256(data: Uint8Array): Uint8Array;

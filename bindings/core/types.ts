@@ -46,9 +46,12 @@ export interface StoreUpgrades {
   deleted?: string[];
 }
 
-/** A coin as `parseCoin` returns it (sdk.ParseCoinNormalized without the normalisation). */
-export interface ParsedCoin {
+/**
+ * A coin as the chain writes it (protobuf `cosmos.base.v1beta1.Coin`, JSON) and as `parseCoin` returns it
+ * (sdk.ParseCoinNormalized without the normalisation).
+ */
+export interface Coin {
+  denom: string;
   /** The amount as canonical decimal digits (no leading zeros; "0" for zero), at most 2^256 - 1. */
   amount: string;
-  denom: string;
 }

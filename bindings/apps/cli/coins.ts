@@ -6,7 +6,7 @@
 import type { Core } from "../../core/contract.js";
 import { DuplicateDenomError, InvalidCoinError, parseCoinList as parseCoins } from "../../core/coin.js";
 import { CliError } from "./errors.js";
-import type { Coin } from "./tx/proto.js";
+import type { Coin } from "../../core/types.js";
 
 /** `label` words the error: `invalid deposit "1.5stake": amount must be a whole number`. */
 export function parseCoinList(core: Core, text: string, label: string): Coin[] {
@@ -17,11 +17,6 @@ export function parseCoinList(core: Core, text: string, label: string): Coin[] {
     if (e instanceof DuplicateDenomError) throw new CliError(`${label} ${JSON.stringify(text)}: duplicate denomination ${e.denom}`);
     throw e;
   }
-}
-
-/** True when `have` covers every denom of `need` (the SDK's IsAllGTE). */
-export function coversAll(have: Coin[], need: Coin[]): boolean {
-  return need.every((n) => BigInt(have.find((h) => h.denom === n.denom)?.amount ?? "0") >= BigInt(n.amount));
 }
 
 export function coinsText(coins: Coin[]): string {

@@ -1,5 +1,5 @@
 /** The pure-TS twin of assembly/coin.ts: the same checks in the same order, with BigInt for the range. The text is checked by the caller (index.ts). */
-import { CoinStatus, MAX_UINT256, coinError, type ParsedCoin } from "../coin.js";
+import { CoinStatus, MAX_UINT256, coinError, type Coin } from "../coin.js";
 
 const MAX_DIGITS = 78; // 2^256 - 1 has 78 decimal digits
 const DENOM = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
@@ -7,7 +7,7 @@ const DENOM = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
-export function parseCoin(text: string): ParsedCoin {
+export function parseCoin(text: string): Coin {
   let start = 0;
   let end = text.length;
   while (start < end && isSpace(text.charCodeAt(start))) start++;

@@ -4,9 +4,9 @@
  */
 import type { Core } from "../../../core/contract.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL, encodeMsgCancelUpgrade, encodeMsgSoftwareUpgrade } from "../../../module/msgs.js";
-import type { Plan } from "../../../core/types.js";
+import type { Plan, Coin } from "../../../core/types.js";
 import type { JsonValue } from "../yaml.js";
-import { TYPE_URL, type AnyMsg, type Coin, encodeMsgSubmitProposal, encodeMsgVote } from "./proto.js";
+import { TYPE_URL, type AnyMsg, encodeMsgSubmitProposal, encodeMsgVote } from "./proto.js";
 
 export interface Msg {
   any: AnyMsg;

@@ -8,10 +8,10 @@ import { CliError } from "../errors.js";
 import { KeyringContext } from "../keys/context.js";
 import type { TxOpts } from "./flags.js";
 import { submitProposalMsg, type Msg } from "./msgs.js";
-import type { Coin } from "./proto.js";
 import { offlineAccount, txSettings, type TxSettings } from "./settings.js";
 import { HEIGHT } from "../../../go/option.js";
 import { integerValue } from "../flags.js";
+import type { Coin } from "../../../core/types.js";
 
 export interface ProposalOpts extends TxOpts {
   title?: string;

@@ -5,6 +5,7 @@
  * wrongly (gas limits, account numbers, proposal ids); cosmjs-types is used for decoding only.
  */
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import type { Coin } from "../../../core/types.js";
 
 export const TYPE_URL = {
   submitProposal: "/cosmos.gov.v1.MsgSubmitProposal",
@@ -15,12 +16,6 @@ export const TYPE_URL = {
 } as const;
 
 export const SIGN_MODE_DIRECT = 1;
-
-export interface Coin {
-  denom: string;
-  /** canonical decimal digits */
-  amount: string;
-}
 
 export interface AnyMsg {
   typeUrl: string;

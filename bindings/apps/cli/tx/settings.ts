@@ -4,8 +4,8 @@ import { parseCoinList } from "../coins.js";
 import { CliError } from "../errors.js";
 import { durationFlag, integerValue } from "../flags.js";
 import type { TxOpts } from "./flags.js";
-import type { Coin } from "./proto.js";
 import { POSITIVE_UINT64, UINT64 } from "../../../go/option.js";
+import type { Coin } from "../../../core/types.js";
 
 export const DEFAULT_GAS = 200000n;
 

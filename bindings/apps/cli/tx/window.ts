@@ -5,14 +5,14 @@
  */
 import type { Params } from "cosmjs-types/cosmos/gov/v1/gov";
 import type { Duration } from "cosmjs-types/google/protobuf/duration";
-import { coversAll } from "../coins.js";
 import { formatGoDuration } from "../../../go/duration.js";
 import { queryGovParams } from "../query/gov.js";
 import { queryCurrentPlan } from "../../../client/upgrade.js";
 import { type CometRpc, isObject } from "../../../client/rpc.js";
 import { parseRfc3339Nanos } from "../../../go/time.js";
-import type { Coin } from "./proto.js";
 import { messageOf } from "../../../base/errors.js";
+import { coversAll } from "../../../core/coin.js";
+import type { Coin } from "../../../core/types.js";
 
 export const warn = (text: string): void => {
   process.stderr.write(`warning: ${text}\n`);
@@ -104,7 +104,7 @@ export async function checkCancelWindow(rpc: CometRpc, H: bigint, deposit: Coin[
     warn(`cannot check the cancellation window: ${messageOf(e)}`);
     return;
   }
-  const short = !coversAll(deposit, w.params.minDeposit.map((c) => ({ denom: c.denom, amount: c.amount })));
+  const short = !coversAll(deposit, w.params.minDeposit);
   const ends = H + ceilDiv(w.V + (short ? w.D : 0n), w.T);
   if (ends >= plan.height) warn(`the voting period of this proposal ends after upgrade height ${plan.height}; the upgrade would happen first`);
 }

@@ -1,4 +1,7 @@
-/** Coins (`10000000stake`), amounts as bigint, and the 18-decimal `sdk.Dec` strings of gov params. */
+/**
+ * Coins for the modules' arithmetic (`10000000stake`): amounts as bigint (the chain's JSON and protobuf coin, amounts
+ * as digits, is core/types.ts Coin), and the 18-decimal `sdk.Dec` strings of gov params.
+ */
 import { MAX_UINT256, parseCoinList } from "../../../core/coin.js";
 import type { Core } from "../../../core/contract.js";
 
@@ -35,11 +38,6 @@ export function coinsToString(coins: readonly Coin[]): string {
 
 export function addCoins(a: readonly Coin[], b: readonly Coin[]): Coin[] {
   return normalize([...a, ...b]);
-}
-
-/** a ≥ b for every denom of b. */
-export function coinsGte(a: readonly Coin[], b: readonly Coin[]): boolean {
-  return b.every((c) => (a.find((x) => x.denom === c.denom)?.amount ?? 0n) >= c.amount);
 }
 
 /** Coins from protobuf `{denom, amount: string}`; invalid → throws `<coins>: invalid coins`. */

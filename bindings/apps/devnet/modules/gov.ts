@@ -21,7 +21,7 @@ import { MsgDeposit, MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } fro
 import { GOV_AUTHORITY } from "../../../module/keeper.js";
 import { burn, send } from "./bank.js";
 import type { Branch, StoreView } from "../shared/branch.js";
-import { DEC_ONE, coinsGte, coinsToString, fromProtoCoins, InvalidCoinsError, normalize, parseDec, toProtoCoins, type Coin } from "./coins.js";
+import { DEC_ONE, coinsToString, fromProtoCoins, InvalidCoinsError, normalize, parseDec, toProtoCoins, type Coin } from "./coins.js";
 import { txErrors, toTxError } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressBytes, isAddress } from "../../../client/address.js";
@@ -55,6 +55,7 @@ export interface ProposalRouter {
 
 export type { VotingValidator } from "./staking.js";
 import type { Logger } from "../../../base/logger.js";
+import { coversAll } from "../../../core/coin.js";
 
 export interface MsgResult {
   /** MsgXxxResponse bytes. */
@@ -265,7 +266,7 @@ export class GovModule {
       ],
     });
     const params = this.params(view);
-    if (p.status === ProposalStatus.PROPOSAL_STATUS_DEPOSIT_PERIOD && coinsGte(fromProtoCoins(p.totalDeposit), fromProtoCoins(params.minDeposit))) {
+    if (p.status === ProposalStatus.PROPOSAL_STATUS_DEPOSIT_PERIOD && coversAll(fromProtoCoins(p.totalDeposit), fromProtoCoins(params.minDeposit))) {
       p.status = ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD;
       p.votingStartTime = toTimestamp(block.timeNs);
       p.votingEndTime = toTimestamp(block.timeNs + durationNs(params.votingPeriod));

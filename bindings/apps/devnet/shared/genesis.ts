@@ -10,12 +10,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../../../base/file.js";
-
-/** A coin in JSON: `{"denom":"stake","amount":"10000000"}` (amount a decimal string). */
-export interface JsonCoin {
-  denom: string;
-  amount: string;
-}
+import type { Coin } from "../../../core/types.js";
 
 export interface GenesisValidator {
   name: string;
@@ -32,7 +27,7 @@ export interface GenesisValidator {
 }
 
 export interface GovParamsJson {
-  min_deposit: JsonCoin[];
+  min_deposit: Coin[];
   /** Go duration text, e.g. "10s". */
   max_deposit_period: string;
   voting_period: string;
@@ -47,7 +42,7 @@ export interface DevnetGenesis {
   initial_height: string;
   app_state: {
     auth: { accounts: { address: string; account_number: string }[] };
-    bank: { balances: { address: string; coins: JsonCoin[] }[] };
+    bank: { balances: { address: string; coins: Coin[] }[] };
     staking: { bond_denom: string; validators: GenesisValidator[] };
     gov: { params: GovParamsJson };
   };
@@ -122,7 +117,7 @@ export interface GenesisKey {
   private_key: string;
   mnemonic: string;
   account_number: string;
-  coins: JsonCoin[];
+  coins: Coin[];
   voting_power?: string;
 }
 
