@@ -8,8 +8,8 @@ describe("plan info URLs (docs/spec/interfaces.md §9 step 5)", () => {
     const h = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
     expect(checkUrl(`https://x/a?checksum=sha256:${h}`, true)).toMatchObject({ scheme: "https", checksum: { algo: "sha256", hex: h } });
     expect(checkUrl(`/abs/path?checksum=sha256:${h}`, true)).toMatchObject({ scheme: "file" });
-    expect(checkUrl("ftp://x/y", false)).toEqual({ problem: 'unsupported scheme "ftp"' });
-    expect(checkUrl("relative/path", false)).toEqual({ problem: 'unsupported scheme ""' });
+    expect(checkUrl("ftp://x/y", false)).toEqual({ problem: 'unsupported URL scheme "ftp"' });
+    expect(checkUrl("relative/path", false)).toEqual({ problem: 'unsupported URL scheme ""' });
     expect(checkUrl("https://x/y", true)).toEqual({ problem: "missing checksum query parameter" });
     expect(checkUrl("https://x/y", false)).toMatchObject({ checksum: undefined });
     expect(checkUrl("https://x/y?checksum=sha256:abc", false)).toEqual({ problem: 'invalid checksum "sha256:abc"' });
@@ -25,7 +25,7 @@ describe("plan info URLs (docs/spec/interfaces.md §9 step 5)", () => {
     const { problems } = checkBinaries(new Map([["xx linux/amd64 yy", u], ["badkey", u], ["", u], ["linux/amd64", u], ["any", "ftp://x"]]), true);
     expect(problems).toEqual([
       'invalid os/arch format in key ""',
-      'invalid url "ftp://x" in binaries[any]: unsupported scheme "ftp"',
+      'invalid url "ftp://x" in binaries[any]: unsupported URL scheme "ftp"',
       'invalid os/arch format in key "badkey"',
       'invalid os/arch format in key "xx linux/amd64 yy"',
     ]);

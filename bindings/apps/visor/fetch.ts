@@ -1,20 +1,17 @@
 /**
- * Getting an upgrade's binary from Plan.Info (docs/spec/sidecar.md §7): the info parsed as the CLI parses it (inline
- * JSON, or one level of URL), **this platform's entry only** (D6 #7), its URL checked (http, https, file;
- * checksum rules of docs/spec/sidecar.md §7.3), downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any
- * extraction, unpacked safely, made executable, and only then renamed to `upgrades/<dir>` (D6 #2).
- *
- * Transfer, limits, redirects and hostile-archive rules are the ones the CLI's plan-info validation uses
- * (bindings/cli/plan-info/): one implementation for both.
+ * Getting an upgrade's binary from Plan.Info (docs/spec/sidecar.md §7) through plan-info's one download path
+ * (module/plan-info/fetch.ts): the info resolved as the CLI resolves it (inline JSON, or one level of URL),
+ * **this platform's entry only** (D6 #7), its URL checked with the sidecar's checksum forms (§7.3),
+ * downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any extraction, unpacked
+ * safely, made executable, and only then renamed to `upgrades/<dir>` (D6 #2).
  */
-import { chmod, mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { messageOf } from "../../base/errors.js";
 import { goQuote } from "../../go/quote.js";
-import { archiveKind, installBinary } from "../../module/plan-info/archive.js";
-import { parseChecksum, type CheckedUrl, type Checksum } from "../../module/plan-info/check.js";
-import { download, fileNameOf, type DownloadLimits } from "../../module/plan-info/download.js";
-import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
-import { parseInfoJson } from "../../module/plan-info/parse.js";
+import { checkUrl, type CheckedUrl } from "../../module/plan-info/check.js";
+import type { DownloadLimits } from "../../module/plan-info/download.js";
+import { fetchBinary, resolveInfo } from "../../module/plan-info/fetch.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { ensureBinary, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
@@ -33,40 +30,6 @@ export function downloadLimits(cfg: VisorConfig, signal?: AbortSignal): Download
     minRate: cfg.downloadMinRate,
     signal,
   };
-}
-
-/** Info documents fetched by URL are read into memory: capped well below the binary limit. */
-const MAX_INFO_BYTES = 16 * 1024 * 1024;
-const URL_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-const BY_LENGTH: Record<number, Checksum["algo"]> = { 32: "md5", 40: "sha1", 64: "sha256", 128: "sha512" };
-
-/** docs/spec/sidecar.md §7.3: `<algo>:<hex>`, bare hex guessed by its length, `file:` refused, anything else invalid. */
-export function parseSidecarChecksum(value: string): Checksum {
-  if (value.toLowerCase().startsWith("file:")) throw new Error(`unsupported checksum form ${goQuote(value)}`);
-  const prefixed = parseChecksum(value);
-  if (prefixed) return prefixed;
-  if (/^[0-9a-fA-F]+$/.test(value) && BY_LENGTH[value.length]) return { algo: BY_LENGTH[value.length], hex: value.toLowerCase() };
-  throw new Error(`invalid checksum ${goQuote(value)}`);
-}
-
-/** A URL the visor may fetch: http, https or file (a bare absolute path counts as file). Throws the problem. */
-export function checkDownloadUrl(raw: string, mustHaveChecksum: boolean): CheckedUrl {
-  let parsed;
-  try {
-    parsed = parseGoUrl(raw);
-  } catch (e) {
-    if (e instanceof GoUrlError) throw new Error(`parse ${goQuote(raw)}: ${e.message}`);
-    throw e;
-  }
-  let scheme = parsed.scheme;
-  if (scheme === "" && raw.startsWith("/")) scheme = "file";
-  if (scheme !== "http" && scheme !== "https" && scheme !== "file") throw new Error(`unsupported URL scheme ${goQuote(scheme)}`);
-  const value = queryGet(parsed.rawQuery, "checksum");
-  if (value === "") {
-    if (mustHaveChecksum) throw new Error("missing checksum query parameter");
-    return { raw, scheme, checksum: undefined };
-  }
-  return { raw, scheme, checksum: parseSidecarChecksum(value) };
 }
 
 export interface FetchOptions {
@@ -90,21 +53,6 @@ export interface BinarySource {
   url: CheckedUrl;
 }
 
-/** Fetches an info document given by URL into `work`; its text (trimmed). */
-async function fetchInfoDocument(url: string, work: string, o: FetchOptions): Promise<string> {
-  const checked = checkDownloadUrl(url, o.mustHaveChecksum);
-  await mkdir(work, { recursive: true, mode: 0o700 });
-  let text: string;
-  try {
-    const { file } = await download(checked, join(work, "info-" + fileNameOf(url)), { ...o.limits, maxBytes: Math.min(o.limits.maxBytes, MAX_INFO_BYTES) });
-    text = (await readFile(file, "utf8")).trim();
-  } catch (e) {
-    throw new Error(`could not download url ${goQuote(url)}: ${(e as Error).message}`);
-  }
-  if (text === "") throw new Error(`no content returned by ${goQuote(url)}`);
-  return text;
-}
-
 /**
  * Plan.Info → the binaries map → this platform's entry (`<os>/<arch>`, else `any`) with its URL checked.
  * `work` is a scratch directory for an info document given by URL.
@@ -112,12 +60,9 @@ async function fetchInfoDocument(url: string, work: string, o: FetchOptions): Pr
 export async function binarySource(info: string, work: string, o: FetchOptions): Promise<BinarySource> {
   let binaries: Map<string, string>;
   try {
-    let text = info.trim();
-    if (text === "") throw new Error("plan info must not be blank");
-    if (URL_FORM.test(text) || text.startsWith("/")) text = await fetchInfoDocument(text, work, o);
-    binaries = parseInfoJson(text);
+    binaries = await resolveInfo(info, work, { limits: o.limits, enforceChecksum: o.mustHaveChecksum, checksums: "sidecar" });
   } catch (e) {
-    throw new Error(`cannot parse upgrade info: ${(e as Error).message}`);
+    throw new Error(`cannot parse upgrade info: ${messageOf(e)}`);
   }
   if (binaries.size === 0) throw new Error('invalid binaries: no "binaries" entries found');
   const platform = o.platform ?? osArch();
@@ -127,11 +72,9 @@ export async function binarySource(info: string, work: string, o: FetchOptions):
     throw new Error(`cannot find binary for os/arch: neither ${os}/${arch}, nor any`);
   }
   const raw = binaries.get(key)!;
-  try {
-    return { key, url: checkDownloadUrl(raw, o.mustHaveChecksum) };
-  } catch (e) {
-    throw new Error(`invalid binaries: invalid url ${goQuote(raw)} in binaries[${key}]: ${(e as Error).message}`);
-  }
+  const url = checkUrl(raw, o.mustHaveChecksum, "sidecar");
+  if ("problem" in url) throw new Error(`invalid binaries: invalid url ${goQuote(raw)} in binaries[${key}]: ${url.problem}`);
+  return { key, url };
 }
 
 /**
@@ -153,22 +96,24 @@ export async function fetchUpgrade(planName: string, info: string, o: FetchOptio
     if (!source.url.checksum) o.log.warn("the upgrade binary's URL has no checksum: it will not be verified", { url: source.url.raw });
     let result: string;
     try {
-      const kind = archiveKind(source.url.raw);
-      await mkdir(join(work, "download"), { mode: 0o700 });
       o.log.info("downloading upgrade binary", { url: source.url.raw, platform: source.key });
       const progress = createProgress("download", { log: o.log, stream: o.progressStream });
-      const { file } = await download(source.url, join(work, "download", fileNameOf(source.url.raw)), o.limits, (done, total) => progress.update(done, total));
-      progress.finish();
-      if (source.url.checksum) o.log.info("checksum verified", { algo: source.url.checksum.algo, hex: source.url.checksum.hex });
-      result = join(work, "result");
-      await installBinary(file, kind, result, o.daemonName, source.url.raw, o.limits);
+      ({ result } = await fetchBinary(source.url, join(work, "download"), {
+        daemonName: o.daemonName,
+        limits: o.limits,
+        onProgress: (done, total) => progress.update(done, total),
+        onDownloaded: () => {
+          progress.finish();
+          if (source.url.checksum) o.log.info("checksum verified", { algo: source.url.checksum.algo, hex: source.url.checksum.hex });
+        },
+      }));
     } catch (e) {
-      throw new Error(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${(e as Error).message}`);
+      throw new Error(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
     }
     try {
       await ensureBinary(join(result, "bin", o.daemonName));
     } catch (e) {
-      throw new Error(`downloaded binary doesn't check out: ${(e as Error).message}`);
+      throw new Error(`downloaded binary doesn't check out: ${messageOf(e)}`);
     }
     await chmod(result, 0o755);
     await mkdir(o.layout.upgradesDir, { recursive: true, mode: 0o755 });

@@ -19,8 +19,7 @@
 import { spawn } from "node:child_process";
 import { lstat, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { installBinary, archiveKind } from "../../module/plan-info/archive.js";
-import { download, fileNameOf } from "../../module/plan-info/download.js";
+import { fetchBinary } from "../../module/plan-info/fetch.js";
 import type { VisorConfig } from "./config/index.js";
 import { binarySource, downloadLimits, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
 import { readText, planFromText } from "./info-file.js";
@@ -28,6 +27,8 @@ import { Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { osArch, sameName } from "./names.js";
 import { chainPlan, type ChainPlan } from "./node-rpc.js";
+import { goQuote } from "../../go/quote.js";
+import { messageOf } from "../../base/errors.js";
 
 export interface UpgradeReport {
   name: string;
@@ -180,12 +181,12 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
     let fetched: ShowResult & { found: true };
     let installed: string;
     try {
-      const { file, bytes } = await download(source.url, join(work, fileNameOf(source.url.raw)), fo.limits);
-      installed = await installBinary(file, archiveKind(source.url.raw), join(work, "result"), cfg.name, source.url.raw, fo.limits);
+      const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), { daemonName: cfg.name, limits: fo.limits });
+      installed = bin;
       const how = source.url.checksum ? `${source.url.checksum.algo} checksum matches` : "no checksum to verify";
       fetched = { found: true, report: { ...report, ready: true, reason: `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present` } };
     } catch (e) {
-      return no(`cannot download binary. error downloading "${source.url.raw}": ${(e as Error).message}`);
+      return no(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
     }
     // The downloaded binary rehearses before it is deleted with the rest of the work directory.
     return o.rehearse ? await withRehearsal(fetched, installed, cfg, plan, o) : fetched;

@@ -28,8 +28,29 @@ export function parseChecksum(value: string): Checksum | undefined {
   return { algo, hex: m[2].toLowerCase() };
 }
 
-/** One URL: the checked form, or the reason it is refused (the text after `invalid url "<url>"…: `). */
-export function checkUrl(raw: string, enforceChecksum: boolean): CheckedUrl | { problem: string } {
+/**
+ * The checksum forms a URL may carry: `prefixed`, `<algo>:<hex>` only (the CLI's validation, docs/spec/interfaces.md
+ * §9, D4), or `sidecar`, which also takes bare hex of a digest's length and refuses the `file:` form with its own
+ * message (docs/spec/sidecar.md §7.3).
+ */
+export type ChecksumForms = "prefixed" | "sidecar";
+
+const BY_LENGTH: Record<number, ChecksumAlgo> = { 32: "md5", 40: "sha1", 64: "sha256", 128: "sha512" };
+
+/** A `checksum=` value in the given forms, or why it is refused. */
+export function checksumOf(value: string, forms: ChecksumForms = "prefixed"): Checksum | { problem: string } {
+  if (forms === "sidecar" && value.toLowerCase().startsWith("file:")) return { problem: `unsupported checksum form ${goQuote(value)}` };
+  const prefixed = parseChecksum(value);
+  if (prefixed) return prefixed;
+  if (forms === "sidecar" && /^[0-9a-fA-F]+$/.test(value) && BY_LENGTH[value.length]) return { algo: BY_LENGTH[value.length], hex: value.toLowerCase() };
+  return { problem: `invalid checksum ${goQuote(value)}` };
+}
+
+/**
+ * One URL: the checked form, or the reason it is refused (the text after `invalid url "<url>"…: `). The URL check
+ * of the CLI's validation and of the sidecar alike; `forms` is the one difference (see ChecksumForms).
+ */
+export function checkUrl(raw: string, enforceChecksum: boolean, forms: ChecksumForms = "prefixed"): CheckedUrl | { problem: string } {
   let parsed;
   try {
     parsed = parseGoUrl(raw);
@@ -39,14 +60,14 @@ export function checkUrl(raw: string, enforceChecksum: boolean): CheckedUrl | { 
   }
   let scheme = parsed.scheme;
   if (scheme === "" && raw.startsWith("/")) scheme = "file"; // a bare absolute path
-  if (scheme !== "http" && scheme !== "https" && scheme !== "file") return { problem: `unsupported scheme ${goQuote(scheme)}` };
+  if (scheme !== "http" && scheme !== "https" && scheme !== "file") return { problem: `unsupported URL scheme ${goQuote(scheme)}` };
   const value = queryGet(parsed.rawQuery, "checksum");
   if (value === "") {
     if (enforceChecksum) return { problem: "missing checksum query parameter" };
     return { raw, scheme, checksum: undefined };
   }
-  const checksum = parseChecksum(value);
-  if (!checksum) return { problem: `invalid checksum ${goQuote(value)}` };
+  const checksum = checksumOf(value, forms);
+  if ("problem" in checksum) return checksum;
   return { raw, scheme, checksum };
 }
 

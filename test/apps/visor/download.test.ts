@@ -10,7 +10,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkDownloadUrl, fetchUpgrade, parseSidecarChecksum } from "../../../bindings/apps/visor/fetch.js";
+import { fetchUpgrade } from "../../../bindings/apps/visor/fetch.js";
+import { checkUrl, checksumOf } from "../../../bindings/module/plan-info/check.js";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { prepareUpgrade } from "../../../bindings/apps/visor/preflight.js";
@@ -177,7 +178,7 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     expect((await get(h, "v8", info({ any: `${server.url}/raw` }), { must: true })).error).toBe(
       `invalid binaries: invalid url "${server.url}/raw" in binaries[any]: missing checksum query parameter`,
     );
-    expect((await get(h, "v8", `${server.url}/info.json`, { must: true })).error).toBe("cannot parse upgrade info: missing checksum query parameter");
+    expect((await get(h, "v8", `${server.url}/info.json`, { must: true })).error).toBe(`cannot parse upgrade info: invalid url "${server.url}/info.json": missing checksum query parameter`);
   });
 
   it("D11: an info URL to an empty file with a correct checksum", async () => {
@@ -254,7 +255,7 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     const h = await home();
     expect((await get(h, "v14", info({ any: `${server.url}/loop` }))).error).toContain("stopped after 10 redirects");
     expect((await get(h, "v14", info({ any: "ftp://127.0.0.1/dummyd" }))).error).toBe('invalid binaries: invalid url "ftp://127.0.0.1/dummyd" in binaries[any]: unsupported URL scheme "ftp"');
-    expect(() => checkDownloadUrl("gopher://x/y", false)).toThrow('unsupported URL scheme "gopher"');
+    expect(checkUrl("gopher://x/y", false, "sidecar")).toEqual({ problem: 'unsupported URL scheme "gopher"' });
   });
 
   it.skipIf(spawnSync("openssl", ["version"]).status !== 0)("D14: an https → http redirect is refused", async () => {
@@ -285,13 +286,15 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
   });
 
   it("the checksum forms of docs/spec/sidecar.md §7.3", () => {
-    expect(parseSidecarChecksum("sha256:" + "A".repeat(64))).toEqual({ algo: "sha256", hex: "a".repeat(64) });
-    expect(parseSidecarChecksum("b".repeat(128)).algo).toBe("sha512");
-    expect(parseSidecarChecksum("c".repeat(40)).algo).toBe("sha1");
-    expect(parseSidecarChecksum("d".repeat(32)).algo).toBe("md5");
-    expect(() => parseSidecarChecksum("file:https://x/SHA256SUMS")).toThrow('unsupported checksum form "file:https://x/SHA256SUMS"');
-    expect(() => parseSidecarChecksum("sha256:abc")).toThrow('invalid checksum "sha256:abc"');
-    expect(() => parseSidecarChecksum("crc32:00000000")).toThrow('invalid checksum "crc32:00000000"');
+    expect(checksumOf("sha256:" + "A".repeat(64), "sidecar")).toEqual({ algo: "sha256", hex: "a".repeat(64) });
+    expect(checksumOf("b".repeat(128), "sidecar")).toMatchObject({ algo: "sha512" });
+    expect(checksumOf("c".repeat(40), "sidecar")).toMatchObject({ algo: "sha1" });
+    expect(checksumOf("d".repeat(32), "sidecar")).toMatchObject({ algo: "md5" });
+    expect(checksumOf("file:https://x/SHA256SUMS", "sidecar")).toEqual({ problem: 'unsupported checksum form "file:https://x/SHA256SUMS"' });
+    expect(checksumOf("sha256:abc", "sidecar")).toEqual({ problem: 'invalid checksum "sha256:abc"' });
+    expect(checksumOf("crc32:00000000", "sidecar")).toEqual({ problem: 'invalid checksum "crc32:00000000"' });
+    // The CLI's validation takes the prefixed form only (docs/spec/interfaces.md §9).
+    expect(checksumOf("b".repeat(128))).toEqual({ problem: `invalid checksum "${"b".repeat(128)}"` });
   });
 
   it("info without binaries, or none for this platform", async () => {
