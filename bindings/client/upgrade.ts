@@ -14,7 +14,7 @@ import {
 } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import type { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { abciQuery, decodeWith } from "./abci.js";
-import type { CometRpc } from "./rpc.js";
+import { int, obj, type CometRpc } from "./rpc.js";
 
 export const UPGRADE_QUERY = "/cosmos.upgrade.v1beta1.Query/";
 
@@ -44,4 +44,20 @@ export async function queryAuthority(rpc: CometRpc, height = 0n): Promise<string
   const path = UPGRADE_QUERY + "Authority";
   const { value } = await abciQuery(rpc, path, QueryAuthorityRequest.encode({}).finish(), height);
   return decodeWith(rpc, path, (b) => QueryAuthorityResponse.decode(b), value).address;
+}
+
+/** The latest block height the node's CometBFT stores (`status`). */
+export async function latestBlockHeight(rpc: CometRpc): Promise<bigint> {
+  const res = await rpc.call("status");
+  return int(rpc, "status", obj(rpc, "status", res, "sync_info"), "latest_block_height");
+}
+
+/**
+ * Whether a node has halted for its scheduled plan (docs/spec/keeper.md §6.2): its CometBFT already stores a
+ * block at or past the plan's height while the app's committed state still has the plan scheduled — the app
+ * stopped at the upgrade height and waits for a binary with the plan's handler. (A node applying the upgrade
+ * looks the same only while it executes that block, when it answers no query: ask twice to be sure.)
+ */
+export function haltedForPlan(plan: { height: bigint }, latestHeight: bigint): boolean {
+  return plan.height > 0n && latestHeight >= plan.height;
 }

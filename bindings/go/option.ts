@@ -4,7 +4,7 @@
  *
  * | durations          | floor  | options                                                                  |
  * | ------------------ | ------ | ------------------------------------------------------------------------ |
- * | `margin`           | ≥ 0    | `--safety-delta`                                                         |
+ * | `margin`           | ≥ 0    | `--safety-delta`, `--halt-grace` (the devnet)                            |
  * | `timeout`          | > 0    | `--broadcast-timeout`; every `DAEMON_*` duration (cosmovisor's rule)     |
  * | `period`           | ≥ 1 ms | block time, voting and deposit periods, `timeout_propose` (the devnet)   |
  *

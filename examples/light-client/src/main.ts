@@ -8,7 +8,7 @@
  * else this browser's last verified header for the chain, else trust on first use), `trusting_period` (a Go
  * duration, default 336h), `witness` (another node's RPC, repeatable), `chain=xupgrade-devnet`.
  */
-import { loadCore, type Core } from "xupgrade";
+import { haltedForPlan, loadCore, type Core } from "xupgrade";
 import { compareAppVersion, compareStates } from "./compare.js";
 import { averageBlockMs, eta, parseTime, type Eta } from "./eta.js";
 import { observeVersions, planNames, rememberPlanName, versionsBefore } from "./history.js";
@@ -63,6 +63,8 @@ let lastSeen: { chain: ChainView; plan: PlanView | undefined; at: number; eta?: 
 let polls = 0;
 let lastPollAt = 0;
 let currentEta: Eta | undefined;
+/** The first poll of the ones in a row that found the node halted for this plan (said from the second: see haltedFor). */
+let haltSeen: { key: string; poll: number } | undefined;
 /** When this page first saw the current height: the ETA counts from there, so a stalled chain runs out. */
 let heightSeen: { key: string; height: bigint; at: number } | undefined;
 let internalErrors = 0;
@@ -120,6 +122,7 @@ function applyConfig(texts: Config, updateUrl: boolean): void {
   lastSeen = undefined;
   currentEta = undefined;
   heightSeen = undefined;
+  haltSeen = undefined;
   if (updateUrl) setParam({ rest: texts.rest, rpc: texts.rpc });
   resetCards(config instanceof Problem ? "—" : "Connecting…");
 }
@@ -323,8 +326,9 @@ function render(snap: Snapshot): void {
   if (shown.plan.ok && shown.plan.value && chain) currentEta = eta(shown.plan.value.height, chain.height, shownSnap.avgBlockMs, shownSnap.seenAt);
   if (!stale && lastSeen) lastSeen.eta = currentEta;
 
+  const halt = stale ? undefined : haltedFor(chain, shown.plan.ok ? shown.plan.value : undefined);
   renderChain($("chain"), shownSnap.chain, shownSnap.avgBlockMs, stale);
-  renderPlan($("plan"), shown.plan, mode, chain, currentEta, shown.applied.ok ? shown.applied.value.length : 0);
+  renderPlan($("plan"), shown.plan, mode, chain, currentEta, shown.applied.ok ? shown.applied.value.length : 0, halt !== undefined);
   const layout = mode === "raw" && shownSnap.raw.doneLayout ? doneLayoutText(shownSnap.raw.doneLayout) : undefined;
   renderApplied($("applied"), shown.applied, mode, shownSnap.blocks, mode === "rest", layout);
   renderVersions($("versions"), shown.versions, mode, shownSnap.change);
@@ -339,6 +343,12 @@ function render(snap: Snapshot): void {
   if (unreachable) {
     document.body.dataset.state = "unreachable";
     renderBanner($("banner"), "unreachable", `Node unreachable — still trying every ${POLL_MS / 1000} s.`, [...haltHint(), ...problemLines(problems)]);
+  } else if (halt) {
+    document.body.dataset.state = "halted";
+    renderBanner($("banner"), "halted", `Halted at height ${halt.height}, waiting for ${halt.name}.`, [
+      `The node reached the height of upgrade “${halt.name}” and stopped there, as every validator does; it still answers, from its state at height ${halt.height - 1n}. It resumes once a binary with the “${halt.name}” handler runs (a sidecar switches it by itself).`,
+      ...problemLines(problems),
+    ]);
   } else if (problems.length) {
     const worst = SEVERITY.find((k) => problems.some((p) => p.kind === k)) ?? "internal";
     document.body.dataset.state = worst === "corrupt" ? "corrupt" : "degraded";
@@ -372,6 +382,21 @@ const HEADLINE: Record<ProblemKind, string> = {
   unreachable: "Part of the node is unreachable.",
   internal: "Something went wrong in the page.",
 };
+
+/**
+ * The plan the node has halted for (docs/spec/keeper.md §6.2): CometBFT stores a block at the plan's height
+ * while the state still has the plan scheduled, on two polls in a row — a node applying the upgrade looks
+ * the same for the moment it executes that block.
+ */
+function haltedFor(chain: ChainView | undefined, plan: PlanView | undefined): PlanView | undefined {
+  if (!chain || !plan || !haltedForPlan(plan, chain.height)) {
+    haltSeen = undefined;
+    return undefined;
+  }
+  const key = `${chain.chainKey}|${plan.name}|${plan.height}`;
+  if (haltSeen?.key !== key) haltSeen = { key, poll: polls };
+  return polls > haltSeen.poll ? plan : undefined;
+}
 
 /** When the node stops right before a plan's height, it has most likely halted for the upgrade. */
 function haltHint(): string[] {

@@ -83,7 +83,8 @@ export function renderChain(el: HTMLElement, chain: Part<ChainView>, avgBlockMs:
 
 // ---- plan ----
 
-export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, source: Source, chain: ChainView | undefined, eta: Eta | undefined, appliedCount: number): void {
+/** `halted`: the node stopped at the plan's height and waits for its binary (docs/spec/keeper.md §6.2). */
+export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, source: Source, chain: ChainView | undefined, eta: Eta | undefined, appliedCount: number, halted = false): void {
   if (!plan.ok) {
     card(el, "Scheduled upgrade", SOURCE[source].plan, problemBox(plan.problem));
     return;
@@ -114,7 +115,7 @@ export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, so
     dl([
       ["name", h("strong", {}, p.name), "plan-name"],
       ["height", p.height.toString(), "plan-height"],
-      ["blocks left", left === undefined ? "—" : left > 0n ? left.toString() : "0 — due now", "blocks-left"],
+      ["blocks left", left === undefined ? "—" : left > 0n ? left.toString() : halted ? "0 — halted here" : "0 — due now", "blocks-left"],
       [
         "ETA",
         eta
@@ -124,10 +125,14 @@ export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, so
         "eta",
       ],
     ]),
-    h("p", { class: "countdown", "data-testid": "countdown" }, countdownText(eta)),
+    h("p", { class: halted ? "countdown halted" : "countdown", "data-testid": "countdown" }, halted ? haltedText(p) : countdownText(eta)),
     h("h3", {}, "Info"),
     infoView(p.info),
   );
+}
+
+export function haltedText(p: PlanView): string {
+  return `halted at height ${p.height}, waiting for ${p.name}`;
 }
 
 export function countdownText(eta: Eta | undefined, now = Date.now()): string {
@@ -326,7 +331,7 @@ function rawEntries(entries: { key: string; value: string }[], open: boolean): H
 
 // ---- banner ----
 
-export function renderBanner(el: HTMLElement, state: "ok" | "degraded" | "unreachable" | "error", headline: string, problems: string[]): void {
+export function renderBanner(el: HTMLElement, state: "ok" | "halted" | "degraded" | "unreachable" | "error", headline: string, problems: string[]): void {
   if (state === "ok") {
     el.replaceChildren();
     el.className = "";

@@ -12,12 +12,12 @@ import { loadDevnet } from "../devnet/load.js";
 import { CliError } from "../errors.js";
 import { defaultHome, expectArgs, integerValue, durationFlag } from "../flags.js";
 import { messageOf } from "../../../base/errors.js";
-import { HEIGHT } from "../../../go/option.js";
+import { HEIGHT, type DurationKind } from "../../../go/option.js";
 
 
-/** A devnet period or block time (at least 1ms), checked here and passed on as written. */
-function checkPeriod(flag: string, value: string | undefined): string | undefined {
-  if (value !== undefined) durationFlag(flag, value, "period");
+/** A duration flag checked against its kind's floor (a devnet period or block time: at least 1ms), passed on as written. */
+function durationText(flag: string, value: string | undefined, kind: DurationKind = "period"): string | undefined {
+  if (value !== undefined) durationFlag(flag, value, kind);
   return value;
 }
 
@@ -97,6 +97,7 @@ interface StartOpts {
   rest?: string;
   grpc?: string;
   blockTime?: string;
+  haltGrace?: string;
   logLevel?: string;
   core?: string;
   namespace?: string;
@@ -154,9 +155,9 @@ export function registerDevnet(program: Command): void {
       const options: Devnet.InitDevnetOptions = {
         home: opts.home ?? defaultHome(),
         validators: parseValidators(opts.validators),
-        votingPeriod: checkPeriod("voting-period", opts.votingPeriod),
-        depositPeriod: checkPeriod("deposit-period", opts.depositPeriod),
-        blockTime: checkPeriod("block-time", opts.blockTime),
+        votingPeriod: durationText("voting-period", opts.votingPeriod),
+        depositPeriod: durationText("deposit-period", opts.depositPeriod),
+        blockTime: durationText("block-time", opts.blockTime),
         chainId: opts.chainId,
         minDeposit: opts.minDeposit,
         accounts: opts.accounts === undefined ? undefined : opts.accounts.split(",").map((s) => s.trim()).filter((s) => s !== ""),
@@ -200,7 +201,8 @@ export function registerDevnet(program: Command): void {
       "Run the devnet in <home>. It produces blocks until it is stopped (SIGINT/SIGTERM, exit 0) or halts for an upgrade " +
         "(exit 20 UPGRADE NEEDED, 21 binary too early, 22 downgrade, 23 handler failed, 24 upgrade-info not written, 25 corrupt store). " +
         "With --engine cometbft (a node home of `devnet init --engine cometbft`) the process is the ABCI++ application of a CometBFT it starts as its child " +
-        "and stops with itself; CometBFT serves the RPC, this process REST and gRPC.",
+        "and stops with itself; CometBFT serves the RPC, this process REST and gRPC. At a halt CometBFT's consensus stops, as a Go chain's does, and the node stays up " +
+        "(p2p, RPC, REST, gRPC) so every validator gets its votes, until it is stopped, every peer holds the decision, or --halt-grace ends; then it exits with the halt's code.",
     )
     .option("--engine <engine>", "local or cometbft (default: what the home was initialised for)")
     .option("--cometbft <path>", "the CometBFT v0.38 binary (default $XUPGRADE_COMETBFT, cometbft on PATH, or the `npm run peers` cache)")
@@ -211,6 +213,7 @@ export function registerDevnet(program: Command): void {
     .option("--grpc <addr>", "gRPC listen address (default from the config)")
     .option("--unsafe-skip-upgrades <heights>", "skip the upgrades scheduled at these heights (comma-separated, repeatable)", collect, [])
     .option("--block-time <duration>", "override the configured time between blocks (local engine)")
+    .option("--halt-grace <duration>", "after a halt, the longest a CometBFT node stays up for its peers (default 1m; --engine cometbft)")
     .option("--log-level <level>", "debug, info, warn or error (default info); logs are JSON lines on stdout")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--namespace <ns>", "upgrade query namespace (default cosmos)")
@@ -235,7 +238,8 @@ export function registerDevnet(program: Command): void {
         rpc: opts.rpc,
         rest: opts.rest,
         grpc: opts.grpc,
-        blockTime: checkPeriod("block-time", opts.blockTime),
+        blockTime: durationText("block-time", opts.blockTime),
+        haltGrace: durationText("halt-grace", opts.haltGrace, "margin"),
         backend: opts.core as Devnet.StartDevnetOptions["backend"],
         namespace: opts.namespace,
         skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),

@@ -1,7 +1,8 @@
 /** `xupgrade query upgrade plan|applied|module_versions|authority` over abci_query (docs/spec/interfaces.md §4, §7.1). */
 import type { Command } from "commander";
-import { isObject } from "../../../client/rpc.js";
-import { queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "../../../client/upgrade.js";
+import type { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
+import { isObject, type CometRpc } from "../../../client/rpc.js";
+import { haltedForPlan, latestBlockHeight, queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "../../../client/upgrade.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts } from "../flags.js";
@@ -12,10 +13,29 @@ import { planJson } from "./json.js";
 export async function plan(opts: QueryOpts, cmd: Command): Promise<void> {
   expectArgs(cmd, 0, 0);
   const ctx = new Context(opts);
-  const plan = await queryCurrentPlan(ctx.rpc(), ctx.height);
+  const rpc = ctx.rpc();
+  const latest = ctx.height === 0n ? latestBlockHeight(rpc).catch(() => undefined) : undefined;
+  const plan = await queryCurrentPlan(rpc, ctx.height);
   if (!plan) throw new CliError("no upgrade scheduled");
   print(planJson(plan), ctx.output);
+  if (await halted(rpc, plan, await latest)) {
+    process.stderr.write(`halted at height ${plan.height}, waiting for ${plan.name}: the node reached the upgrade height and stopped; it resumes once a binary with the "${plan.name}" upgrade handler runs\n`);
+  }
 }
+
+/** docs/spec/keeper.md §6.2: halted for the plan, and still so a second later (a node applying it answers no query meanwhile). */
+async function halted(rpc: CometRpc, plan: Plan, latest: bigint | undefined): Promise<boolean> {
+  if (latest === undefined || !haltedForPlan(plan, latest)) return false;
+  await new Promise((r) => setTimeout(r, HALT_RECHECK_MS));
+  try {
+    const [again, height] = await Promise.all([queryCurrentPlan(rpc), latestBlockHeight(rpc)]);
+    return again?.name === plan.name && again.height === plan.height && haltedForPlan(again, height);
+  } catch {
+    return false;
+  }
+}
+
+const HALT_RECHECK_MS = 1000;
 
 export async function applied(opts: QueryOpts, cmd: Command): Promise<void> {
   const [name] = expectArgs(cmd, 1, 1);

@@ -5,13 +5,15 @@
  * - `cometbft`: the process is the ABCI++ application of a CometBFT child, one validator of a real
  *   network (engine/cometbft; homes from `initTestnet`).
  *
- * It halts as docs/spec/keeper.md §6.1 says and resolves `done` with the exit code: 20 upgrade needed, 21
- * binary too early, 22 downgrade, 23 handler failed, 24 info write failed, 25 corrupt store; 0 after
- * `stop()`; 1 for anything else. Start-up failures reject (`exitCodeFor(err)` gives their code: a binary
+ * It halts as docs/spec/keeper.md §6.1 says (a CometBFT node first stays up for its peers, §6.2) and resolves
+ * `done` with the exit code: 20 upgrade needed, 21 binary too early, 22 downgrade, 23 handler failed, 24 info
+ * write failed, 25 corrupt store (also when `stop()` ends a CometBFT node's halt); 0 after `stop()`; 1 for
+ * anything else. Start-up failures reject (`exitCodeFor(err)` gives their code: a binary
  * started too early is refused with 21 before any block).
  */
 import type { Backend } from "../../../core/contract.js";
 import { formatGoDuration } from "../../../go/duration.js";
+import { parseDurationOption } from "../../../go/option.js";
 import { loadApp, type AppDefinition } from "../chain/app.js";
 import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
 import { startCometEngine } from "./engine/cometbft/run.js";
@@ -63,6 +65,11 @@ export interface StartDevnetOptions {
   pruning?: Pruning;
   /** With `custom`: the heights kept besides the latest (at least 1). Default: devnet.json's `pruning_keep_recent`. */
   pruningKeepRecent?: number;
+  /**
+   * CometBFT engine: after a halt in FinalizeBlock, the longest the node stays up for its peers (Go duration,
+   * default 1m; docs/spec/keeper.md §6.2). It stops earlier when stopped or when every peer holds the decision.
+   */
+  haltGrace?: string;
 }
 
 export type Pruning = "default" | "nothing" | "everything" | "custom";
@@ -102,6 +109,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     if (options.blockTime !== undefined) throw new Error(`the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
     cometbft = findCometbft(options.cometbft);
   }
+  if (options.haltGrace !== undefined && engine === "local") throw new Error("the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
+  const haltGraceMs = options.haltGrace === undefined ? undefined : Number(haltGraceNs(options.haltGrace) / 1_000_000n);
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
 
@@ -124,12 +133,21 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   try {
     // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
     snapshots = await serveSnapshots({ home, db: node.db, logger });
-    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc, haltGraceMs });
     return withSnapshots(handle, snapshots);
   } catch (e) {
     await snapshots?.close();
     await node.ms.close();
     throw e;
+  }
+}
+
+/** `haltGrace`: a duration of kind margin (0 stops at once after a halt). */
+function haltGraceNs(text: string): bigint {
+  try {
+    return parseDurationOption(text, "margin");
+  } catch (e) {
+    throw new Error(`invalid halt grace "${text}": ${messageOf(e)}`);
   }
 }
 

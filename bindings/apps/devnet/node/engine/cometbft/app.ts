@@ -8,16 +8,17 @@
  * - PrepareProposal / ProcessProposal: the mempool's txs that fit; every proposal is accepted (a bad tx
  *   fails in FinalizeBlock, deterministically).
  * - FinalizeBlock: the block at the header's time; tx results, block events, the app hash, and the new app
- *   version as a consensus-params update when an upgrade changed it. A halt of the upgrade keeper is an
- *   {@link AbciHalt} carrying the exit code (20 upgrade needed, 21 too early, …): CometBFT stops, and so
- *   does the node.
- * - Commit: one atomic commit of the multistore.
+ *   version as a consensus-params update when an upgrade changed it. A halt (the upgrade keeper's: 20
+ *   upgrade needed, 21 too early, …) is an {@link AbciConsensusHalt} carrying the exit code: CometBFT's
+ *   consensus stops at the block, as a Go chain's does, while its p2p and RPC go on (docs/spec/keeper.md §6.2);
+ *   the engine decides when the node stops.
+ * - Commit: one atomic commit of the multistore; a failure is an AbciHalt (CometBFT stops itself).
  * - CheckTx (new and recheck): the ante handler on the check state. Query: the ABCI query router (the
  *   raw stores, with the SDK's proofs when asked, and the gRPC query routes). Neither ever stops the node.
  */
 import type { DeepPartial } from "cosmjs-types/helpers";
 import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
-import { AbciHalt, fitTxs, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
+import { AbciConsensusHalt, AbciHalt, fitTxs, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
 import type { AbciQueryRouter } from "../../../../../services/abci.js";
 import type { TxResultJson } from "../../../chain/blocks.js";
 import type { ChainEvent } from "../../../shared/events.js";
@@ -107,8 +108,10 @@ export class CometApp implements AbciApplication {
       };
     } catch (e) {
       const h = e instanceof BlockHaltError ? e : new BlockHaltError(req.height, 1, e);
-      logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message });
-      throw (this.halted = new AbciHalt(h.message, { exitCode: h.exitCode, cause: h }));
+      // The block consensus decided and the state it stops on: every validator halting at H logs the same two.
+      const last = state.height > 0n ? hexUpper(state.appHash()) : "";
+      logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message, block_hash: hexUpper(req.hash), app_hash: last });
+      throw (this.halted = new AbciConsensusHalt(h.message, { exitCode: h.exitCode, cause: h }));
     }
   }
 

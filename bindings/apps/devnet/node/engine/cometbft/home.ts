@@ -147,6 +147,8 @@ export interface CometConfig {
   /** `tcp://host:port` */
   rpcLaddr: string;
   moniker: string;
+  /** Node ids of `[p2p] persistent_peers`. */
+  persistentPeers: string[];
 }
 
 export async function readCometConfig(home: string): Promise<CometConfig> {
@@ -165,8 +167,11 @@ export async function readCometConfig(home: string): Promise<CometConfig> {
     throw new Error(`invalid ${path}: ${(e as Error).message}`);
   }
   const rpc = (doc.rpc ?? {}) as Record<string, unknown>;
+  const p2p = (doc.p2p ?? {}) as Record<string, unknown>;
   const rpcLaddr = typeof rpc.laddr === "string" ? rpc.laddr : "tcp://127.0.0.1:26657";
-  return { rpcLaddr, moniker: typeof doc.moniker === "string" ? doc.moniker : "" };
+  const peers = typeof p2p.persistent_peers === "string" ? p2p.persistent_peers.split(",").map((p) => p.trim()) : [];
+  const persistentPeers = peers.filter((p) => p.includes("@")).map((p) => p.slice(0, p.indexOf("@")).toLowerCase());
+  return { rpcLaddr, moniker: typeof doc.moniker === "string" ? doc.moniker : "", persistentPeers };
 }
 
 /** `tcp://host:port` (CometBFT's notation) → `http://host:port`, a wildcard host read as loopback. */
