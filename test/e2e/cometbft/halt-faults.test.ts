@@ -1,0 +1,72 @@
+/**
+ * The halt under faults on a real four-validator CometBFT network, each case of test/e2e/cometbft/halt/cases.ts
+ * once (`npm run test:faults -- --runs N` repeats them and reports N/N): a validator SIGKILLed at H-1, in
+ * FinalizeBlock(H), and just after its precommit for H; a validator's network cut for 30 s across H; delay,
+ * jitter and dropped connections between all of them; four `xupgrade visor`s, and four cosmovisor v1.5.0.
+ * While three validators are halted and waiting for the killed one, the CLI and the light-client page (in
+ * Chromium) say the node is halted at H, waiting for v2.
+ */
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import type { Browser } from "playwright";
+import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
+import { buildPage, launchChromium, openPage, shot, waitState, waitText } from "../../examples/light-client/helpers.js";
+import { ROOT } from "../../support/paths.js";
+import { removeTempDirs, runCli } from "../helpers.js";
+import { CASES, type CaseContext } from "./halt/cases.js";
+import { FaultNet } from "./halt/net.js";
+import { COMETBFT, describeCometbft } from "./helpers.js";
+
+let browser: Browser | undefined;
+
+afterAll(async () => {
+  await browser?.close();
+  removeTempDirs();
+});
+
+/** What the CLI and the page say about validator 0 while it is halted at H. */
+async function saysHalted(net: FaultNet, H: number): Promise<void> {
+  const r = await runCli(["query", "upgrade", "plan", "-o", "json", "--node", net.nodes[0].rpc]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ name: "v2", height: String(H) });
+  expect(r.stderr).toBe(`halted at height ${H}, waiting for v2: the node reached the upgrade height and stopped; it resumes once a binary with the "v2" upgrade handler runs\n`);
+
+  buildPage();
+  browser ??= await launchChromium();
+  const { page, errors, context } = await openPage(browser, `${net.restOf(0)}/ui?poll=300`);
+  try {
+    await waitState(page, "halted", 30_000);
+    await waitText(page, "banner-headline", `Halted at height ${H}, waiting for v2.`);
+    await waitText(page, "countdown", `halted at height ${H}, waiting for v2`);
+    await shot(page, "cometbft-halted");
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
+describeCometbft("the halt under faults, on four CometBFT validators", { timeout: 400_000 }, () => {
+  const ctx: CaseContext = { cosmovisor: (peerBinaries() as { cosmovisor?: string }).cosmovisor, whileHalted: saysHalted };
+  const missingCosmovisor = ctx.cosmovisor ? "" : (missingPeerReason("cosmovisor") ?? "cosmovisor is not built: run `npm run peers`");
+  for (const c of CASES) {
+    // Without cosmovisor its case is skipped, unless the peers are required (npm run test:cometbft, CI): then it fails, saying why.
+    const skip = c.needs === "cosmovisor" && missingCosmovisor !== "" && process.env.XUPGRADE_REQUIRE_COMETBFT !== "1";
+    it.skipIf(skip)(`${c.name}: ${c.title}`, async () => {
+      if (c.needs === "cosmovisor" && missingCosmovisor) throw new Error(missingCosmovisor);
+      const net = await FaultNet.create(COMETBFT!);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        // Below the test's own timeout, so that a run that hangs still stops its processes and leaves its logs.
+        const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no result after 360 s")), 360_000)));
+        const measures = await Promise.race([c.run(net, ctx), limit]);
+        console.log(`${c.name}: ${JSON.stringify(measures)}`);
+      } catch (e) {
+        net.saveLogs(join(ROOT, "test-output", "faults", c.name));
+        throw e;
+      } finally {
+        clearTimeout(timer);
+        await net.close();
+      }
+    });
+  }
+});

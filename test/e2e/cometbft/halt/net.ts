@@ -1,0 +1,278 @@
+/**
+ * A four-validator CometBFT testnet for the halt fault suite: `xupgrade devnet init --engine cometbft`, every
+ * p2p link through the fault proxy (each node's `persistent_peers` rewritten to its own links), real
+ * `xupgrade devnet start --engine cometbft` processes (or sidecars running them), the upgrade proposed and
+ * voted with cosmjs-signed transactions, each validator voting through its own node. Everything a run starts
+ * is stopped and removed by `close()`, whatever happened.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
+import { join } from "node:path";
+import { cliArgs, runCli } from "../../../apps/cli/helpers.js";
+import { clients, signTx, spawnLogged, submitProposalAny, softwareUpgradeAny, voteAny, type DevnetChild, type LogRecord } from "../../../apps/devnet/helpers.js";
+import { FaultProxy } from "../../../support/fault-proxy.js";
+import { ROOT } from "../../../support/paths.js";
+import { processesMentioning } from "../../../support/processes.js";
+import { tempDir } from "../../../support/temp.js";
+import { waitUntil } from "../../../support/wait.js";
+import type { GenesisKey } from "../../../../bindings/apps/devnet/index.js";
+
+export const V1 = join(ROOT, "examples/apps/v1");
+export const V2 = join(ROOT, "examples/apps/v2");
+
+/** CometBFT's timeout_commit for the suite: short blocks keep a case short. */
+export const BLOCK_MS = 200;
+/** The gov voting and deposit periods (the votes are cosmjs transactions, sent at once). */
+export const VOTING_S = 4;
+/** How long a halted node waits for its peers at most: longer than any case keeps one away. */
+export const HALT_GRACE = "3m";
+
+export interface NetNode {
+  index: number;
+  name: string;
+  home: string;
+  node_id: string;
+  rpc: string;
+  p2p: string;
+}
+
+/** A node process: `devnet start`, or a sidecar running it; `cometPid` once its CometBFT started. */
+export interface Proc extends DevnetChild {
+  node: NetNode;
+  cometPid?: number;
+}
+
+export interface RpcStatus {
+  height: number;
+  appHash: string;
+}
+
+export class FaultNet {
+  private readonly procs = new Set<Proc>();
+  /** The last process started for each node. */
+  private readonly latest = new Map<number, Proc>();
+
+  private constructor(
+    readonly dir: string,
+    readonly nodes: NetNode[],
+    readonly proxy: FaultProxy,
+    readonly keys: GenesisKey[],
+    readonly cometbft: string,
+  ) {}
+
+  static async create(cometbft: string): Promise<FaultNet> {
+    const dir = tempDir("xupgrade-faults-");
+    const init = await runCli([
+      "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", "4", "--voting-period", `${VOTING_S}s`,
+      "--deposit-period", `${VOTING_S}s`, "--block-time", `${BLOCK_MS}ms`,
+    ]);
+    if (init.code !== 0) throw new Error(`devnet init failed: ${init.stderr}`);
+    const described = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")) as { nodes: Omit<NetNode, "index">[] };
+    const nodes = described.nodes.map((n, index) => ({ ...n, index }));
+    const proxy = await FaultProxy.start(nodes);
+    for (const n of nodes) {
+      const path = join(n.home, "config", "config.toml");
+      const peers = nodes.filter((p) => p !== n).map((p) => `${p.node_id}@127.0.0.1:${proxy.link(n.name, p.name).port}`);
+      const toml = readFileSync(path, "utf8");
+      if (!/^persistent_peers = .*$/m.test(toml)) throw new Error(`${path} has no persistent_peers line`);
+      writeFileSync(path, toml.replace(/^persistent_peers = .*$/m, `persistent_peers = ${JSON.stringify(peers.join(","))}`));
+    }
+    const keys = (JSON.parse(readFileSync(join(dir, "config", "genesis-keys.json"), "utf8")) as { keys: GenesisKey[] }).keys;
+    return new FaultNet(dir, nodes, proxy, keys, cometbft);
+  }
+
+  // ---- processes ----
+
+  /** `devnet start --engine cometbft` of node `i` with `app`, not waiting. */
+  spawn(i: number, app: string, extra: string[] = []): Proc {
+    const n = this.nodes[i];
+    const args = [...cliArgs(), "devnet", "start", "--engine", "cometbft", "--cometbft", this.cometbft, "--home", n.home, "--app", app, "--halt-grace", HALT_GRACE, ...extra];
+    // The light-client page the node serves at /ui, when `npm run build:ui` made it.
+    return this.track(spawnLogged(args, { XUPGRADE_UI_DIR: join(ROOT, "dist/ui") }), n);
+  }
+
+  /** Any program whose stdout carries a node's JSON log lines (a sidecar running the node), tracked like a node. */
+  track(child: DevnetChild, node: NetNode): Proc {
+    const p = Object.assign(child, { node }) as Proc;
+    this.procs.add(p);
+    this.latest.set(node.index, p);
+    void p.waitFor((r) => r.msg === "started CometBFT", 600_000).then(
+      (r) => (p.cometPid = Number(r.pid)),
+      () => undefined,
+    );
+    return p;
+  }
+
+  /** The REST URL node `i`'s last process serves (from its `serving` record). */
+  restOf(i: number): string {
+    const rest = this.latest.get(i)?.records.find((r) => r.msg === "serving")?.rest;
+    if (typeof rest !== "string") throw new Error(`node${i} does not serve REST`);
+    return rest;
+  }
+
+  /** Starts node `i` and waits until it serves. */
+  async start(i: number, app: string, extra: string[] = []): Promise<Proc> {
+    const p = this.spawn(i, app, extra);
+    await p.waitFor((r) => r.msg === "serving", 120_000);
+    return p;
+  }
+
+  /** SIGKILL to a node's CometBFT and its app at once: a machine losing power. */
+  async kill(p: Proc): Promise<void> {
+    const pid = p.cometPid ?? Number(p.records.find((r) => r.msg === "started CometBFT")?.pid);
+    if (pid) signal(pid, "SIGKILL");
+    await p.kill();
+    if (pid) await waitUntil(() => !alive(pid), 30_000, `CometBFT ${pid} to die`);
+  }
+
+  /** The exit code (or signal) of a process, failing after `ms`. */
+  exitOf(p: { exited: Promise<number | string>; stderr(): string }, ms = 180_000): Promise<number | string> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms; stderr: ${p.stderr().slice(-1500)}`)), ms)));
+    return Promise.race([p.exited, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  // ---- the chain ----
+
+  async status(i: number): Promise<RpcStatus | undefined> {
+    const r = await rpc<{ sync_info: { latest_block_height: string; latest_app_hash: string } }>(this.nodes[i].rpc, "status");
+    return r && { height: Number(r.sync_info.latest_block_height), appHash: r.sync_info.latest_app_hash };
+  }
+
+  /** Waits until every node in `which` reports at least height `h`. */
+  async allAt(which: number[], h: number, timeoutMs = 120_000): Promise<void> {
+    await waitUntil(async () => (await Promise.all(which.map((i) => this.status(i)))).every((s) => s !== undefined && s.height >= h), timeoutMs, `height ${h} on nodes ${which.join(",")}`);
+  }
+
+  /** Mean ms per block over the last few blocks of node 0, from the headers' times. */
+  async blockMs(): Promise<number> {
+    const top = (await this.status(0))!.height;
+    const from = Math.max(2, top - 5); // block 1 carries the genesis time
+    if (top <= from) return 1000;
+    const t = async (h: number) => Date.parse((await rpc<{ block: { header: { time: string } } }>(this.nodes[0].rpc, "block", { height: String(h) }))!.block.header.time);
+    return Math.max(50, ((await t(top)) - (await t(from))) / (top - from));
+  }
+
+  /**
+   * Proposes upgrade `name` at a height far enough for the vote (the voting period plus `marginS` of blocks),
+   * from alice through node 0; each validator votes yes through its own node. Resolves with the height once
+   * every node's store shows the plan.
+   */
+  async proposeUpgrade(name: string, marginS = 8): Promise<number> {
+    await this.allAt([0], 5);
+    const now = (await this.status(0))!.height;
+    const height = now + Math.ceil(((VOTING_S + marginS) * 1000) / (await this.blockMs()));
+    const key = (n: string) => this.keys.find((k) => k.name === n)!;
+    const signed = async (k: GenesisKey, msgs: Parameters<typeof signTx>[2]) =>
+      signTx(undefined as never, k, msgs, { accountNumber: BigInt(k.account_number), sequence: 0n });
+    const alice = key("alice");
+    const proposal = await signed(alice, [submitProposalAny(alice.address, [softwareUpgradeAny(name, BigInt(height))])]);
+    const c0 = await clients(this.nodes[0].rpc);
+    try {
+      const sent = await c0.comet.broadcastTxSync({ tx: proposal });
+      if (sent.code !== 0) throw new Error(`the proposal was refused: ${sent.log}`);
+      const included = await waitUntil(() => c0.comet.tx({ hash: sent.hash }).catch(() => undefined), 60_000, "the proposal to be included");
+      if (included.result.code !== 0) throw new Error(`the proposal failed: ${included.result.log}`);
+    } finally {
+      c0.comet.disconnect();
+    }
+    // Proposal 1 of a fresh chain; every validator votes through its own node.
+    await Promise.all(
+      this.nodes.map(async (n, i) => {
+        const v = key(`validator${i}`);
+        const c = await clients(n.rpc);
+        try {
+          const r = await c.comet.broadcastTxSync({ tx: await signed(v, [voteAny(1n, v.address)]) });
+          if (r.code !== 0) throw new Error(`the vote of validator${i} was refused: ${r.log}`);
+        } finally {
+          c.comet.disconnect();
+        }
+      }),
+    );
+    await waitUntil(async () => (await Promise.all(this.nodes.map((_, i) => this.plan(i)))).every((p) => p === `${name}@${height}`), (VOTING_S + 60) * 1000, `the plan ${name} at ${height}`);
+    return height;
+  }
+
+  /** The plan in a node's upgrade store (raw key 0x00, through abci_query), as `name@height`. */
+  async plan(i: number): Promise<string | undefined> {
+    const r = await rpc<{ response: { value: string | null } }>(this.nodes[i].rpc, "abci_query", { path: '"/store/upgrade/key"', data: "0x00" });
+    if (!r?.response.value) return undefined;
+    const plan = Plan.decode(Buffer.from(r.response.value, "base64"));
+    return `${plan.name}@${plan.height}`;
+  }
+
+  upgradeInfo(i: number): string | undefined {
+    const path = join(this.nodes[i].home, "data", "upgrade-info.json");
+    return existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  }
+
+  /** What node `i`'s CometBFT stored for block `h`: its id, and the app hash its header carries (after h-1). */
+  async block(i: number, h: number): Promise<{ hash: string; appHash: string } | undefined> {
+    const r = await rpc<{ block_id: { hash: string }; block: { header: { app_hash: string } } }>(this.nodes[i].rpc, "block", { height: String(h) });
+    return r && { hash: r.block_id.hash, appHash: r.block.header.app_hash };
+  }
+
+  /** The app's own last committed height and app hash (`abci_info`, answered by the app through CometBFT). */
+  async appInfo(i: number): Promise<{ height: number; appHash: string } | undefined> {
+    const r = await rpc<{ response: { last_block_height?: string; last_block_app_hash?: string } }>(this.nodes[i].rpc, "abci_info");
+    return r && { height: Number(r.response.last_block_height ?? 0), appHash: Buffer.from(r.response.last_block_app_hash ?? "", "base64").toString("hex").toUpperCase() };
+  }
+
+  // ---- the end ----
+
+  /** Writes every process's log (its JSON lines, then its stderr) to `<dest>/<node>.<n>.log`, for a failed run. */
+  saveLogs(dest: string): void {
+    mkdirSync(dest, { recursive: true });
+    const seen = new Map<string, number>();
+    for (const p of this.procs) {
+      const n = (seen.get(p.node.name) ?? 0) + 1;
+      seen.set(p.node.name, n);
+      const lines = p.records.map((r) => JSON.stringify(r));
+      writeFileSync(join(dest, `${p.node.name}.${n}.log`), `${lines.join("\n")}\n--- stderr ---\n${p.stderr()}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.procs].map(async (p) => {
+        if (p.cometPid) signal(p.cometPid, "SIGKILL");
+        await p.kill();
+      }),
+    );
+    // Anything left that names this testnet (a node a sidecar started, its CometBFT).
+    for (const pid of processesMentioning(this.dir)) signal(pid, "SIGKILL");
+    await waitUntil(() => processesMentioning(this.dir).length === 0, 30_000, "no process of the testnet").catch(() => undefined);
+    await this.proxy.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function rpc<T>(url: string, method: string, params: Record<string, string> = {}): Promise<T | undefined> {
+  try {
+    const q = new URLSearchParams(params).toString();
+    const res = await fetch(`${url}/${method}${q ? `?${q}` : ""}`, { signal: AbortSignal.timeout(5000) });
+    return ((await res.json()) as { result?: T }).result;
+  } catch {
+    return undefined;
+  }
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signal(pid: number, s: NodeJS.Signals): void {
+  try {
+    process.kill(pid, s);
+  } catch {
+    /* gone */
+  }
+}
+
+export const records = (p: { records: LogRecord[] }, msg: string) => p.records.filter((r) => r.msg === msg);
+export type { LogRecord };
