@@ -36,23 +36,24 @@ export class UpgradeError extends Error {
 
   /** The process exit code a host uses when this error halts the node (docs/spec/keeper.md §6.1). */
   get exitCode(): number {
-    return EXIT_CODES[this.kind] ?? 1;
+    return (EXIT_CODES as Partial<Record<UpgradeErrorKind, number>>)[this.kind] ?? 1;
   }
 }
 
-const EXIT_CODES: Partial<Record<UpgradeErrorKind, number>> = {
+/** The process exit code of each kind of error that halts a node (docs/spec/keeper.md §6.1); any other is 1. */
+export const EXIT_CODES = {
   "upgrade-needed": 20,
   "binary-too-early": 21,
   downgrade: 22,
   "handler-failed": 23,
   "info-write-failed": 24,
   "corrupt-store": 25,
-};
+} as const satisfies Partial<Record<UpgradeErrorKind, number>>;
 
 /** Exit code for any error that stops PreBlock; a handler's own error counts as handler-failed. */
 export function haltExitCode(err: unknown): number {
   if (err instanceof UpgradeError) return err.exitCode;
-  return 23;
+  return EXIT_CODES["handler-failed"];
 }
 
 const invalidRequest = (text: string) => new UpgradeError("sdk", 18, `${text}: invalid request`, "invalid-request");

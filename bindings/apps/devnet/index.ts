@@ -35,7 +35,7 @@ export {
   type Migration,
   type ModuleContext,
 } from "./chain/app.js";
-export { exitCodeFor, TxError, DevnetHaltError } from "./shared/errors.js";
+export { exitCodeFor, TxError, DevnetError, DevnetHaltError, type DevnetErrorKind } from "./shared/errors.js";
 export {
   readGenesisKeys,
   readGenesis,

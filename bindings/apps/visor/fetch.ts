@@ -17,6 +17,7 @@ import { ensureBinary, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { osArch } from "./names.js";
 import { createProgress } from "./progress.js";
+import { VisorError } from "./errors.js";
 
 /**
  * The download limits of the configuration (docs/spec/sidecar.md §3, §7.2): size, idle timeout, deadline, minimum
@@ -62,18 +63,18 @@ export async function binarySource(info: string, work: string, o: FetchOptions):
   try {
     binaries = await resolveInfo(info, work, { limits: o.limits, enforceChecksum: o.mustHaveChecksum, checksums: "sidecar" });
   } catch (e) {
-    throw new Error(`cannot parse upgrade info: ${messageOf(e)}`);
+    throw new VisorError(`cannot parse upgrade info: ${messageOf(e)}`);
   }
-  if (binaries.size === 0) throw new Error('invalid binaries: no "binaries" entries found');
+  if (binaries.size === 0) throw new VisorError('invalid binaries: no "binaries" entries found');
   const platform = o.platform ?? osArch();
   const key = binaries.has(platform) ? platform : binaries.has("any") ? "any" : undefined;
   if (key === undefined) {
     const [os, arch] = platform.split("/");
-    throw new Error(`cannot find binary for os/arch: neither ${os}/${arch}, nor any`);
+    throw new VisorError(`cannot find binary for os/arch: neither ${os}/${arch}, nor any`);
   }
   const raw = binaries.get(key)!;
   const url = checkUrl(raw, o.mustHaveChecksum, "sidecar");
-  if ("problem" in url) throw new Error(`invalid binaries: invalid url ${goQuote(raw)} in binaries[${key}]: ${url.problem}`);
+  if ("problem" in url) throw new VisorError(`invalid binaries: invalid url ${goQuote(raw)} in binaries[${key}]: ${url.problem}`);
   return { key, url };
 }
 
@@ -108,12 +109,12 @@ export async function fetchUpgrade(planName: string, info: string, o: FetchOptio
         },
       }));
     } catch (e) {
-      throw new Error(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
+      throw new VisorError(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
     }
     try {
       await ensureBinary(join(result, "bin", o.daemonName));
     } catch (e) {
-      throw new Error(`downloaded binary doesn't check out: ${messageOf(e)}`);
+      throw new VisorError(`downloaded binary doesn't check out: ${messageOf(e)}`);
     }
     await chmod(result, 0o755);
     await mkdir(o.layout.upgradesDir, { recursive: true, mode: 0o755 });

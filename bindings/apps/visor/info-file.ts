@@ -5,7 +5,8 @@
  * change stamp, the current upgrade's record, the manual-plan record and the node's skip heights.
  */
 import { readFile, stat } from "node:fs/promises";
-import { errors } from "../../core/errors.js";
+import { errors, type UpgradeError } from "../../core/errors.js";
+import { VisorError } from "./errors.js";
 import { parseUpgradeInfo } from "../../module/upgrade-info/decode.js";
 import { recase } from "./names.js";
 
@@ -18,21 +19,28 @@ export interface VisorPlan {
   info: string;
 }
 
+/** A file that parses but fails ValidateBasic: `check` is the one that failed (`invalid upgrade-info.json content: <err>`). */
+export class InvalidPlanError extends VisorError {
+  override name = "InvalidPlanError";
+  constructor(
+    readonly check: "time" | "name" | "height",
+    cause: UpgradeError,
+  ) {
+    super(`invalid upgrade-info.json content: ${cause.message}`, { cause });
+  }
+}
+
 /** ValidateBasic in the order Go checks (time, name, height); `upgraded_client_state` is refused by the parser. */
 function validateBasic(name: string, height: bigint, timeIsZero: boolean): void {
-  if (!timeIsZero) throw errors.timeDeprecated();
-  if (name.length === 0) throw errors.nameEmpty();
-  if (height <= 0n) throw errors.heightNotPositive();
+  if (!timeIsZero) throw new InvalidPlanError("time", errors.timeDeprecated());
+  if (name.length === 0) throw new InvalidPlanError("name", errors.nameEmpty());
+  if (height <= 0n) throw new InvalidPlanError("height", errors.heightNotPositive());
 }
 
 /** Parses and validates the file's text; throws with the messages of docs/spec/sidecar.md §4. */
 export function planFromText(text: string, path: string, disableRecase: boolean): VisorPlan {
   const parsed = parseUpgradeInfo(text, path);
-  try {
-    validateBasic(parsed.name, parsed.height, parsed.timeIsZero);
-  } catch (e) {
-    throw new Error(`invalid upgrade-info.json content: ${(e as Error).message}`);
-  }
+  validateBasic(parsed.name, parsed.height, parsed.timeIsZero);
   return { name: disableRecase ? parsed.name : recase(parsed.name), rawName: parsed.name, height: parsed.height, info: parsed.info };
 }
 

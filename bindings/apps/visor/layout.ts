@@ -9,6 +9,7 @@ import { basename, join, resolve } from "node:path";
 import { readCurrentName } from "./info-file.js";
 import { upgradeDirName } from "./names.js";
 import { ROOT_NAME } from "./config/index.js";
+import { VisorError } from "./errors.js";
 
 export interface LayoutConfig {
   home: string;
@@ -44,7 +45,7 @@ export async function ensureBinary(path: string): Promise<void> {
   } catch (e) {
     throw pathError("stat", path, e);
   }
-  if (!st.isFile()) throw new Error(`${basename(path)} is not a regular file`);
+  if (!st.isFile()) throw new VisorError(`${basename(path)} is not a regular file`);
   if ((st.mode & 0o111) !== 0o111) await chmod(path, (st.mode & 0o7777) | 0o111);
 }
 
@@ -125,23 +126,23 @@ export class Layout {
       try {
         await stat(this.genesisBin);
       } catch (err) {
-        throw new Error(`cannot create the current link: the genesis binary is missing: ${pathError("stat", this.genesisBin, err).message}`);
+        throw new VisorError(`cannot create the current link: the genesis binary is missing: ${pathError("stat", this.genesisBin, err).message}`);
       }
       try {
         await symlink("genesis", link);
       } catch (err) {
-        if ((err as { code?: string }).code === "EEXIST") throw new Error("symlink genesis current: file exists");
+        if ((err as { code?: string }).code === "EEXIST") throw new VisorError("symlink genesis current: file exists");
         throw pathError("symlink genesis", link, err);
       }
       return { dir: this.genesisDir, bin: this.genesisBin, target: "genesis" };
     }
-    if (!st.isSymbolicLink()) throw new Error("symlink genesis current: file exists");
+    if (!st.isSymbolicLink()) throw new VisorError("symlink genesis current: file exists");
     const target = await readlink(link);
     const dir = resolve(this.root, target);
     try {
       if (!(await stat(dir)).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     } catch (e) {
-      throw new Error(`the current link points to ${JSON.stringify(target)}, which is missing: ${pathError("stat", dir, e).message}`);
+      throw new VisorError(`the current link points to ${JSON.stringify(target)}, which is missing: ${pathError("stat", dir, e).message}`);
     }
     return { dir, bin: join(dir, "bin", this.cfg.name), target };
   }

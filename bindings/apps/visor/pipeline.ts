@@ -20,10 +20,11 @@ import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { downloadLimits, exists, fetchUpgrade } from "./fetch.js";
-import { isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
+import { InvalidPlanError, isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
 import { ensureBinary, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { runAppPreUpgrade, runCustomPreUpgrade } from "./preupgrade.js";
+import { VisorError } from "./errors.js";
 
 /** The pipeline stopped for a signal; the visor exits 128 + its number. */
 export class Interrupted extends Error {
@@ -67,10 +68,10 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
     return bin;
   }
   if (!cfg.allowDownloadBinaries) {
-    throw new Error(`binary not present, downloading disabled: stat ${bin}: no such file or directory`);
+    throw new VisorError(`binary not present, downloading disabled: stat ${bin}: no such file or directory`);
   }
   const dir = layout.upgradeDir(plan.name);
-  if (await exists(dir)) throw new Error(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
+  if (await exists(dir)) throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
   log.info("no upgrade binary found, beginning to download it");
   const r = await fetchUpgrade(plan.name, plan.info, {
     layout,
@@ -93,11 +94,12 @@ async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) =
   let text: string | undefined;
   try {
     text = await readText(layout.infoFile);
-    if (text === undefined) throw new Error(`open ${layout.infoFile}: no such file or directory`);
+    if (text === undefined) throw new VisorError(`open ${layout.infoFile}: no such file or directory`);
     planFromText(text, layout.infoFile, cfg.disableRecase);
   } catch (e) {
-    if (text !== undefined && /name cannot be empty/.test((e as Error).message)) throw new Error("upgrade-info.json is empty");
-    throw new Error(`error while reading upgrade-info.json: ${(e as Error).message}`);
+    // cosmovisor's word for a plan without a name.
+    if (e instanceof InvalidPlanError && e.check === "name") throw new VisorError("upgrade-info.json is empty");
+    throw new VisorError(`error while reading upgrade-info.json: ${(e as Error).message}`);
   }
   log.info("starting to take backup of data directory", { backup_dir: cfg.dataBackupDir });
   const pause = ctx.hooks?.pause;
@@ -115,7 +117,7 @@ async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) =
     });
   } catch (e) {
     if (supervisor.signal.aborted) throw e;
-    throw new Error(`error while taking data backup: ${(e as Error).message}`);
+    throw new VisorError(`error while taking data backup: ${(e as Error).message}`);
   }
   if (saved.reused) return void log.info(`backup for "${plan.name}" at height ${plan.height} already taken, reusing it`, { path: saved.path });
   log.info("backup completed");

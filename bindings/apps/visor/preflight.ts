@@ -29,6 +29,7 @@ import { osArch, sameName } from "./names.js";
 import { chainPlan, type ChainPlan } from "./node-rpc.js";
 import { goQuote } from "../../go/quote.js";
 import { messageOf } from "../../base/errors.js";
+import { VisorError } from "./errors.js";
 
 export interface UpgradeReport {
   name: string;
@@ -90,7 +91,7 @@ function fetchOptions(cfg: VisorConfig, layout: Layout, log: VisorLogger, temp: 
 /** The plan to report: the file's when it is pending, else the chain's. */
 async function findPlan(cfg: VisorConfig, layout: Layout): Promise<{ plan?: ChainPlan; source: string; problem?: string; none?: string }> {
   const text = await readText(layout.infoFile).catch((e: Error) => {
-    throw new Error(`error while reading upgrade-info.json: ${e.message}`);
+    throw new VisorError(`error while reading upgrade-info.json: ${e.message}`);
   });
   if (text !== undefined) {
     try {
@@ -329,7 +330,7 @@ export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; pl
     return true;
   }
   const dir = layout.upgradeDir(plan.name);
-  if (await lstat(dir).then(() => true, () => false)) throw new Error(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
+  if (await lstat(dir).then(() => true, () => false)) throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
   const temps: string[] = [];
   try {
     const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform);

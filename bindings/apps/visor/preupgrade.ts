@@ -14,6 +14,7 @@ import type { Supervisor } from "./child.js";
 import { pathError, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import type { VisorPlan } from "./info-file.js";
+import { VisorError } from "./errors.js";
 
 export async function runCustomPreUpgrade(o: { layout: Layout; script: string; plan: VisorPlan; supervisor: Supervisor; log: VisorLogger }): Promise<void> {
   const path = join(o.layout.root, o.script);
@@ -25,20 +26,20 @@ export async function runCustomPreUpgrade(o: { layout: Layout; script: string; p
     err.message = `COSMOVISOR_CUSTOM_PREUPGRADE: ${o.script}: ${err.message}`;
     throw err; // err.code stays ENOENT: a not-found error
   }
-  if (!st.isFile()) throw new Error(`COSMOVISOR_CUSTOM_PREUPGRADE: ${path} is not a regular file`);
+  if (!st.isFile()) throw new VisorError(`COSMOVISOR_CUSTOM_PREUPGRADE: ${path} is not a regular file`);
   if ((st.mode & 0o100) === 0) {
     try {
       await chmod(path, (st.mode & 0o7777) | 0o100);
     } catch {
-      throw new Error("COSMOVISOR_CUSTOM_PREUPGRADE could not add execute permission");
+      throw new VisorError("COSMOVISOR_CUSTOM_PREUPGRADE could not add execute permission");
     }
   }
   o.log.info("running COSMOVISOR_CUSTOM_PREUPGRADE", { command: path, argv1: o.plan.rawName, argv2: o.plan.height });
   const r = o.supervisor.start(path, [o.plan.rawName, String(o.plan.height)], { cwd: o.layout.cfg.home, capture: true });
   const exit = await r.exited;
   o.log.info("COSMOVISOR_CUSTOM_PREUPGRADE result", { command: path, argv1: o.plan.rawName, argv2: o.plan.height, result: r.output().trimEnd() });
-  if (exit.error) throw new Error(`COSMOVISOR_CUSTOM_PREUPGRADE: cannot run ${path}: ${exit.error.message}`);
-  if (exit.status !== 0) throw new Error(`COSMOVISOR_CUSTOM_PREUPGRADE: ${o.script} failed: ${exitText(exit.code, exit.signal)}`);
+  if (exit.error) throw new VisorError(`COSMOVISOR_CUSTOM_PREUPGRADE: cannot run ${path}: ${exit.error.message}`);
+  if (exit.status !== 0) throw new VisorError(`COSMOVISOR_CUSTOM_PREUPGRADE: ${o.script} failed: ${exitText(exit.code, exit.signal)}`);
 }
 
 /** Go's *exec.ExitError text. */
@@ -59,7 +60,7 @@ export async function runAppPreUpgrade(o: {
     const r = o.supervisor.start(o.bin, ["pre-upgrade", "--home", o.layout.cfg.home], { cwd: o.layout.root, capture: true });
     const exit = await r.exited;
     o.log.info("pre-upgrade result", { attempt, exit_code: exit.status, result: r.output().trimEnd() });
-    if (exit.error) throw new Error(`pre-upgrade command failed with unexpected exit code ${exit.status}: ${exit.error.message}`);
+    if (exit.error) throw new VisorError(`pre-upgrade command failed with unexpected exit code ${exit.status}: ${exit.error.message}`);
     switch (exit.code) {
       case 0:
         o.log.info("pre-upgrade successful. continuing the upgrade.");
@@ -68,14 +69,14 @@ export async function runAppPreUpgrade(o: {
         o.log.info("pre-upgrade command does not exist. continuing the upgrade.");
         return;
       case 30:
-        throw new Error(`pre-upgrade command failed : ${exitText(exit.code, exit.signal)}`);
+        throw new VisorError(`pre-upgrade command failed : ${exitText(exit.code, exit.signal)}`);
       case 31:
-        if (attempt > o.maxRetries) throw new Error(`pre-upgrade command failed. reached max attempt of retries - ${o.maxRetries}`);
-        if (o.interrupted()) throw new Error("pre-upgrade interrupted");
+        if (attempt > o.maxRetries) throw new VisorError(`pre-upgrade command failed. reached max attempt of retries - ${o.maxRetries}`);
+        if (o.interrupted()) throw new VisorError("pre-upgrade interrupted");
         o.log.error("pre-upgrade command failed. retrying", { attempt });
         continue;
       default:
-        throw new Error(`pre-upgrade command failed with unexpected exit code ${exit.status}`);
+        throw new VisorError(`pre-upgrade command failed with unexpected exit code ${exit.status}`);
     }
   }
 }

@@ -22,6 +22,7 @@ import { nodeHeight } from "./node-rpc.js";
 import { Interrupted, runPipeline, type PipelineHooks } from "./pipeline.js";
 import { InfoWatcher } from "./watch.js";
 import { sleep } from "../../base/sleep.js";
+import { VisorError } from "./errors.js";
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -138,7 +139,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
         continue;
       }
       const { exit } = out;
-      if (exit.error) throw new Error(`cannot start ${bin}: ${exit.error.message}`);
+      if (exit.error) throw new VisorError(`cannot start ${bin}: ${exit.error.message}`);
       if (exit.status === 0) {
         log.info("the node exited normally");
         return 0;

@@ -12,22 +12,23 @@ import { readPlanFile } from "./info-file.js";
 import { ensureBinary, Layout, pathError, random } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { sameName } from "./names.js";
+import { VisorError } from "./errors.js";
 
 export async function initVisor(cfg: { home: string; name: string }, path: string | undefined, log: VisorLogger): Promise<string> {
-  if (path === undefined || path === "") throw new Error("no <path to executable> provided");
+  if (path === undefined || path === "") throw new VisorError("no <path to executable> provided");
   let st;
   try {
     st = await stat(path);
   } catch (e) {
-    throw new Error(`executable file not found: ${pathError("stat", path, e).message}`);
+    throw new VisorError(`executable file not found: ${pathError("stat", path, e).message}`);
   }
-  if (st.isDirectory()) throw new Error("invalid path to executable: must not be a directory");
+  if (st.isDirectory()) throw new VisorError("invalid path to executable: must not be a directory");
   const layout = new Layout({ home: cfg.home, name: cfg.name, disableRecase: false });
   const binDir = dirname(layout.genesisBin);
 
   log.info("checking on the genesis/bin directory");
   const dirStat = await lstat(binDir).catch(() => undefined);
-  if (dirStat && !dirStat.isDirectory()) throw new Error(`the path ${JSON.stringify(binDir)} already exists but is not a directory`);
+  if (dirStat && !dirStat.isDirectory()) throw new VisorError(`the path ${JSON.stringify(binDir)} already exists but is not a directory`);
   if (!dirStat) {
     log.info(`creating directory (and any parents): ${JSON.stringify(binDir)}`);
     await mkdir(binDir, { recursive: true, mode: 0o750 });
@@ -69,20 +70,20 @@ export async function addUpgrade(
   try {
     st = await stat(path);
   } catch (e) {
-    throw new Error(`invalid executable: ${pathError("stat", path, e).message}`);
+    throw new VisorError(`invalid executable: ${pathError("stat", path, e).message}`);
   }
-  if (!st.isFile()) throw new Error(`invalid executable: ${path} is not a regular file`);
+  if (!st.isFile()) throw new VisorError(`invalid executable: ${path} is not a regular file`);
   log.info(`Using ${path} for ${upgradeName} upgrade`);
 
   if (o.height !== undefined) {
     // Never replace a plan that is still pending, unless told to.
     const existing = await readPlanFile(layout.infoFile, cfg.disableRecase).catch(() => undefined);
     if (existing && !o.force && !sameName(existing.name, await layout.currentName())) {
-      throw new Error(`${layout.infoFile} already holds the pending upgrade "${existing.name}" at height ${existing.height}; use --force to replace it`);
+      throw new VisorError(`${layout.infoFile} already holds the pending upgrade "${existing.name}" at height ${existing.height}; use --force to replace it`);
     }
   }
 
-  if ((await lstat(dest).then(() => true, () => false)) && !o.force) throw new Error(`file already exists at ${dest}`);
+  if ((await lstat(dest).then(() => true, () => false)) && !o.force) throw new VisorError(`file already exists at ${dest}`);
   await mkdir(dirname(dest), { recursive: true, mode: 0o755 });
   const temp = `${dest}.${random()}.tmp`;
   try {

@@ -152,6 +152,7 @@ describe("starting a node: the engine must fit the home, and CometBFT must be th
       return p;
     };
     expect(() => findCometbft(fake("old", "0.37.4"))).toThrow(/is CometBFT 0\.37\.4; the devnet speaks the ABCI\+\+ of CometBFT v0\.38\.x$/);
+    expect(() => findCometbft(fake("old", "0.37.4"))).toThrow(expect.objectContaining({ name: "DevnetError", kind: "cometbft" }));
     expect(() => findCometbft(fake("other", "hello"))).toThrow(/is not a working CometBFT: `.+ version` printed "hello\\n"$/);
     const env = { ...process.env };
     try {

@@ -172,6 +172,9 @@ describe("initDevnet", () => {
     const home = tempDir();
     await expect(initDevnet({ home, validators: 0 })).rejects.toThrow(/validators must be an integer from 1 to 100/);
     await expect(initDevnet({ home, votingPeriod: "ten seconds" })).rejects.toThrow(/invalid voting period/);
+    // Typed: the kind of failure, for callers that decide on it.
+    await expect(initDevnet({ home, votingPeriod: "1us" })).rejects.toMatchObject({ name: "DevnetError", kind: "option", message: 'invalid voting period "1us": must be at least 1ms' });
+    await expect(initDevnet({ home: a.home })).rejects.toMatchObject({ name: "DevnetError", kind: "home" });
     await expect(initDevnet({ home, minDeposit: "1.5stake" })).rejects.toThrow(/amount must be a whole number/);
     await expect(initDevnet({ home, chainId: "bad chain" })).rejects.toThrow(/invalid chain id/);
     const keysAgain = await readGenesisKeys(a.home);

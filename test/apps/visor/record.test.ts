@@ -4,11 +4,16 @@
  * right after the switch never finds the new binary without the record of the upgrade it runs. The visor
  * used to write it without any fsync.
  */
-import { readFileSync, readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { Supervisor } from "../../../bindings/apps/visor/child.js";
+import { VisorError } from "../../../bindings/apps/visor/errors.js";
+import { InvalidPlanError, planFromText } from "../../../bindings/apps/visor/info-file.js";
+import { Layout } from "../../../bindings/apps/visor/layout.js";
+import { runPipeline } from "../../../bindings/apps/visor/pipeline.js";
 import { FSYNC_OBSERVABLE, recordSyncs } from "../../support/fsync.js";
-import { CHAIN2_DUMMYD, GENESIS_DUMMYD, newHome, removeTempDirs, runVisorIn, stage } from "./helpers.js";
+import { CHAIN2_DUMMYD, GENESIS_DUMMYD, config, newHome, removeTempDirs, runVisorIn, silent, stage } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
@@ -44,5 +49,41 @@ describe("the upgrade record before the switch", () => {
     expect(file).toBeGreaterThanOrEqual(0);
     expect(atSwitch!.syncs.indexOf(upgradeDir, file)).toBeGreaterThan(file);
     expect(readlinkSync(join(h.home, "cosmovisor", "current"))).toBe("upgrades/chain2");
+  });
+});
+
+describe("the pipeline decides on typed errors, not on their text", () => {
+  it("a plan file that fails ValidateBasic is an InvalidPlanError naming the check", () => {
+    const check = (text: string) => {
+      try {
+        planFromText(text, "upgrade-info.json", false);
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidPlanError);
+        expect(e).toBeInstanceOf(VisorError);
+        return [(e as InvalidPlanError).check, (e as Error).message];
+      }
+      return undefined;
+    };
+    expect(check('{"name":"","height":5}')).toEqual(["name", "invalid upgrade-info.json content: name cannot be empty: invalid request"]);
+    expect(check('{"name":"v2","height":0}')).toEqual(["height", "invalid upgrade-info.json content: height must be greater than 0: invalid request"]);
+    expect(check('{"name":"","height":5,"time":"2020-01-01T00:00:00Z"}')?.[0]).toBe("time");
+    expect(check('{"name":"v2","height":5}')).toBeUndefined();
+  });
+
+  it("a plan file whose name went empty before the backup: `upgrade-info.json is empty`, current untouched", async () => {
+    const h = await newHome(GENESIS_DUMMYD);
+    await stage(h, "chain2", CHAIN2_DUMMYD);
+    writeFileSync(join(h.home, "data", "upgrade-info.json"), '{"name":"","height":49}');
+    const cfg = config(h);
+    const layout = new Layout(cfg);
+    await layout.resolveCurrent();
+    const ctx = { cfg, layout, log: silent, supervisor: new Supervisor({ log: silent, killGraceMs: 1000 }) };
+    const failed = await runPipeline(ctx, { name: "chain2", rawName: "chain2", height: 49n, info: "" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failed).toBeInstanceOf(VisorError);
+    expect((failed as Error).message).toBe("upgrade-info.json is empty");
+    expect(readlinkSync(join(h.home, "cosmovisor", "current"))).toBe("genesis");
   });
 });

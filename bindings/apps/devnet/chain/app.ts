@@ -33,6 +33,7 @@ import type { Plan, StoreUpgrades, VersionMap } from "../../../core/types.js";
 import { isUint64 } from "../../../go/int.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
+import { DevnetError } from "../shared/errors.js";
 
 /** What a module's hooks and migrations get. */
 export interface ModuleContext {
@@ -147,13 +148,13 @@ export async function loadApp(app: string | AppDefinition | undefined): Promise<
       } catch (e) {
         const code = (e as { code?: string }).code;
         if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes(`'${app.split("/")[0]}`)) {
-          throw new Error(`app module ${app} not found (neither a file nor an installed package)`);
+          throw new DevnetError("app", `app module ${app} not found (neither a file nor an installed package)`);
         }
-        throw new Error(`cannot load app module ${app}: ${messageOf(e)}`);
+        throw new DevnetError("app", `cannot load app module ${app}: ${messageOf(e)}`);
       }
       return resolveApp(pick(mod, app));
     }
-    throw new Error(`app module ${app} not found`);
+    throw new DevnetError("app", `app module ${app} not found`);
   }
   if (info.isDirectory()) {
     let found: string | undefined;
@@ -167,7 +168,7 @@ export async function loadApp(app: string | AppDefinition | undefined): Promise<
         /* next */
       }
     }
-    if (!found) throw new Error(`app directory ${app} has no index.mjs or index.js`);
+    if (!found) throw new DevnetError("app", `app directory ${app} has no index.mjs or index.js`);
     path = found;
   }
   return resolveApp(pick(await importModule(pathToFileURL(path).href, app), app));
@@ -177,19 +178,19 @@ async function importModule(specifier: string, shown: string): Promise<Record<st
   try {
     return (await import(specifier)) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`cannot load app module ${shown}: ${messageOf(e)}`);
+    throw new DevnetError("app", `cannot load app module ${shown}: ${messageOf(e)}`);
   }
 }
 
 function pick(mod: Record<string, unknown>, shown: string): AppDefinition {
   const def = (mod.default ?? mod.app) as AppDefinition | undefined;
-  if (def === undefined) throw new Error(`app module ${shown} has no default export (or export named "app")`);
+  if (def === undefined) throw new DevnetError("app", `app module ${shown} has no default export (or export named "app")`);
   return def;
 }
 
 /** Validates an app definition and merges its modules with the built-ins. */
 export function resolveApp(def: AppDefinition): LoadedApp {
-  const fail = (msg: string) => new Error(`invalid app definition: ${msg}`);
+  const fail = (msg: string) => new DevnetError("app", `invalid app definition: ${msg}`);
   if (typeof def !== "object" || def === null) throw fail("not an object");
   if (typeof def.name !== "string" || def.name === "") throw fail("name must be a non-empty string");
   const modules = new Map<string, ResolvedModule>();

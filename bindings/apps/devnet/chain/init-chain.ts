@@ -15,6 +15,7 @@ import { GOV_MODULE_ADDRESS, makeGovParams, type GovModule } from "../modules/go
 import { setValidator } from "../modules/staking.js";
 import { FEE_COLLECTOR } from "./tx.js";
 import { base64, hexUpper, sha256 } from "../shared/util.js";
+import { DevnetError } from "../shared/errors.js";
 
 export type AppState = DevnetGenesis["app_state"];
 
@@ -34,7 +35,7 @@ const POWER_REDUCTION = 1_000_000n;
  */
 export function bondedValidators(s: AppState, consensus: ConsensusValidator[] | undefined): GenesisValidator[] {
   const listed = s.staking?.validators;
-  if (!Array.isArray(listed)) throw new Error("invalid genesis app_state: staking.validators must be a list");
+  if (!Array.isArray(listed)) throw new DevnetError("genesis", "invalid genesis app_state: staking.validators must be a list");
   if (consensus === undefined) return listed;
   const byKey = new Map(listed.map((v) => [v.consensus_pubkey, v]));
   const out: GenesisValidator[] = [];
@@ -42,12 +43,12 @@ export function bondedValidators(s: AppState, consensus: ConsensusValidator[] | 
     const key = base64(c.pubKey);
     const address = hexUpper(sha256(c.pubKey).subarray(0, 20));
     const v = byKey.get(key);
-    if (!v) throw new Error(`genesis validator ${address} (power ${c.power}) has no entry in app_state.staking.validators, so it has no gov account`);
+    if (!v) throw new DevnetError("genesis", `genesis validator ${address} (power ${c.power}) has no entry in app_state.staking.validators, so it has no gov account`);
     byKey.delete(key);
     out.push({ ...v, consensus_address: address, power: c.power.toString(), tokens: (c.power * POWER_REDUCTION).toString() });
   }
   const left = [...byKey.values()].map((v) => v.name || v.consensus_address);
-  if (left.length > 0) throw new Error(`app_state.staking.validators lists ${left.join(", ")}, which the consensus genesis does not`);
+  if (left.length > 0) throw new DevnetError("genesis", `app_state.staking.validators lists ${left.join(", ")}, which the consensus genesis does not`);
   return out;
 }
 

@@ -21,6 +21,7 @@ import { appDbPath } from "../shared/genesis.js";
 import { ChainState } from "./state.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
+import { DevnetError } from "../shared/errors.js";
 
 export const createKeeper = (options: KeeperOptions) => createKeeperWith(options, { read: readUpgradeInfo, write: writeUpgradeInfo });
 
@@ -69,7 +70,8 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
     ms = await openCommitStore(db, o.keepRecent);
   } catch (e) {
     if (!(e instanceof StoreFormatError)) throw e;
-    throw new Error(
+    throw new DevnetError(
+      "home",
       `${appDbPath(home)}: ${e.message}. This node home was made by an xupgrade whose app hash was a hash chain; this one commits to IAVL trees ` +
         "(docs/spec/store.md) and would compute different app hashes. Start a new home (xupgrade devnet init), or run this one with the xupgrade that made it.",
       { cause: e },

@@ -16,7 +16,7 @@
  * Also CheckTx (on the check state) and Simulate, which read the committed state.
  */
 import type { Any } from "cosmjs-types/google/protobuf/any";
-import { haltExitCode } from "../../../core/errors.js";
+import { EXIT_CODES, haltExitCode } from "../../../core/errors.js";
 import type { UpgradeKeeper } from "../../../module/keeper.js";
 import type { CommitMultiStore } from "../../../store/rootmulti/store.js";
 import type { VersionMap } from "../../../core/types.js";
@@ -216,7 +216,7 @@ export class ChainState {
         const res = await this.o.upgradeStore.with(branch.store("upgrade"), () => this.o.keeper.preBlock(h, { appVersion: this.appVersion, ctx }));
         upgraded = res.consensusParamsChanged;
       } catch (e) {
-        const code = typeof e === "object" && e !== null && this.o.handlerErrors.has(e) ? 23 : haltExitCode(e);
+        const code = typeof e === "object" && e !== null && this.o.handlerErrors.has(e) ? EXIT_CODES["handler-failed"] : haltExitCode(e);
         throw new BlockHaltError(h, code, e);
       }
 

@@ -25,6 +25,7 @@ import { base64, hexLower, hexUpper, nowNs, sha256, utf8 } from "../shared/util.
 import { formatRfc3339NanoNs } from "../../../go/time.js";
 import { parseDurationOption } from "../../../go/option.js";
 import { messageOf } from "../../../base/errors.js";
+import { DevnetError } from "../shared/errors.js";
 
 export interface InitDevnetOptions {
   home: string;
@@ -86,7 +87,7 @@ export async function initDevnet(options: InitDevnetOptions): Promise<InitDevnet
   const o = validateInit(options, await loadCore());
   if (!o.overwrite) {
     for (const p of [genesisPath(o.home), devnetConfigPath(o.home)]) {
-      if (await exists(p)) throw new Error(`${p} already exists: the devnet home is already initialised (pass overwrite to replace it)`);
+      if (await exists(p)) throw new DevnetError("home", `${p} already exists: the devnet home is already initialised (pass overwrite to replace it)`);
     }
   }
   const { genesis, keys, privKeys } = await buildGenesis(o);
@@ -188,23 +189,23 @@ export function validateInit(options: InitDevnetOptions, core: Core) {
     throw new RangeError(`validators must be an integer from 1 to 100, got ${String(validators)}`);
   }
   const chainId = options.chainId ?? DEFAULTS.chainId;
-  if (!CHAIN_ID.test(chainId)) throw new Error(`invalid chain id "${chainId}": use 1–50 letters, digits, '_', '.', '-'`);
+  if (!CHAIN_ID.test(chainId)) throw new DevnetError("option", `invalid chain id "${chainId}": use 1–50 letters, digits, '_', '.', '-'`);
   const minDepositText = options.minDeposit ?? DEFAULTS.minDeposit;
   let minDeposit: Coin[];
   try {
     minDeposit = parseCoins(core, minDepositText);
   } catch (e) {
-    throw new Error(`invalid min deposit "${minDepositText}": ${(e as Error).message}`);
+    throw new DevnetError("option", `invalid min deposit "${minDepositText}": ${(e as Error).message}`);
   }
-  if (minDeposit.length === 0) throw new Error(`invalid min deposit "${minDepositText}": must not be empty`);
+  if (minDeposit.length === 0) throw new DevnetError("option", `invalid min deposit "${minDepositText}": must not be empty`);
   const accounts = options.accounts ?? [...DEFAULTS.accounts];
   const seen = new Set<string>();
   for (const a of accounts) {
-    if (!KEY_NAME.test(a) || /^validator[0-9]+$/.test(a) || seen.has(a)) throw new Error(`invalid or duplicate account name "${a}"`);
+    if (!KEY_NAME.test(a) || /^validator[0-9]+$/.test(a) || seen.has(a)) throw new DevnetError("option", `invalid or duplicate account name "${a}"`);
     seen.add(a);
   }
   let genesisTime = options.genesisTime ?? formatRfc3339NanoNs(nowNs());
-  if (Number.isNaN(Date.parse(genesisTime))) throw new Error(`invalid genesis time "${genesisTime}"`);
+  if (Number.isNaN(Date.parse(genesisTime))) throw new DevnetError("option", `invalid genesis time "${genesisTime}"`);
   genesisTime = String(genesisTime);
   return {
     home: options.home,
@@ -240,6 +241,6 @@ export function checkDuration(text: string, what: string): bigint {
   try {
     return parseDurationOption(text, "period");
   } catch (e) {
-    throw new Error(`invalid ${what} "${text}": ${messageOf(e)}`);
+    throw new DevnetError("option", `invalid ${what} "${text}": ${messageOf(e)}`);
   }
 }

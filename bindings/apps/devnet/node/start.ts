@@ -18,7 +18,7 @@ import { loadApp, type AppDefinition } from "../chain/app.js";
 import { findCometbft, type CometbftBinary } from "./engine/cometbft/binary.js";
 import { startCometEngine } from "./engine/cometbft/run.js";
 import { startLocalEngine } from "./engine/local/run.js";
-import { exitCodeFor } from "../shared/errors.js";
+import { exitCodeFor, DevnetError } from "../shared/errors.js";
 import { readDevnetConfig, readGenesis, type DevnetConfig } from "../shared/genesis.js";
 import type { DevnetEngine, DevnetHandle } from "./handle.js";
 import { fullLogger } from "../shared/logger.js";
@@ -85,11 +85,11 @@ export function keepRecentOf(pruning: string, keepRecent: number | undefined): n
       return 2;
     case "custom":
       if (keepRecent === undefined || !Number.isSafeInteger(keepRecent) || keepRecent < 1) {
-        throw new Error(`pruning "custom" needs pruning-keep-recent, an integer of at least 1; got ${keepRecent}`);
+        throw new DevnetError("option", `pruning "custom" needs pruning-keep-recent, an integer of at least 1; got ${keepRecent}`);
       }
       return keepRecent;
     default:
-      throw new Error(`unknown pruning strategy ${JSON.stringify(pruning)}: use default, nothing, everything or custom`);
+      throw new DevnetError("option", `unknown pruning strategy ${JSON.stringify(pruning)}: use default, nothing, everything or custom`);
   }
 }
 
@@ -106,7 +106,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   if (engine === "local") {
     blockTimeNs = checkDuration(options.blockTime ?? config.block_time, "block time");
   } else {
-    if (options.blockTime !== undefined) throw new Error(`the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
+    if (options.blockTime !== undefined) throw new DevnetError("option", `the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
     cometbft = findCometbft(options.cometbft);
   }
   if (options.haltGrace !== undefined && engine === "local") throw new Error("the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
@@ -163,10 +163,11 @@ function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer): DevnetH
 /** The engine to run a home with: the one asked for must be the one the home was made for. */
 function engineOf(asked: DevnetEngine | undefined, config: DevnetConfig, home: string): DevnetEngine {
   const made = config.engine ?? "local";
-  if (asked !== undefined && asked !== "local" && asked !== "cometbft") throw new Error(`unknown engine ${JSON.stringify(asked)}: use local or cometbft`);
-  if (made !== "local" && made !== "cometbft") throw new Error(`${home}/config/devnet.json names an unknown engine ${JSON.stringify(made)}`);
+  if (asked !== undefined && asked !== "local" && asked !== "cometbft") throw new DevnetError("option", `unknown engine ${JSON.stringify(asked)}: use local or cometbft`);
+  if (made !== "local" && made !== "cometbft") throw new DevnetError("home", `${home}/config/devnet.json names an unknown engine ${JSON.stringify(made)}`);
   if (asked !== undefined && asked !== made) {
-    throw new Error(
+    throw new DevnetError(
+      "home",
       made === "cometbft"
         ? `${home} is a CometBFT node home (devnet init --engine cometbft): start it with --engine cometbft`
         : `${home} is a single-process devnet home: initialise a CometBFT testnet with \`xupgrade devnet init --engine cometbft\` and start one of its node homes`,

@@ -26,6 +26,7 @@ import { join } from "node:path";
 import type { LevelDb } from "../../../store/level.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
+import { DevnetError } from "../shared/errors.js";
 
 export const snapshotSocketPath = (home: string) => join(home, "snapshot.sock");
 export const snapshotEndpointPath = (home: string) => join(home, "snapshot.endpoint.json");
@@ -233,7 +234,7 @@ async function streamSnapshot(db: LevelDb, socket: Socket): Promise<SnapshotStat
       }
     }
     await flush();
-    if (height === undefined) throw new Error("the database has no committed height");
+    if (height === undefined) throw new DevnetError("snapshot", "the database has no committed height");
     socket.end(frame(FRAME_DONE, { entries, bytes, height: height.toString() }));
     return { height, entries, bytes };
   } catch (e) {
@@ -258,7 +259,7 @@ export async function findSnapshotEndpoint(home: string): Promise<{ path: string
   }
   const e = JSON.parse(text) as { address?: string; token?: string };
   const m = /^tcp:\/\/127\.0\.0\.1:(\d+)$/.exec(e.address ?? "");
-  if (!m || typeof e.token !== "string") throw new Error(`${snapshotEndpointPath(home)} is not a snapshot endpoint`);
+  if (!m || typeof e.token !== "string") throw new DevnetError("snapshot", `${snapshotEndpointPath(home)} is not a snapshot endpoint`);
   return { host: "127.0.0.1", port: Number(m[1]), token: e.token };
 }
 

@@ -29,7 +29,7 @@ import type { Plan, StoreUpgrades, VersionMap } from "../../../core/types.js";
 import { parseGoDuration } from "../../../go/duration.js";
 import { appVersionMap, loadApp, type AppDefinition, type LoadedApp, type ModuleContext } from "../chain/app.js";
 import { NODE_STORE, openCommitStore } from "../chain/app-hash.js";
-import { exitCodeFor } from "../shared/errors.js";
+import { exitCodeFor, DevnetError } from "../shared/errors.js";
 import { appDbPath, readDevnetConfig, readGenesis } from "../shared/genesis.js";
 import { fullLogger } from "../shared/logger.js";
 import { createKeeper, openAppDb, openNode, type OpenedNode } from "../chain/open.js";
@@ -243,8 +243,8 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
   const ms = await openCommitStore(openAppDb(appDbPath(work)));
   try {
     const h0 = ms.lastCommittedHeight;
-    if (h0 === 0n) throw new Error("the node has no committed block yet: nothing to rehearse on");
-    for (const s of ["upgrade", NODE_STORE]) if (!ms.hasCommittedStore(s)) throw new Error(`the snapshot has no "${s}" store: not a devnet node's database`);
+    if (h0 === 0n) throw new DevnetError("snapshot", "the node has no committed block yet: nothing to rehearse on");
+    for (const s of ["upgrade", NODE_STORE]) if (!ms.hasCommittedStore(s)) throw new DevnetError("snapshot", `the snapshot has no "${s}" store: not a devnet node's database`);
     const appHash = ms.lastAppHash;
     const lastTime = ms.store(NODE_STORE).get(utf8("block_time"));
     const before = readContents(ms);
@@ -254,7 +254,7 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
     const onChain = keeper.getUpgradePlan();
     const name = o.plan ?? onChain?.name;
     if (name === undefined) {
-      throw new Error(`no upgrade is scheduled on chain at height ${h0}: name the upgrade to rehearse (--plan <name>, and --height <h>)`);
+      throw new DevnetError("rehearsal", `no upgrade is scheduled on chain at height ${h0}: name the upgrade to rehearse (--plan <name>, and --height <h>)`);
     }
     if (o.plan !== undefined && (typeof o.plan !== "string" || o.plan === "")) throw new TypeError("plan must be a non-empty name");
     // A plan given here is scheduled in the block after the snapshot, so it can run in the one after that.
@@ -262,7 +262,8 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
     const info = o.info ?? (onChain?.name === name ? onChain.info : "");
     const fromChain = onChain !== undefined && onChain.name === name && onChain.height === height && onChain.info === info;
     if (height <= (fromChain ? h0 : h0 + 1n)) {
-      throw new Error(
+      throw new DevnetError(
+        "rehearsal",
         fromChain
           ? `the upgrade height ${height} is not above the snapshot's height ${h0}: the node is past it`
           : `the upgrade height ${height} is too early: a plan given here is scheduled on the copy in the block after the snapshot (${h0 + 1n}), so its height must be at least ${h0 + 2n}`,
@@ -275,7 +276,7 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
       try {
         keeper.scheduleUpgrade(plan, h0 + 1n);
       } catch (e) {
-        throw new Error(`cannot schedule ${JSON.stringify(name)} at height ${height} on the copy: ${messageOf(e)}`);
+        throw new DevnetError("rehearsal", `cannot schedule ${JSON.stringify(name)} at height ${height} on the copy: ${messageOf(e)}`);
       }
       if (onChain) warnings.push(`the chain's plan ${JSON.stringify(onChain.name)} at height ${onChain.height} was replaced on the copy by the plan given`);
     }
@@ -283,7 +284,7 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
     // The old binary at the height: no handler, so its PreBlock writes upgrade-info.json and halts.
     try {
       await keeper.preBlock(height, { appVersion: keeper.getProtocolVersion() });
-      throw new Error(`the plan ${JSON.stringify(name)} is not due at height ${height} on the copy`);
+      throw new DevnetError("rehearsal", `the plan ${JSON.stringify(name)} is not due at height ${height} on the copy`);
     } catch (e) {
       if (!(e instanceof UpgradeError) || e.kind !== "upgrade-needed") throw e;
     } finally {

@@ -14,6 +14,7 @@ import { appDbPath } from "../shared/genesis.js";
 import { openAppDb } from "../chain/open.js";
 import { fetchSnapshot, NoNodeError } from "./channel.js";
 import { sleep } from "../../../base/sleep.js";
+import { DevnetError } from "../shared/errors.js";
 
 export interface TakenSnapshot {
   /** `node`: served by the running node; `copy`: the files of a stopped node's database. */
@@ -52,7 +53,7 @@ const same = (a: Map<string, string>, b: Map<string, string>) => a.size === b.si
 
 async function copyStoppedDatabase(src: string, dest: string): Promise<void> {
   if (!(await stat(src).catch(() => undefined))?.isDirectory()) {
-    throw new Error(`${src} does not exist: the node has no application database yet (start it once)`);
+    throw new DevnetError("snapshot", `${src} does not exist: the node has no application database yet (start it once)`);
   }
   for (let attempt = 1; attempt <= 3; attempt++) {
     const before = await listing(src);
@@ -62,7 +63,8 @@ async function copyStoppedDatabase(src: string, dest: string): Promise<void> {
     await rm(dest, { recursive: true, force: true });
     await sleep(200 * attempt);
   }
-  throw new Error(
+  throw new DevnetError(
+    "snapshot",
     `${src} changed while it was copied: a node is running on this home but serves no snapshot channel (an older version?); stop it, or upgrade it first`,
   );
 }

@@ -2,7 +2,7 @@
  * Tx-level and module errors as a Cosmos node reports them in CheckTx/DeliverTx results: a codespace, a
  * code and a log `<wrap text>: <base message>` (docs/spec/interfaces.md §7), plus the process exit codes.
  */
-import { UpgradeError } from "../../../core/errors.js";
+import { EXIT_CODES, UpgradeError } from "../../../core/errors.js";
 import { messageOf } from "../../../base/errors.js";
 
 export class TxError extends Error {
@@ -78,12 +78,37 @@ export function exitCodeFor(err: unknown, options: { handler?: boolean } = {}): 
   if (err instanceof UpgradeError) {
     const code = err.exitCode;
     if (code !== 1) return code;
-    return options.handler ? 23 : 1;
+    return options.handler ? EXIT_CODES["handler-failed"] : 1;
   }
   if (typeof err === "object" && typeof (err as { exitCode?: unknown }).exitCode === "number") {
     return (err as { exitCode: number }).exitCode;
   }
-  return options.handler ? 23 : 1;
+  return options.handler ? EXIT_CODES["handler-failed"] : 1;
+}
+
+/**
+ * What a devnet failure a user can act on is about; the message is the whole text.
+ *
+ * - `option`:    an option of initDevnet, initTestnet, startDevnet or rehearseUpgrade (durations, counts, names, engine, pruning);
+ * - `home`:      the home's files: missing, unreadable, invalid, already initialised, or made for another engine or version;
+ * - `genesis`:   a genesis whose app state and validators do not fit together;
+ * - `app`:       an application definition that cannot be loaded or is invalid;
+ * - `cometbft`:  the CometBFT binary: missing, not executable, not v0.38;
+ * - `snapshot`:  the committed state a rehearsal starts from cannot be had;
+ * - `rehearsal`: the rehearsal cannot run (nothing scheduled, a height too early, a plan not due on the copy).
+ */
+export type DevnetErrorKind = "option" | "home" | "genesis" | "app" | "cometbft" | "snapshot" | "rehearsal";
+
+/** A devnet failure a user can act on, by kind (exit code 1). */
+export class DevnetError extends Error {
+  override name = "DevnetError";
+  constructor(
+    readonly kind: DevnetErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 /** An error carrying the exit code the devnet stopped with. */

@@ -11,6 +11,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../../../base/file.js";
 import type { Coin } from "../../../core/types.js";
+import { DevnetError } from "./errors.js";
 
 export interface GenesisValidator {
   name: string;
@@ -142,13 +143,13 @@ export async function readJsonFile<T>(path: string, what: string): Promise<T> {
     text = await readFile(path, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new Error(`${what} not found at ${path}: run devnet init first`);
-    throw new Error(`cannot read ${what} at ${path}: ${(e as Error).message}`);
+    if (code === "ENOENT") throw new DevnetError("home", `${what} not found at ${path}: run devnet init first`);
+    throw new DevnetError("home", `cannot read ${what} at ${path}: ${(e as Error).message}`);
   }
   try {
     return JSON.parse(text) as T;
   } catch (e) {
-    throw new Error(`invalid ${what} at ${path}: ${(e as Error).message}`);
+    throw new DevnetError("home", `invalid ${what} at ${path}: ${(e as Error).message}`);
   }
 }
 

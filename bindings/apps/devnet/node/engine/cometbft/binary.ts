@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { DevnetError } from "../../../shared/errors.js";
 
 export interface CometbftBinary {
   path: string;
@@ -31,24 +32,24 @@ export function findCometbft(explicit?: string): CometbftBinary {
   if (onPath) return checked(onPath, "path");
   const cached = newestInPeersCache();
   if (cached) return checked(cached, "peers");
-  throw new Error(`no CometBFT binary found: ${HOW_TO_GET}`);
+  throw new DevnetError("cometbft", `no CometBFT binary found: ${HOW_TO_GET}`);
 }
 
 function checked(path: string, source: CometbftBinary["source"]): CometbftBinary {
   const what = source === "flag" ? "--cometbft" : source === "env" ? "XUPGRADE_COMETBFT" : source === "path" ? "PATH" : "the peers cache";
-  if (!existsSync(path)) throw new Error(`CometBFT binary ${path} (from ${what}) does not exist: ${HOW_TO_GET}`);
+  if (!existsSync(path)) throw new DevnetError("cometbft", `CometBFT binary ${path} (from ${what}) does not exist: ${HOW_TO_GET}`);
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    throw new Error(`CometBFT binary ${path} (from ${what}) is not executable`);
+    throw new DevnetError("cometbft", `CometBFT binary ${path} (from ${what}) is not executable`);
   }
   const r = spawnSync(path, ["version"], { encoding: "utf8", timeout: 15_000 });
   const version = (r.stdout ?? "").trim().split("\n")[0] ?? "";
   if (r.error || r.status !== 0 || !/^\d+\.\d+\.\d+/.test(version)) {
-    throw new Error(`${path} (from ${what}) is not a working CometBFT: \`${path} version\` ${r.error ? `failed: ${r.error.message}` : `printed ${JSON.stringify((r.stdout ?? "") + (r.stderr ?? ""))}`}`);
+    throw new DevnetError("cometbft", `${path} (from ${what}) is not a working CometBFT: \`${path} version\` ${r.error ? `failed: ${r.error.message}` : `printed ${JSON.stringify((r.stdout ?? "") + (r.stderr ?? ""))}`}`);
   }
   if (!version.startsWith(`${SUPPORTED_SERIES}.`)) {
-    throw new Error(`${path} (from ${what}) is CometBFT ${version}; the devnet speaks the ABCI++ of CometBFT v${SUPPORTED_SERIES}.x`);
+    throw new DevnetError("cometbft", `${path} (from ${what}) is CometBFT ${version}; the devnet speaks the ABCI++ of CometBFT v${SUPPORTED_SERIES}.x`);
   }
   return { path, version, source };
 }

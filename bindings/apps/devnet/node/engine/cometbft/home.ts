@@ -19,6 +19,7 @@ import { writeJsonFile } from "../../../shared/genesis.js";
 import { consensusKeyFromSeed, type ConsensusKey } from "../../../chain/keys.js";
 import { base64, fromHexStrict, hexLower, hexUpper, sha256 } from "../../../shared/util.js";
 import { joinHostPort, parseHostPort, type HostPort } from "../../../../../base/host-port.js";
+import { DevnetError } from "../../../shared/errors.js";
 
 export const configTomlPath = (home: string) => join(home, "config", "config.toml");
 
@@ -157,14 +158,14 @@ export async function readCometConfig(home: string): Promise<CometConfig> {
   try {
     text = await readFile(path, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`no CometBFT config at ${path}: run \`xupgrade devnet init --engine cometbft\` first`);
-    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new DevnetError("home", `no CometBFT config at ${path}: run \`xupgrade devnet init --engine cometbft\` first`);
+    throw new DevnetError("home", `cannot read ${path}: ${(e as Error).message}`);
   }
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    throw new Error(`invalid ${path}: ${(e as Error).message}`);
+    throw new DevnetError("home", `invalid ${path}: ${(e as Error).message}`);
   }
   const rpc = (doc.rpc ?? {}) as Record<string, unknown>;
   const p2p = (doc.p2p ?? {}) as Record<string, unknown>;
@@ -180,9 +181,9 @@ export function rpcUrlOf(laddr: string): string {
   try {
     hp = parseHostPort(laddr.replace(/^tcp:\/\//, ""));
   } catch {
-    throw new Error(`cannot use the CometBFT RPC address ${JSON.stringify(laddr)}: expected tcp://host:port`);
+    throw new DevnetError("home", `cannot use the CometBFT RPC address ${JSON.stringify(laddr)}: expected tcp://host:port`);
   }
   const host = hp.host === "" || hp.host === "0.0.0.0" ? "127.0.0.1" : hp.host === "::" ? "::1" : hp.host;
-  if (hp.port === 0) throw new Error(`the CometBFT RPC address ${laddr} has port 0: CometBFT needs a fixed port the devnet can tell clients`);
+  if (hp.port === 0) throw new DevnetError("home", `the CometBFT RPC address ${laddr} has port 0: CometBFT needs a fixed port the devnet can tell clients`);
   return `http://${joinHostPort(host, hp.port)}`;
 }

@@ -41,6 +41,7 @@ import { spawnCometbft, waitForEarlierCometbft, type CometExit, type CometProces
 import { messageOf } from "../../../../../base/errors.js";
 import { sleep } from "../../../../../base/sleep.js";
 import type { Logger } from "../../../../../base/logger.js";
+import { DevnetError } from "../../../shared/errors.js";
 
 export interface CometEngineOptions {
   home: string;
@@ -82,7 +83,7 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
   const rpcLaddr = o.rpc === undefined ? undefined : o.rpc.includes("://") ? o.rpc : `tcp://${o.rpc}`;
   const rpcUrl = rpcUrlOf(rpcLaddr ?? comet.rpcLaddr);
   if (!existsSync(join(home, "config", "priv_validator_key.json"))) {
-    throw new Error(`${home} has no config/priv_validator_key.json: not a CometBFT node home (run \`xupgrade devnet init --engine cometbft\`)`);
+    throw new DevnetError("home", `${home} has no config/priv_validator_key.json: not a CometBFT node home (run \`xupgrade devnet init --engine cometbft\`)`);
   }
 
   let router: AbciQueryRouter | undefined;

@@ -25,6 +25,7 @@ import { genesisKeysPath, writeJsonFile, type DevnetConfig, type GenesisKey, typ
 import { buildGenesis, checkDuration, exists, validateInit, type InitDevnetOptions } from "../../init.js";
 import { consensusKeyFromSeed, consensusSeed } from "../../../chain/keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
+import { DevnetError } from "../../../shared/errors.js";
 
 export interface InitTestnetOptions extends Omit<InitDevnetOptions, "rpc" | "rest" | "grpc" | "moniker" | "blockTime"> {
   /** CometBFT's `timeout_commit` (about the time between blocks), default 300ms. */
@@ -64,10 +65,10 @@ export async function initTestnet(options: InitTestnetOptions): Promise<InitTest
   const timeoutPropose = checkDuration(options.timeoutPropose ?? TESTNET_DEFAULTS.timeoutPropose, "timeout_propose");
   const o = validateInit({ ...options, home: dir }, await loadCore());
   if (!o.overwrite && (await exists(testnetFilePath(dir)))) {
-    throw new Error(`${testnetFilePath(dir)} already exists: the testnet is already initialised (pass overwrite to replace it)`);
+    throw new DevnetError("home", `${testnetFilePath(dir)} already exists: the testnet is already initialised (pass overwrite to replace it)`);
   }
   if (!o.overwrite && (await exists(dir)) && (await readdir(dir)).some((n) => /^node\d+$/.test(n))) {
-    throw new Error(`${dir} already holds node homes: pass overwrite to replace them`);
+    throw new DevnetError("home", `${dir} already holds node homes: pass overwrite to replace them`);
   }
   const { genesis, keys, privKeys } = await buildGenesis(o);
   const doc = cometGenesis(genesis);

@@ -9,7 +9,7 @@ import type { QueryServers } from "../../../../../services/serve.js";
 import type { CommitMultiStore } from "../../../../../store/rootmulti/store.js";
 import type { ValidatorInfo } from "../../../chain/blocks.js";
 import { gatewayBlockOf } from "../../../chain/blocks.js";
-import { exitCodeFor } from "../../../shared/errors.js";
+import { exitCodeFor, DevnetError } from "../../../shared/errors.js";
 import { readPrivValidatorKeys, type DevnetConfig, type DevnetGenesis } from "../../../shared/genesis.js";
 import { closeStore, makeHandle, reportProgress, type DevnetHandle } from "../../handle.js";
 import { consensusKeyFromSeed } from "../../../chain/keys.js";
@@ -87,12 +87,12 @@ async function loadValidators(home: string, genesis: DevnetGenesis): Promise<Val
   const keys = await readPrivValidatorKeys(home);
   const vals = genesis.app_state.staking.validators.map((v) => {
     const k = keys.find((x) => x.address.toUpperCase() === v.consensus_address.toUpperCase());
-    if (!k) throw new Error(`validator ${v.name} has no consensus key in priv_validator_keys.json`);
+    if (!k) throw new DevnetError("home", `validator ${v.name} has no consensus key in priv_validator_keys.json`);
     const key = consensusKeyFromSeed(fromHexStrict(k.seed));
-    if (hexUpper(key.address) !== v.consensus_address.toUpperCase()) throw new Error(`consensus key of ${v.name} does not match its address`);
+    if (hexUpper(key.address) !== v.consensus_address.toUpperCase()) throw new DevnetError("home", `consensus key of ${v.name} does not match its address`);
     return { name: v.name, account: v.account, key, power: BigInt(v.power), tokens: BigInt(v.tokens), addressHex: hexUpper(key.address) };
   });
-  if (vals.length === 0) throw new Error("the genesis has no validators");
+  if (vals.length === 0) throw new DevnetError("genesis", "the genesis has no validators");
   return vals;
 }
 
