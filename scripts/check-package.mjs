@@ -1,7 +1,8 @@
 // The package as users get it: `npm pack` the built tree, install the tarball in an empty folder, then
 // import the module library and each subpath, run the installed `xupgrade`, and check that an installed
 // `xupgrade devnet start` serves the light-client page at /ui. Run after `npm run build` (CI: after the demo).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createServer as createHttpsServer } from "node:https";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,56 @@ const fail = (message) => {
   process.exitCode = 1;
 };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+/**
+ * The installed bin's launcher keeps NODE_EXTRA_CA_CERTS out of Node's start-up for a query (scripts/build-cli.mjs):
+ * an https node whose certificate only that file's CA signed must still be trusted, and refused without it.
+ */
+async function checkExtraCaCerts(bin, dir) {
+  if (spawnSync("openssl", ["version"]).status !== 0) {
+    console.log("check-package: NODE_EXTRA_CA_CERTS over https: skipped (no openssl to make a test CA)");
+    return;
+  }
+  const tls = join(dir, "tls");
+  const ssl = (...args) => execFileSync("openssl", args, { cwd: tls, stdio: "ignore" });
+  run("mkdir", ["-p", tls]);
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  ssl("req", "-x509", ...ec, "-days", "1", "-subj", "/CN=xupgrade check-package CA", "-keyout", "ca.key", "-out", "ca.pem");
+  ssl("req", ...ec, "-subj", "/CN=127.0.0.1", "-keyout", "node.key", "-out", "node.csr");
+  writeFileSync(join(tls, "ext"), "subjectAltName=IP:127.0.0.1\n");
+  ssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "1", "-extfile", "ext", "-out", "node.pem");
+  // A CometBFT RPC stand-in answering CurrentPlan with the plan v2 at height 100.
+  const plan = Buffer.from([0x0a, 0x06, 0x0a, 0x02, 0x76, 0x32, 0x18, 0x64]).toString("base64");
+  const server = createHttpsServer({ key: readFileSync(join(tls, "node.key")), cert: readFileSync(join(tls, "node.pem")) }, (req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(body).id, result: { response: { code: 0, value: plan, height: "5" } } }));
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const url = `https://127.0.0.1:${server.address().port}`;
+  const query = (extra) =>
+    new Promise((resolve) => {
+      const env = { ...process.env, NODE_EXTRA_CA_CERTS: extra };
+      if (extra === undefined) delete env.NODE_EXTRA_CA_CERTS;
+      const child = spawn(bin, ["query", "upgrade", "plan", "--node", url], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (d) => (out += d));
+      child.stderr.on("data", (d) => (out += d));
+      child.on("close", (code) => resolve({ code, out }));
+    });
+  try {
+    const trusted = await query(join(tls, "ca.pem"));
+    const refused = await query(undefined);
+    if (trusted.code !== 0 || !trusted.out.includes("name: v2")) fail(`NODE_EXTRA_CA_CERTS=<the CA> did not make the https node trusted (exit ${trusted.code}): ${trusted.out}`);
+    else if (refused.code !== 1 || !/certificate/.test(refused.out)) fail(`without NODE_EXTRA_CA_CERTS the https node was not refused (exit ${refused.code}): ${refused.out}`);
+    else console.log("check-package: an https node signed by NODE_EXTRA_CA_CERTS's CA is trusted by the installed bin, and refused without it");
+  } finally {
+    server.close();
+  }
+}
 
 try {
   if (!existsSync(join(root, "dist/node.js")) || !existsSync(join(root, "dist/ui/index.html"))) throw new Error("dist/ is not built: run `npm run build` first");
@@ -58,6 +109,7 @@ console.log("library: " + names.length + " names, subpaths ok");
   // The installed CLI, and its devnet serving /ui.
   const bin = join(app, "node_modules/.bin/xupgrade");
   console.log(`check-package: xupgrade --version: ${run(bin, ["--version"], app).trim()}`);
+  await checkExtraCaCerts(bin, work);
   run(bin, ["devnet", "init", "--home", join(app, "dev"), "--validators", "1", "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], app);
   node = spawn(bin, ["devnet", "start", "--home", join(app, "dev")], { cwd: app, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { renderChart } from "../chart.js";
 import type { Row } from "../report.js";
 import { COSMOVISOR_VERSION, GHZ_VERSION, SDK_V047_VERSION, SDK_V050_VERSION, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
-import { XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, stageQueryBin, type CliRow } from "./cli.js";
+import { EXTRA_CA_CERTS, XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, stageQueryBin, type CliRow, type CliStat } from "./cli.js";
 import { checkSameAnswers, endpoints, restClientCeiling, servicesCase, startXupgradeServer, type ServerState, type ServicesSummary } from "./services.js";
 import { sidecarCase, sidecarPending, type SidecarResult } from "./sidecar.js";
 import { APPLIED_NAME, startSimdChain, type SimdChain } from "./simd.js";
@@ -40,7 +40,7 @@ const config = QUICK
 if (process.argv.includes("--report")) {
   const r = JSON.parse(readFileSync(here("./results.json"), "utf8"));
   writeFileSync(here("./results.svg"), chart(r.cli.rows, r.cli.floor.wallMedian, r.cli.runs, r.services.summary, r.sidecar, r.targets, r.meta));
-  const table = markdown(r.cli.rows, r.cli.floor, r.services.summary, r.sidecar);
+  const table = markdown(r.cli.rows, r.cli.floor, r.cli.floorWithoutExtraCa, r.services.summary, r.sidecar);
   updateReadme(table, r.meta);
   console.log(table);
   process.exit(0);
@@ -106,7 +106,19 @@ try {
   const cmds = cliCommands(staged.bin, chain?.node ?? xs.rpc, chain?.simd, APPLIED_NAME);
   const cli = cliCase(cmds, m, config.cliRuns, config.cliWarmup);
   log(`  node -e 0: ${cli.floor.wallMedian.toFixed(0)} ms, ${cli.floor.rssMedian?.toFixed(0) ?? "–"} MiB (Node's own floor)`);
-  results.cli = { meter: m, runs: config.cliRuns, warmup: config.cliWarmup, bin: "dist/apps/cli/xupgrade.cjs", queryBundle: bundle, floor: cli.floor, rows: cli.rows, raw: cli.raw };
+  if (cli.floorWithoutExtraCa) log(`  node -e 0 without NODE_EXTRA_CA_CERTS (set here): ${cli.floorWithoutExtraCa.wallMedian.toFixed(0)} ms`);
+  results.cli = {
+    meter: m,
+    runs: config.cliRuns,
+    warmup: config.cliWarmup,
+    bin: "dist/apps/cli/xupgrade.cjs",
+    queryBundle: bundle,
+    nodeExtraCaCerts: EXTRA_CA_CERTS,
+    floor: cli.floor,
+    floorWithoutExtraCa: cli.floorWithoutExtraCa,
+    rows: cli.rows,
+    raw: cli.raw,
+  };
 
   // ---- 2. query services ------------------------------------------------------------------------------------
   log(`2. query services (${config.services.rounds} rounds of ${config.services.seconds} s per side, concurrency ${config.services.concurrencies.join("/")}):`);
@@ -160,7 +172,7 @@ try {
   mkdirSync(outDir, { recursive: true });
   writeFileSync(`${outDir}results.json`, `${JSON.stringify({ meta, targets, ...results, seconds }, null, 2)}\n`);
   writeFileSync(`${outDir}results.svg`, chart(cli.rows, cli.floor.wallMedian, config.cliRuns, services.summary, sidecar, targets, meta));
-  const table = markdown(cli.rows, cli.floor, services.summary, sidecar);
+  const table = markdown(cli.rows, cli.floor, cli.floorWithoutExtraCa, services.summary, sidecar);
   if (!QUICK) updateReadme(table, meta);
   console.log(table);
   for (const t of targets) console.log(`${t.met === undefined ? "PENDING" : t.met ? "MET    " : "MISSED "} ${t.target}: ${t.detail}`);
@@ -221,7 +233,7 @@ function ratio(v: number | undefined): string {
   return v === undefined ? "–" : `**${v.toFixed(2)}**`;
 }
 
-function markdown(cli: CliRow[], floor: { wallMedian: number; rssMedian?: number }, services: ServicesSummary[], sidecar: SidecarResult): string {
+function markdown(cli: CliRow[], floor: CliStat, floorWithoutExtraCa: CliStat | undefined, services: ServicesSummary[], sidecar: SidecarResult): string {
   const lines: string[] = [];
   lines.push("| CLI, whole process | xupgrade median / p99 | simd median / p99 | xupgrade/simd | peak RSS xupgrade / simd |", "|---|---|---|---|---|");
   for (const r of cli) {
@@ -229,7 +241,8 @@ function markdown(cli: CliRow[], floor: { wallMedian: number; rssMedian?: number
       `| \`query upgrade ${r.id}\` | ${ms(r.xupgrade.wallMedian)} / ${ms(r.xupgrade.wallP99)} | ${r.simd ? `${ms(r.simd.wallMedian)} / ${ms(r.simd.wallP99)}` : "–"} | ${ratio(r.wallRatio)} | ${mib(r.xupgrade.rssMedian)} / ${mib(r.simd?.rssMedian)} |`,
     );
   }
-  lines.push(`| \`node -e 0\` (Node's floor) | ${ms(floor.wallMedian)} | | | ${mib(floor.rssMedian)} |`);
+  lines.push(`| \`node -e 0\` (Node's floor${floorWithoutExtraCa ? "; NODE_EXTRA_CA_CERTS set" : ""}) | ${ms(floor.wallMedian)} | | | ${mib(floor.rssMedian)} |`);
+  if (floorWithoutExtraCa) lines.push(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${ms(floorWithoutExtraCa.wallMedian)} | | | ${mib(floorWithoutExtraCa.rssMedian)} |`);
   lines.push("", "| service | c | xupgrade req/s | simd req/s | req/s x/simd | xupgrade p50 / p99 | simd p50 / p99 | p99 x/simd |", "|---|---|---|---|---|---|---|---|");
   for (const s of services) {
     lines.push(

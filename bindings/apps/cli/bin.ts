@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The package's `xupgrade` bin. scripts/build-cli.mjs builds it into dist/apps/cli/xupgrade.cjs, CommonJS so
  * that Node starts without its ES module loader, next to two bundles of the CLI:
@@ -8,12 +7,21 @@
  *     rejected by V8 and the bundle is compiled as usual: same behaviour, only slower.
  *   - xupgrade.js (main.ts, ES modules split per command) for every other command line.
  * XUPGRADE_CLI_WRITE_CODE_CACHE=1 writes the cache after the command ran (the build does this).
+ *
+ * The file starts as a POSIX sh script (the build's launcher lines, scripts/build-cli.mjs): for a query it
+ * keeps NODE_EXTRA_CA_CERTS out of Node's start-up, where Node 20 would parse its whole root store and the
+ * file before running anything (~36 ms of CPU time of a ~75 ms query, measured), and hands the file over in
+ * XUPGRADE_EXTRA_CA_CERTS. It is put back here, and an https request trusts the same certificates Node would
+ * have trusted (http.ts, extraCaCerts); a Node that trusts OpenSSL's store instead of its own is started
+ * again with the variable as it was, before anything runs.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import vm from "node:vm";
+import { DEFERRED_CA_CERTS } from "./ca-certs.js";
 
 interface QueryBundle {
   runQuery(argv: string[]): Promise<number>;
@@ -47,7 +55,27 @@ function loadWithCodeCache(file: string): QueryBundle {
   return module.exports;
 }
 
+/** Whether Node trusts OpenSSL's certificate store rather than its own (--use-openssl-ca, or built so). */
+function usesOpenSslStore(): boolean {
+  const flag = (args: readonly string[]) => args.includes("--use-openssl-ca") && !args.includes("--use-bundled-ca");
+  const config = process.config as { variables?: { openssl_use_def_ca_store?: unknown } };
+  return config.variables?.openssl_use_def_ca_store === true || flag(process.execArgv) || flag((process.env.NODE_OPTIONS ?? "").split(/\s+/));
+}
+
 const argv = process.argv.slice(2);
+const extraCaCerts = process.env.XUPGRADE_EXTRA_CA_CERTS;
+if (extraCaCerts !== undefined) {
+  delete process.env.XUPGRADE_EXTRA_CA_CERTS;
+  process.env.NODE_EXTRA_CA_CERTS = extraCaCerts;
+  if (usesOpenSslStore()) {
+    // OpenSSL's store cannot be listed from here: Node loads the file itself, in a process started as usual.
+    const r = spawnSync(process.execPath, [...process.execArgv, __filename, ...argv], { stdio: "inherit" });
+    if (r.signal) process.kill(process.pid, r.signal);
+    process.exit(r.status ?? 1);
+  }
+  (globalThis as Record<symbol, unknown>)[DEFERRED_CA_CERTS] = extraCaCerts;
+}
+
 if (argv[0] === "query" || argv[0] === "q") {
   void loadWithCodeCache(join(__dirname, "xupgrade-query.cjs"))
     .runQuery(argv)

@@ -7,12 +7,14 @@
  * It behaves as the fetch transport does, so every message stays the same: errors carry the socket's error
  * as `cause` (`TypeError("fetch failed", { cause })`), the deadline covers the whole exchange and fails as a
  * `TimeoutError`, redirects are followed as fetch follows them (at most 20; 301/302/303 turn the POST into a
- * GET), and the body is decoded as UTF-8 with a leading BOM dropped (Response.text()).
+ * GET), and the body is decoded as UTF-8 with a leading BOM dropped (Response.text()). An https request trusts
+ * what Node trusts, NODE_EXTRA_CA_CERTS included when the bin kept it out of Node's start-up (ca-certs.ts).
  */
 import type { IncomingMessage } from "node:http";
 import { request as httpRequest } from "node:http";
 import type * as Https from "node:https";
 import type { RpcResponse, RpcTransport } from "../../client/rpc.js";
+import { extraCaCerts } from "./ca-certs.js";
 
 const MAX_REDIRECTS = 20;
 
@@ -81,14 +83,15 @@ interface Sent extends RpcResponse {
 async function send(url: URL, method: string, body: string | undefined, deadline: number): Promise<Sent> {
   if (BAD_PORTS.has(Number(url.port || (url.protocol === "https:" ? 443 : 80)))) throw fetchFailed(new Error("bad port"));
   // node:https (and TLS) only when the URL asks for it; getBuiltinModule keeps it synchronous in every bundle.
-  const request = url.protocol === "https:" ? (process.getBuiltinModule("node:https") as typeof Https).request : httpRequest;
+  const tls = url.protocol === "https:";
+  const request = tls ? (process.getBuiltinModule("node:https") as typeof Https).request : httpRequest;
   const headers: Record<string, string | number> = { accept: "*/*" };
   if (body !== undefined) {
     headers["content-type"] = "application/json";
     headers["content-length"] = Buffer.byteLength(body);
   }
   return new Promise<Sent>((resolve, reject) => {
-    const req = request(url, { method, headers });
+    const req = request(url, { method, headers, ...(tls ? extraCaCerts() : {}) });
     let message: IncomingMessage | undefined;
     let failBody: ((e: unknown) => void) | undefined;
     let timedOut: TimeoutError | undefined;
