@@ -48,7 +48,8 @@ export { parseUpgradeInfo, type ParsedUpgradeInfo } from "./module/upgrade-info/
 export { PlanInfoError } from "./module/plan-info/errors.js";
 export { parseInfoDocument, parseInfoJson } from "./module/plan-info/parse.js";
 export { checkBinaries, checkUrl, parseChecksum, validPlatformKey, type CheckedUrl, type Checksum, type ChecksumAlgo } from "./module/plan-info/check.js";
-export { type KVStore, compareBytes, prefixEnd } from "./core/kv.js";
+export { type KVStore, prefixEnd } from "./core/kv.js";
+export { compareBytes } from "./base/bytes.js";
 export { MemoryStore } from "./store/memory.js";
 export { CacheStore } from "./store/cache.js";
 export { DurableMultiStore, DurableStore, type DurableOptions } from "./store/level.js";

@@ -5,7 +5,7 @@
  * `.<name>.<pid>.<random>.tmp` stays behind, which no reader looks at. A failure removes the temporary file.
  */
 import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { access, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
@@ -50,5 +50,15 @@ export async function syncDirectory(dir: string): Promise<void> {
     }
   } catch {
     // ignored on purpose
+  }
+}
+
+/** Whether something exists at `path` (a file, a directory, anything a link leads to). */
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -24,25 +24,3 @@ export function prefixEnd(prefix: Uint8Array): Uint8Array | undefined {
   }
   return undefined;
 }
-
-/** Unsigned lexicographic byte comparison. */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return a[i] - b[i];
-  }
-  return a.length - b.length;
-}
-
-/** The byte strings one after the other, in a new array. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let pos = 0;
-  for (const p of parts) {
-    out.set(p, pos);
-    pos += p.length;
-  }
-  return out;
-}

@@ -15,6 +15,7 @@ import type { SignatureEngine } from "./signatures.js";
 import { DEFAULT_MAX_BLOCK_LAG_MS, DEFAULT_MAX_CLOCK_DRIFT_NS, type TrustOptions, type TrustRoot, trustRoot } from "./trust.js";
 import { type Header, type Timestamp, formatTimestamp, nowTimestamp, timestampNs } from "./types.js";
 import { type LightBlock, type VerifyOptions, verify } from "./verifier.js";
+import { equalBytes } from "../base/bytes.js";
 
 export interface LightClientOptions {
   /** Default: the trusted header's own chain id (the trusted hash commits to it). */
@@ -252,4 +253,3 @@ export class LightClient {
   }
 }
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);

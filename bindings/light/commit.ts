@@ -11,6 +11,7 @@ import { verifySignatures, type SignatureCheck, type SignatureEngine } from "./s
 import type { BlockID, Commit } from "./types.js";
 import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
 import { type ValidatorSet, validatorKey } from "./validators.js";
+import { equalBytes } from "../base/bytes.js";
 
 /** A fraction of voting power; CometBFT's default trust level is 1/3. */
 export interface TrustLevel {
@@ -28,7 +29,6 @@ export interface CommitTally {
   signaturesVerified: number;
 }
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameBlockId = (a: BlockID, b: BlockID) =>
   equalBytes(a.hash, b.hash) && a.partSetHeader.total === b.partSetHeader.total && equalBytes(a.partSetHeader.hash, b.partSetHeader.hash);
 

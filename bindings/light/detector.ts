@@ -9,8 +9,8 @@ import { ConflictingHeadersError, ProposerPrioritiesDivergeError, ProviderError,
 import { type LightProvider, fetchLightBlock } from "./provider.js";
 import type { LightBlock } from "./verifier.js";
 import { sleep } from "../base/sleep.js";
+import { equalBytes } from "../base/bytes.js";
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 type Answer = { kind: "block"; block: LightBlock } | { kind: "unavailable"; reason: string };
 

@@ -10,6 +10,7 @@ import { SimpleValidator } from "cosmjs-types/tendermint/types/validator";
 import { Consensus } from "cosmjs-types/tendermint/version/types";
 import type { BlockID, Commit, Header, Timestamp, Validator } from "./types.js";
 import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
+import { concatBytes } from "../base/bytes.js";
 
 const utf8 = new TextEncoder();
 
@@ -28,17 +29,6 @@ function lengthDelimited(out: number[], field: number, bytes: Uint8Array): void 
   for (const b of bytes) out.push(b);
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let i = 0;
-  for (const p of parts) {
-    out.set(p, i);
-    i += p.length;
-  }
-  return out;
-}
 
 // cdcEncode (types/encoding_helper.go): gogoproto's StringValue / Int64Value / BytesValue, nothing for an empty value.
 const EMPTY = new Uint8Array(0);
@@ -141,10 +131,10 @@ export function voteSignBytesOf(chainId: string, commit: Commit): (index: number
     const sig = commit.signatures[index];
     const ts: number[] = [];
     lengthDelimited(ts, 5, timestampBytes(sig.timestamp)); // non-nullable: always written
-    const body = concat([sig.blockIdFlag === BLOCK_ID_FLAG_COMMIT ? heads.commit : heads.other, Uint8Array.from(ts), tailBytes]);
+    const body = concatBytes(sig.blockIdFlag === BLOCK_ID_FLAG_COMMIT ? heads.commit : heads.other, Uint8Array.from(ts), tailBytes);
     const len: number[] = [];
     varint(len, BigInt(body.length));
-    return concat([Uint8Array.from(len), body]);
+    return concatBytes(Uint8Array.from(len), body);
   };
 }
 

@@ -10,6 +10,7 @@ import { validatorBytes } from "./encoding.js";
 import { InvalidValidatorSetError, hex } from "./errors.js";
 import { hashFromByteSlices } from "./merkle.js";
 import type { Validator } from "./types.js";
+import { compareBytes, equalBytes } from "../base/bytes.js";
 
 /** types.MaxTotalVotingPower: MaxInt64 / 8, so sums and products of powers never overflow. */
 export const MAX_TOTAL_VOTING_POWER = ((1n << 63n) - 1n) / 8n;
@@ -29,13 +30,7 @@ export function keyAddress(type: KeyType, key: Uint8Array): Uint8Array {
   return type === "ed25519" ? sha256(key).subarray(0, 20) : ripemd160(sha256(key));
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && compareBytes(a, b) === 0;
 
 export class ValidatorSet {
   readonly validators: readonly Validator[];

@@ -9,6 +9,7 @@ import { validateSignedHeader } from "./header.js";
 import type { SignatureEngine } from "./signatures.js";
 import { type SignedHeader, type Timestamp, formatTimestamp, timestampFromNs, timestampNs } from "./types.js";
 import type { ValidatorSet } from "./validators.js";
+import { equalBytes } from "../base/bytes.js";
 
 /** A signed header with the validator set that signed it, checked against each other (LightBlock.ValidateBasic). */
 export interface LightBlock {
@@ -29,7 +30,6 @@ export interface VerifyOptions {
   engine?: SignatureEngine;
 }
 
-const equalBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * LightBlock.ValidateBasic: the signed header is well formed, of `chainId`, and signs itself; the validator set

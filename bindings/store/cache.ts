@@ -1,5 +1,6 @@
-import { compareBytes, type KVStore } from "../core/kv.js";
+import { type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
+import { compareBytes } from "../base/bytes.js";
 
 /** Marks a buffered delete; compared by identity, never handed out. */
 const TOMBSTONE = new Uint8Array(0);

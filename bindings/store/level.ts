@@ -10,10 +10,11 @@
 import type { AbstractBatchOptions, AbstractLevel } from "abstract-level";
 import { CacheStore } from "./cache.js";
 import { toHex as hex } from "../core/errors.js";
-import { compareBytes, type KVStore } from "../core/kv.js";
+import { type KVStore } from "../core/kv.js";
 import { MemoryStore } from "./memory.js";
 import { INT64_MAX } from "../go/int.js";
 import type { MultiStore } from "./types.js";
+import { compareBytes, concatBytes } from "../base/bytes.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -65,7 +66,7 @@ class BufferedStore implements KVStore {
   /** Appends this store's pending writes as db operations, each key behind `prefix`. */
   collect(prefix: Uint8Array, ops: Op[]): void {
     for (const [k, v] of this.view.pending()) {
-      const key = concat(prefix, k);
+      const key = concatBytes(prefix, k);
       ops.push(v === undefined ? { type: "del", key } : { type: "put", key, value: v });
     }
   }
@@ -376,7 +377,7 @@ function dataPrefix(name: string): Uint8Array {
 }
 
 function registryKey(name: string): Uint8Array {
-  return concat(Uint8Array.of(R), utf8Encode(name));
+  return concatBytes(Uint8Array.of(R), utf8Encode(name));
 }
 
 function checkName(name: string): string {
@@ -409,13 +410,6 @@ function be64(v: bigint): Uint8Array {
 function readBE64(v: Uint8Array, key: Uint8Array): bigint {
   if (v.length !== 8) throw new Error(`corrupt multistore value at key 0x${hex(key)}: ${v.length} bytes, expected 8`);
   return new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 const encoder = new TextEncoder();

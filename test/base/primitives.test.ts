@@ -1,5 +1,8 @@
-/** The small primitives of base/: messageOf, sleep, host:port. */
+/** The small primitives of base/: bytes, messageOf, sleep, host:port, exists. */
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { compareBytes, concatBytes, equalBytes } from "../../bindings/base/bytes.js";
+import { exists } from "../../bindings/base/file.js";
 import { messageOf } from "../../bindings/base/errors.js";
 import { HostPortError, joinHostPort, parseHostPort } from "../../bindings/base/host-port.js";
 import { sleep } from "../../bindings/base/sleep.js";
@@ -55,5 +58,28 @@ describe("host:port", () => {
       const { host, port } = parseHostPort(text);
       expect(joinHostPort(host, port)).toBe(text);
     }
+  });
+});
+
+describe("bytes", () => {
+  it("compares unsigned, lexicographically, a prefix first", () => {
+    const b = (...x: number[]) => Uint8Array.from(x);
+    expect(compareBytes(b(1, 2), b(1, 3))).toBeLessThan(0);
+    expect(compareBytes(b(0xff), b(0x00, 0x01))).toBeGreaterThan(0);
+    expect(compareBytes(b(1), b(1, 0))).toBeLessThan(0);
+    expect(compareBytes(b(), b())).toBe(0);
+    expect(equalBytes(b(1, 2), b(1, 2))).toBe(true);
+    expect(equalBytes(b(1, 2), b(1, 2, 3))).toBe(false);
+    expect(equalBytes(b(1, 2), b(1, 3))).toBe(false);
+    expect(concatBytes(b(1), b(), b(2, 3))).toEqual(b(1, 2, 3));
+    expect(concatBytes()).toEqual(b());
+  });
+});
+
+describe("exists", () => {
+  it("is true for a file or a directory, false for nothing", async () => {
+    expect(await exists(import.meta.dirname)).toBe(true);
+    expect(await exists(join(import.meta.dirname, "primitives.test.ts"))).toBe(true);
+    expect(await exists(join(import.meta.dirname, "no-such-file"))).toBe(false);
   });
 });

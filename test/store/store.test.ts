@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { afterEach, describe, expect, it } from "vitest";
 import { CacheStore } from "../../bindings/store/cache.js";
-import { compareBytes, prefixEnd, type KVStore } from "../../bindings/core/kv.js";
+import { prefixEnd, type KVStore } from "../../bindings/core/kv.js";
 import { DurableMultiStore, DurableStore } from "../../bindings/store/level.js";
 import { openNodeMultiStore, openNodeStore } from "../../bindings/store/level-node.js";
 import { MemoryStore, bytesToLatin1, latin1ToBytes } from "../../bindings/store/memory.js";
 import { rng } from "../support/random.js";
+import { compareBytes } from "../../bindings/base/bytes.js";
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
 const s = (str: string) => new TextEncoder().encode(str);

@@ -5,7 +5,7 @@
  * downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any extraction, unpacked
  * safely, made executable, and only then renamed to `upgrades/<dir>` (D6 #2).
  */
-import { chmod, mkdir, rename, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { messageOf } from "../../base/errors.js";
 import { goQuote } from "../../go/quote.js";
@@ -122,15 +122,5 @@ export async function fetchUpgrade(planName: string, info: string, o: FetchOptio
     return { bin: join(target, "bin", o.daemonName), source };
   } finally {
     await rm(work, { recursive: true, force: true, maxRetries: 3, retryDelay: 50 });
-  }
-}
-
-/** Whether a path exists (no matter what it is). */
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
   }
 }

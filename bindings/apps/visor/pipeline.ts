@@ -13,13 +13,13 @@
  */
 import { lstat, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../base/file.js";
+import { writeFileAtomic, exists } from "../../base/file.js";
 import { sleep } from "../../base/sleep.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { backupData } from "./backup.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
-import { downloadLimits, exists, fetchUpgrade } from "./fetch.js";
+import { downloadLimits, fetchUpgrade } from "./fetch.js";
 import { InvalidPlanError, isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
 import { ensureBinary, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";

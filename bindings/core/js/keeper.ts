@@ -4,7 +4,6 @@
  * (../args.ts), as the wasm core's bindings do; preBlock takes none that need it.
  */
 import type { KVStore } from "../kv.js";
-import { compareBytes } from "../kv.js";
 import type { CompletedUpgrade, ModuleVersion, Plan, VersionMap } from "../types.js";
 import type { CoreSession, PreBlockDecision } from "../contract.js";
 import { Status, statusError } from "../status.js";
@@ -25,6 +24,7 @@ import {
   prefixedKey,
 } from "./keys.js";
 import { decodeStoredPlan, encodePlanUnchecked, validateBasic } from "./plan.js";
+import { compareBytes } from "../../base/bytes.js";
 
 export class JsSession implements CoreSession {
   private verified = false;

@@ -1,7 +1,7 @@
 /** Static checks of plan-info URLs and platform keys (docs/spec/interfaces.md §9 step 5), all problems reported. */
 import { goQuote } from "../../go/quote.js";
 import { GoUrlError, parseGoUrl, queryGet } from "../../go/url.js";
-import { compareBytes } from "../../core/kv.js";
+import { compareBytes } from "../../base/bytes.js";
 
 export type ChecksumAlgo = "sha256" | "sha512" | "sha1" | "md5";
 

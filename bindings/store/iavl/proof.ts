@@ -6,10 +6,10 @@
  * the absent key (either may be missing at an end of the tree).
  */
 import { CommitmentProof, HashOp, LengthOp, type ExistenceProof, type InnerOp } from "cosmjs-types/cosmos/ics23/v1/proofs";
-import { compareBytes, concatBytes as concat } from "../../core/kv.js";
 import { varintSize, writeVarint } from "./encoding.js";
 import { HASH_SIZE, hashOf, type Node } from "./node.js";
 import type { TreeReader } from "./tree.js";
+import { compareBytes, concatBytes as concat } from "../../base/bytes.js";
 
 const EMPTY = new Uint8Array(0);
 const LENGTH_BYTE = HASH_SIZE; // the uvarint length prefix of a 32-byte hash

@@ -9,9 +9,9 @@
  * comes from it). The nodes a version replaces are its orphans: they are kept as long as an older version
  * that uses them is, and pruned with it (docs/spec/store.md §3).
  */
-import { compareBytes } from "../../core/kv.js";
 import { HASH_SIZE, hashOf, innerHash, leafHash, Node, type Sha256 } from "./node.js";
 import type { NodeDb } from "./node-db.js";
+import { compareBytes } from "../../base/bytes.js";
 
 /** A saved node's name. */
 export interface NodeKey {

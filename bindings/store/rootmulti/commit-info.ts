@@ -6,9 +6,9 @@
  * leaf prefix 0x00, inner ops 0x01 ‖ left ‖ right.
  */
 import { HashOp, LengthOp, type CommitmentProof, type InnerOp } from "cosmjs-types/cosmos/ics23/v1/proofs";
-import { compareBytes, concatBytes as concat } from "../../core/kv.js";
 import { uvarintSize, writeBytes } from "../iavl/encoding.js";
 import type { Sha256 } from "../iavl/node.js";
+import { compareBytes, concatBytes as concat } from "../../base/bytes.js";
 
 export interface StoreInfo {
   name: string;

@@ -9,9 +9,9 @@
  *   it is pruned.
  */
 import { toHex } from "../../core/errors.js";
-import { concatBytes } from "../../core/kv.js";
 import { bytesSize, Reader, uvarintSize, varintSize, writeBytes, writeUvarint, writeVarint } from "../iavl/encoding.js";
 import type { NodeKey } from "../iavl/tree.js";
+import { concatBytes } from "../../base/bytes.js";
 
 export const FORMAT = "xupgrade commit multistore: IAVL trees, SDK commit info; format 1";
 export const FORMAT_KEY = Uint8Array.of(0x46); // 'F'

@@ -17,7 +17,7 @@ import type { AbstractBatchOperation, AbstractBatchOptions } from "abstract-leve
 import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import type { ProofOp } from "../../core/ics23.js";
 import { sha256 as tsSha256 } from "../../core/js/sha256.js";
-import { compareBytes, type KVStore } from "../../core/kv.js";
+import { type KVStore } from "../../core/kv.js";
 import { NodeCache, NodeDb } from "../iavl/node-db.js";
 import { encodeNode, type Sha256 } from "../iavl/node.js";
 import { commitmentProof, encodeCommitmentProof } from "../iavl/proof.js";
@@ -44,6 +44,7 @@ import {
   versionOfRecordKey,
   type StoreRecord,
 } from "./layout.js";
+import { compareBytes } from "../../base/bytes.js";
 
 /** Versions kept when nothing else is said: a devnet's last hours at its usual block times. */
 export const DEFAULT_KEEP_RECENT = 10_000;

@@ -5,8 +5,9 @@
  * signatures of the simulated validators.
  */
 import { signEd25519, type ConsensusKey } from "./keys.js";
-import { base64, concat, hexUpper, sha256, utf8, EMPTY } from "../shared/util.js";
+import { base64, hexUpper, sha256, utf8, EMPTY } from "../shared/util.js";
 import { formatRfc3339NanoNs } from "../../../go/time.js";
+import { concatBytes } from "../../../base/bytes.js";
 
 export interface BlockIdJson {
   hash: string;
@@ -101,7 +102,7 @@ export function listHash(leaves: Uint8Array[]): string {
 }
 
 export function validatorsHash(vals: readonly ValidatorInfo[]): string {
-  return listHash(vals.map((v) => concat(v.key.address, utf8(`:${v.power}`))));
+  return listHash(vals.map((v) => concatBytes(v.key.address, utf8(`:${v.power}`))));
 }
 
 export interface BuildBlockInput {

@@ -30,9 +30,10 @@ import type { BlockInfo, GovModule } from "../modules/gov.js";
 import { bondedValidators, writeGenesisState, type AppState, type ConsensusValidator } from "./init-chain.js";
 import { CheckState, type CheckTxResult } from "./mempool.js";
 import { MsgRouter } from "./router.js";
-import { be64, equalBytes, hexUpper, readBe64, utf8 } from "../shared/util.js";
+import { be64, hexUpper, readBe64, utf8 } from "../shared/util.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
+import { equalBytes } from "../../../base/bytes.js";
 
 const BLOCK_TIME_KEY = utf8("block_time");
 

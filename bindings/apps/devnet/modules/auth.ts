@@ -8,7 +8,8 @@ import { BaseAccount, ModuleAccount } from "cosmjs-types/cosmos/auth/v1beta1/aut
 import { PubKey } from "cosmjs-types/cosmos/crypto/secp256k1/keys";
 import type { KVStore } from "../../../core/kv.js";
 import { addressBytes } from "../../../client/address.js";
-import { be64, concat, readBe64 } from "../shared/util.js";
+import { be64, readBe64 } from "../shared/util.js";
+import { concatBytes } from "../../../base/bytes.js";
 
 export const AUTH_STORE = "auth";
 export const BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount";
@@ -26,7 +27,7 @@ export interface Account {
 }
 
 const NEXT_NUMBER_KEY = Uint8Array.of(0x02);
-const accountKey = (address: string) => concat(Uint8Array.of(0x01), addressBytes(address));
+const accountKey = (address: string) => concatBytes(Uint8Array.of(0x01), addressBytes(address));
 
 export function encodeAccountAny(acc: Account): Any {
   const base = BaseAccount.fromPartial({

@@ -9,7 +9,8 @@ import { coinsToString, normalize, type Coin } from "./coins.js";
 import { txErrors } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressBytes } from "../../../client/address.js";
-import { concat, fromUtf8, utf8 } from "../shared/util.js";
+import { fromUtf8, utf8 } from "../shared/util.js";
+import { concatBytes } from "../../../base/bytes.js";
 
 export const BANK_STORE = "bank";
 const BALANCE = 0x02;
@@ -17,11 +18,11 @@ const SUPPLY = 0x00;
 
 function addrPrefix(address: string): Uint8Array {
   const a = addressBytes(address);
-  return concat(Uint8Array.of(BALANCE, a.length), a);
+  return concatBytes(Uint8Array.of(BALANCE, a.length), a);
 }
 
 function balanceKey(address: string, denom: string): Uint8Array {
-  return concat(addrPrefix(address), utf8(denom));
+  return concatBytes(addrPrefix(address), utf8(denom));
 }
 
 const readAmount = (raw: Uint8Array | undefined) => (raw === undefined ? 0n : BigInt(fromUtf8(raw)));
@@ -44,7 +45,7 @@ export function balances(view: StoreView, address: string): Coin[] {
 }
 
 export function supply(view: StoreView, denom: string): bigint {
-  return readAmount(view.store(BANK_STORE).get(concat(Uint8Array.of(SUPPLY), utf8(denom))));
+  return readAmount(view.store(BANK_STORE).get(concatBytes(Uint8Array.of(SUPPLY), utf8(denom))));
 }
 
 /** Subtracts coins; throws sdk/5 `spendable balance <b> is smaller than <c>: insufficient funds`. */
@@ -81,7 +82,7 @@ export function send(view: StoreView, from: string, to: string, coins: readonly 
 export function mint(view: StoreView, to: string, coins: readonly Coin[]): void {
   const store = view.store(BANK_STORE);
   for (const c of normalize(coins)) {
-    writeAmount(store, concat(Uint8Array.of(SUPPLY), utf8(c.denom)), supply(view, c.denom) + c.amount);
+    writeAmount(store, concatBytes(Uint8Array.of(SUPPLY), utf8(c.denom)), supply(view, c.denom) + c.amount);
   }
   add(view, to, normalize(coins));
 }
@@ -90,6 +91,6 @@ export function burn(view: StoreView, from: string, coins: readonly Coin[]): Cha
   const c = normalize(coins);
   subtract(view, from, c);
   const store = view.store(BANK_STORE);
-  for (const x of c) writeAmount(store, concat(Uint8Array.of(SUPPLY), utf8(x.denom)), supply(view, x.denom) - x.amount);
+  for (const x of c) writeAmount(store, concatBytes(Uint8Array.of(SUPPLY), utf8(x.denom)), supply(view, x.denom) - x.amount);
   return [{ type: "burn", attributes: [["burner", from], ["amount", coinsToString(c)]] }];
 }

@@ -26,7 +26,7 @@ import { txErrors, toTxError } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressBytes, isAddress } from "../../../client/address.js";
 import type { VotingValidator } from "./staking.js";
-import { be64, concat, fromTimestamp, readBe64, toTimestamp } from "../shared/util.js";
+import { be64, fromTimestamp, readBe64, toTimestamp } from "../shared/util.js";
 
 export const GOV_STORE = "gov";
 export const GOV_MODULE_ADDRESS = GOV_AUTHORITY;
@@ -37,9 +37,9 @@ const WEIGHT_ONE = "1.000000000000000000";
 
 const PARAMS_KEY = Uint8Array.of(0x30);
 const NEXT_ID_KEY = Uint8Array.of(0x03);
-const proposalKey = (id: bigint) => concat(Uint8Array.of(0x00), be64(id));
-const depositPrefix = (id: bigint) => concat(Uint8Array.of(0x10), be64(id));
-const votePrefix = (id: bigint) => concat(Uint8Array.of(0x20), be64(id));
+const proposalKey = (id: bigint) => concatBytes(Uint8Array.of(0x00), be64(id));
+const depositPrefix = (id: bigint) => concatBytes(Uint8Array.of(0x10), be64(id));
+const votePrefix = (id: bigint) => concatBytes(Uint8Array.of(0x20), be64(id));
 
 /** Routes a proposal's messages (the gov router of the app). */
 export interface ProposalRouter {
@@ -56,6 +56,7 @@ export interface ProposalRouter {
 export type { VotingValidator } from "./staking.js";
 import type { Logger } from "../../../base/logger.js";
 import { coversAll } from "../../../core/coin.js";
+import { concatBytes } from "../../../base/bytes.js";
 
 export interface MsgResult {
   /** MsgXxxResponse bytes. */
@@ -102,7 +103,7 @@ export class GovModule {
   }
 
   getVote(view: StoreView, id: bigint, voter: string): Vote | undefined {
-    const raw = view.store(GOV_STORE).get(concat(votePrefix(id), addressBytes(voter)));
+    const raw = view.store(GOV_STORE).get(concatBytes(votePrefix(id), addressBytes(voter)));
     return raw === undefined ? undefined : Vote.decode(raw);
   }
 
@@ -210,7 +211,7 @@ export class GovModule {
     if (!p) throw txErrors.govUnknownProposal(msg.proposalId.toString());
     if (p.status !== ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD) throw txErrors.govInactiveProposal(msg.proposalId.toString());
     const vote: Vote = { proposalId: msg.proposalId, voter: msg.voter, options: [{ option: msg.option, weight: WEIGHT_ONE }], metadata: msg.metadata };
-    view.store(GOV_STORE).set(concat(votePrefix(msg.proposalId), addressBytes(msg.voter)), Vote.encode(vote).finish());
+    view.store(GOV_STORE).set(concatBytes(votePrefix(msg.proposalId), addressBytes(msg.voter)), Vote.encode(vote).finish());
     return {
       data: new Uint8Array(0),
       responseTypeUrl: "/cosmos.gov.v1.MsgVoteResponse",
@@ -251,7 +252,7 @@ export class GovModule {
     }
     const events: ChainEvent[] = [];
     if (coins.length > 0) events.push(...send(view, depositor, GOV_MODULE_ADDRESS, coins));
-    const key = concat(depositPrefix(id), addressBytes(depositor));
+    const key = concatBytes(depositPrefix(id), addressBytes(depositor));
     const store = view.store(GOV_STORE);
     const prev = store.get(key);
     const total = normalize([...(prev ? fromProtoCoins(Deposit.decode(prev).amount) : []), ...coins]);

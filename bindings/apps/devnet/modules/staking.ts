@@ -8,7 +8,8 @@
  */
 import type { StoreView } from "../shared/branch.js";
 import type { GenesisValidator } from "../shared/genesis.js";
-import { concat, fromUtf8, utf8 } from "../shared/util.js";
+import { fromUtf8, utf8 } from "../shared/util.js";
+import { concatBytes } from "../../../base/bytes.js";
 
 export const STAKING_STORE = "staking";
 const VALIDATOR = 0x21;
@@ -20,7 +21,7 @@ export interface VotingValidator {
 }
 
 export function setValidator(view: StoreView, v: GenesisValidator): void {
-  view.store(STAKING_STORE).set(concat(Uint8Array.of(VALIDATOR), Buffer.from(v.consensus_address, "hex")), utf8(JSON.stringify(v)));
+  view.store(STAKING_STORE).set(concatBytes(Uint8Array.of(VALIDATOR), Buffer.from(v.consensus_address, "hex")), utf8(JSON.stringify(v)));
 }
 
 /** Every validator in state, in consensus-address order. */

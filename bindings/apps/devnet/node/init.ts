@@ -1,5 +1,5 @@
 /** `initDevnet`: writes a fresh devnet home (genesis, node config, validator keys, genesis account keys). */
-import { access, mkdir } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { loadCore } from "../../../core/index.js";
 import type { Core } from "../../../core/contract.js";
@@ -26,6 +26,7 @@ import { formatRfc3339NanoNs } from "../../../go/time.js";
 import { parseDurationOption } from "../../../go/option.js";
 import { messageOf } from "../../../base/errors.js";
 import { DevnetError } from "../shared/errors.js";
+import { exists } from "../../../base/file.js";
 
 export interface InitDevnetOptions {
   home: string;
@@ -227,14 +228,6 @@ export function validateInit(options: InitDevnetOptions, core: Core) {
   };
 }
 
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A devnet's period or block time (go/option.ts: at least 1ms), in ns; the error names the option. */
 export function checkDuration(text: string, what: string): bigint {

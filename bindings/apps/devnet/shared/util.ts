@@ -41,8 +41,6 @@ export function fromHexStrict(s: string): Uint8Array {
   return new Uint8Array(Buffer.from(s, "hex"));
 }
 
-export { concatBytes as concat } from "../../../core/kv.js";
-
 export function be64(v: bigint): Uint8Array {
   const out = new Uint8Array(8);
   new DataView(out.buffer).setBigUint64(0, BigInt.asUintN(64, v));
@@ -52,12 +50,6 @@ export function be64(v: bigint): Uint8Array {
 export function readBe64(b: Uint8Array): bigint {
   if (b.length !== 8) throw new Error(`expected 8 bytes, got ${b.length}`);
   return new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0);
-}
-
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Nanoseconds since the Unix epoch → protobuf Timestamp. */

@@ -22,10 +22,11 @@ import { BECH32_PREFIX, HD_PATH } from "../../../../../client/address.js";
 import { loadCore } from "../../../../../core/index.js";
 import { formatGoDuration } from "../../../../../go/duration.js";
 import { genesisKeysPath, writeJsonFile, type DevnetConfig, type GenesisKey, type GenesisKeysFile } from "../../../shared/genesis.js";
-import { buildGenesis, checkDuration, exists, validateInit, type InitDevnetOptions } from "../../init.js";
+import { buildGenesis, checkDuration, validateInit, type InitDevnetOptions } from "../../init.js";
 import { consensusKeyFromSeed, consensusSeed } from "../../../chain/keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
 import { DevnetError } from "../../../shared/errors.js";
+import { exists } from "../../../../../base/file.js";
 
 export interface InitTestnetOptions extends Omit<InitDevnetOptions, "rpc" | "rest" | "grpc" | "moniker" | "blockTime"> {
   /** CometBFT's `timeout_commit` (about the time between blocks), default 300ms. */
