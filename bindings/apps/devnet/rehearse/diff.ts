@@ -2,25 +2,27 @@
  * The state before and after the rehearsed block, store by store, and what changed: keys added, changed and
  * deleted (docs/spec/rehearse.md §4). Host stores (names starting with `_`: block records, the tx index, the
  * node's bookkeeping) are left out: they are the engine's, not the upgrade's, and never enter the app hash.
+ *
+ * Both states are committed versions of the copy's multistore, so the difference is read off the trees
+ * (docs/spec/store.md §1): a node saved at or before the earlier version and still in the later tree is in
+ * both (nodes are never reused once replaced), so only the nodes made since are walked — what the upgrade
+ * touched, not the whole state.
  */
-import type { CommitMultiStore } from "../../../store/rootmulti/store.js";
+import type { Node } from "../../../store/iavl/node.js";
+import type { TreeReader } from "../../../store/iavl/tree.js";
+import type { CommitMultiStore, VersionView } from "../../../store/rootmulti/store.js";
 import { isHostStore } from "../chain/app-hash.js";
 
-const EMPTY = new Uint8Array(0);
+/** Every app store's number of keys at a committed height. */
+export type StoreSizes = Map<string, number>;
 
-/** Every app store's committed contents, in key order. */
-export type StoreContents = Map<string, [Uint8Array, Uint8Array][]>;
-
-/** The contents of every app store of `ms` at its last commit. */
-export function readContents(ms: CommitMultiStore): StoreContents {
-  const out: StoreContents = new Map();
-  const view = ms.at(ms.lastCommittedHeight);
-  for (const name of view?.stores() ?? []) {
-    if (isHostStore(name)) continue;
-    out.set(name, [...view!.store(name).iterate(EMPTY, undefined)].map(([k, v]) => [k.slice(), v.slice()]));
-  }
-  return out;
+export function storeSizes(ms: CommitMultiStore, height: bigint): StoreSizes {
+  const view = ms.at(height);
+  if (!view) throw new Error(`height ${height} is not retained`);
+  return new Map(appStores(view).map((name) => [name, view.tree(name).size]));
 }
+
+const appStores = (view: VersionView) => view.stores().filter((n) => !isHostStore(n));
 
 export interface KeyChange {
   key: Uint8Array;
@@ -39,29 +41,54 @@ export interface StoreChange {
   deleted: KeyChange[];
 }
 
-const hexKey = (k: Uint8Array) => Buffer.from(k.buffer, k.byteOffset, k.length).toString("latin1");
+const id = (n: Node) => `${n.version}.${n.nonce}`;
+const latin1 = (k: Uint8Array) => Buffer.from(k.buffer, k.byteOffset, k.length).toString("latin1");
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 
-/** Store by store (names sorted), what differs between `before` and `after`. */
-export function diffContents(before: StoreContents, after: StoreContents): StoreChange[] {
-  const names = [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+/**
+ * The leaves under `tree`'s root that are not in `skip(node)` subtrees, by key: the walk stops at a node
+ * `skip` says is shared, and descends into the rest.
+ */
+function leavesOutside(tree: TreeReader, skip: (n: Node) => boolean): Map<string, [Uint8Array, Uint8Array]> {
+  const out = new Map<string, [Uint8Array, Uint8Array]>();
+  const todo: Node[] = tree.root ? [tree.root] : [];
+  while (todo.length > 0) {
+    const n = todo.pop()!;
+    if (skip(n)) continue;
+    if (n.isLeaf) out.set(latin1(n.key), [n.key, n.value!]);
+    else todo.push(tree.right(n), tree.left(n));
+  }
+  return out;
+}
+
+/** What changed in every app store of `ms` from height `before` to height `after` (both retained). */
+export function diffHeights(ms: CommitMultiStore, before: bigint, after: bigint): StoreChange[] {
+  const a = ms.at(before);
+  const b = ms.at(after);
+  if (!a || !b) throw new Error(`heights ${before} and ${after} must both be retained`);
+  const names = [...new Set([...appStores(a), ...appStores(b)])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const since = Number(before);
   return names.map((name) => {
-    const b = before.get(name);
-    const a = after.get(name);
-    const prev = new Map((b ?? []).map(([k, v]) => [hexKey(k), v]));
+    const ta = a.has(name) ? a.tree(name) : undefined;
+    const tb = b.has(name) ? b.tree(name) : undefined;
+    // Nodes of the later tree saved at or before `before` are the earlier tree's: shared, not walked.
+    const shared = new Set<string>();
+    const fresh = tb ? leavesOutside(tb, (n) => n.version <= since && ta !== undefined && (shared.add(id(n)), true)) : new Map();
+    const gone = ta ? leavesOutside(ta, (n) => shared.has(id(n))) : new Map();
     const added: KeyChange[] = [];
     const changed: KeyChange[] = [];
     const deleted: KeyChange[] = [];
-    const seen = new Set<string>();
-    for (const [k, v] of a ?? []) {
-      const id = hexKey(k);
-      seen.add(id);
-      const old = prev.get(id);
-      if (old === undefined) added.push({ key: k, after: v });
-      else if (!equal(old, v)) changed.push({ key: k, before: old, after: v });
+    for (const [k, [key, value]] of fresh) {
+      const old = gone.get(k);
+      if (old === undefined) added.push({ key, after: value });
+      else if (!equal(old[1], value)) changed.push({ key, before: old[1], after: value });
     }
-    for (const [k, v] of b ?? []) if (!seen.has(hexKey(k))) deleted.push({ key: k, before: v });
-    const status = b === undefined ? "added" : a === undefined ? "deleted" : added.length + changed.length + deleted.length > 0 ? "changed" : "unchanged";
-    return { name, status, keysBefore: b?.length ?? 0, keysAfter: a?.length ?? 0, added, changed, deleted };
+    for (const [k, [key, value]] of gone) if (!fresh.has(k)) deleted.push({ key, before: value });
+    const byKey = (x: KeyChange, y: KeyChange) => Buffer.compare(x.key, y.key);
+    added.sort(byKey);
+    changed.sort(byKey);
+    deleted.sort(byKey);
+    const status = !ta ? "added" : !tb ? "deleted" : added.length + changed.length + deleted.length > 0 ? "changed" : "unchanged";
+    return { name, status, keysBefore: ta?.size ?? 0, keysAfter: tb?.size ?? 0, added, changed, deleted };
   });
 }

@@ -35,7 +35,7 @@ import { fullLogger } from "../shared/logger.js";
 import { createKeeper, openAppDb, openNode, type OpenedNode } from "../chain/open.js";
 import { BlockHaltError } from "../chain/state.js";
 import { readBe64, utf8 } from "../shared/util.js";
-import { diffContents, readContents, type StoreChange, type StoreContents } from "./diff.js";
+import { diffHeights, storeSizes, type StoreChange, type StoreSizes } from "./diff.js";
 import { takeSnapshot } from "./snapshot.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
@@ -175,7 +175,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
     t = performance.now();
     let node: OpenedNode;
     try {
-      node = await openNode({ home: work, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: [], logger });
+      node = await openNode({ home: work, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: [], logger, keepRecent: Infinity });
     } catch (e) {
       timings.startMs = performance.now() - t;
       return finish(report, { exitCode: exitCodeFor(e), error: messageOf(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
@@ -221,7 +221,7 @@ async function runUpgradeBlock(node: OpenedNode, prep: Prepared, report: Rehears
   }
   // 4. What changed.
   t = performance.now();
-  report.stores = diffContents(prep.before, readContents(node.ms));
+  report.stores = diffHeights(node.ms, prep.snapshotHeight, prep.plan.height);
   report.appHashAfter = appHash;
   const versionsAfter = node.state.keeper.getModuleVersionMap();
   timings.diffMs = performance.now() - t;
@@ -234,20 +234,22 @@ interface Prepared {
   appHash: Uint8Array;
   timeNs: bigint;
   versions: VersionMap;
-  before: StoreContents;
+  /** The app stores at the snapshot's height, and their key counts. */
+  before: StoreSizes;
   warnings: string[];
 }
 
 /** The copy as the old binary leaves it when it halts at the plan's height; also the state before, for the report. */
 async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, blockTime: string | undefined): Promise<Prepared> {
-  const ms = await openCommitStore(openAppDb(appDbPath(work)));
+  // The copy keeps every version: the snapshot's height is what the report compares the upgrade with.
+  const ms = await openCommitStore(openAppDb(appDbPath(work)), Infinity);
   try {
     const h0 = ms.lastCommittedHeight;
     if (h0 === 0n) throw new DevnetError("snapshot", "the node has no committed block yet: nothing to rehearse on");
     for (const s of ["upgrade", NODE_STORE]) if (!ms.hasCommittedStore(s)) throw new DevnetError("snapshot", `the snapshot has no "${s}" store: not a devnet node's database`);
     const appHash = ms.lastAppHash;
     const lastTime = ms.store(NODE_STORE).get(utf8("block_time"));
-    const before = readContents(ms);
+    const before = storeSizes(ms, h0);
     // A keeper without handlers: the old binary.
     const keeper = await createKeeper({ store: ms.store("upgrade"), homePath: work, backend });
     const versions = keeper.getModuleVersionMap();
@@ -415,7 +417,7 @@ function trackWork(work: string): void {
 }
 
 /** Store upgrades that do not match the chain's stores, and stores left on chain that the new app does not mount. */
-function storeWarnings(app: LoadedApp, before: StoreContents, su: StoreUpgrades | undefined): string[] {
+function storeWarnings(app: LoadedApp, before: StoreSizes, su: StoreUpgrades | undefined): string[] {
   const out: string[] = [];
   const exists = (s: string) => before.has(s);
   for (const r of su?.renamed ?? []) {
@@ -423,13 +425,13 @@ function storeWarnings(app: LoadedApp, before: StoreContents, su: StoreUpgrades 
   }
   for (const s of su?.deleted ?? []) if (!exists(s)) out.push(`the store upgrade deletes store "${s}", which does not exist on chain`);
   for (const s of su?.added ?? []) {
-    const n = before.get(s)?.length;
+    const n = before.get(s);
     if (n !== undefined) out.push(`the store upgrade adds store "${s}", which already exists on chain (${n} keys are kept)`);
   }
   const gone = new Set([...(su?.deleted ?? []), ...(su?.renamed ?? []).map((r) => r.oldKey)]);
   const mounted = new Set(app.stores);
-  for (const [s, entries] of before) {
-    if (!mounted.has(s) && !gone.has(s)) out.push(`store "${s}" (${entries.length} keys) stays on chain but no module of ${app.name} mounts it: its data is unreachable`);
+  for (const [s, keys] of before) {
+    if (!mounted.has(s) && !gone.has(s)) out.push(`store "${s}" (${keys} keys) stays on chain but no module of ${app.name} mounts it: its data is unreachable`);
   }
   return out;
 }
