@@ -91,7 +91,9 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
     const runs: number[] = [];
     const snapshots: number[] = [];
     const r0 = Date.now();
-    while (Date.now() - r0 < 6000) {
+    // At least 6 s and at least 3 rehearsals, back to back: what is measured is the node's pace meanwhile,
+    // however long a rehearsal takes on the machine at that moment.
+    while (Date.now() - r0 < 6000 || runs.length < 3) {
       const r = await rehearseUpgrade({ home, app: fixtureApp("v2-bulk"), plan: "v2", height: 1_000_000n });
       expect(r.ok).toBe(true);
       runs.push(r.durationMs);
@@ -112,7 +114,7 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
     // no commit waits for a rehearsal (0.6–1 s each here): the longest interval stays under 300 ms. Measured on
     // the busy 2-core VM: p50 20 → 20–22, p99 +10–30 ms, max +20–60 ms (docs/spec/rehearse.md §6).
     expect(runs.length).toBeGreaterThanOrEqual(3);
-    expect(during.length).toBeGreaterThan((6000 / BLOCK_MS) * 0.5);
+    expect(during.length).toBeGreaterThan(((r1 - r0) / BLOCK_MS) * 0.5);
     expect(percentile(during, 50)).toBeLessThanOrEqual(percentile(base, 50) + 10);
     expect(Math.max(...during)).toBeLessThan(Math.max(300, Math.max(...base) + 200)); // a busy machine's own stalls count in both windows
   });
