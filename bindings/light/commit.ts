@@ -5,6 +5,7 @@
  * the power is checked, then exactly those signatures are verified (the first bad one is reported). Like
  * CometBFT's light client, signatures past the threshold are not checked.
  */
+import { toHex } from "@cosmjs/encoding";
 import { voteSignBytesOf } from "./encoding.js";
 import { InvalidCommitError, NewValSetCantBeTrustedError, NotEnoughVotingPowerError, WrongSignatureError, hex } from "./errors.js";
 import { verifySignatures, type SignatureCheck, type SignatureEngine } from "./signatures.js";
@@ -21,11 +22,12 @@ export interface TrustLevel {
 
 export const DEFAULT_TRUST_LEVEL: TrustLevel = { numerator: 1n, denominator: 3n };
 
-/** What a commit check did: the power it counted against the threshold, and the signatures it verified. */
+/** What a commit check did: the power it counted against the threshold, the signatures that carry it, and how many of them it had to verify (the rest were verified earlier in the same step). */
 export interface CommitTally {
   tallied: bigint;
   needed: bigint;
   total: bigint;
+  signaturesCounted: number;
   signaturesVerified: number;
 }
 
@@ -38,13 +40,29 @@ interface Picked {
   tallied: bigint;
 }
 
-async function verifyPicked(picked: Picked, commit: Commit, engine: SignatureEngine | undefined): Promise<void> {
-  const ok = await verifySignatures(picked.checks, engine);
+/**
+ * Signatures of a commit already verified, by index, with the chain id and key they were verified for. A
+ * skipping step checks the same commit twice (1/3 of the trusted set, then 2/3 of its own, mostly the same
+ * signers): a signature is verified once.
+ */
+const verified = new WeakMap<Commit, Map<number, string>>();
+
+async function verifyPicked(chainId: string, picked: Picked, commit: Commit, engine: SignatureEngine | undefined): Promise<number> {
+  let done = verified.get(commit);
+  if (!done) verified.set(commit, (done = new Map()));
+  const tag = (i: number) => `${chainId}\u0000${toHex(picked.checks[i].key)}`;
+  const todo = picked.checks.map((_, i) => i).filter((i) => done.get(picked.indexes[i]) !== tag(i));
+  const ok = await verifySignatures(
+    todo.map((i) => picked.checks[i]),
+    engine,
+  );
   const bad = ok.indexOf(false);
   if (bad >= 0) {
-    const idx = picked.indexes[bad];
+    const idx = picked.indexes[todo[bad]];
     throw new WrongSignatureError(idx, commit.signatures[idx].validatorAddress, commit.height);
   }
+  for (const i of todo) done.set(picked.indexes[i], tag(i));
+  return todo.length;
 }
 
 /** VerifyCommitLight: more than 2/3 of `vals`' power signed this block, signature i by validator i. */
@@ -79,8 +97,8 @@ export async function verifyCommitLight(
     if (picked.tallied > needed) break;
   }
   if (picked.tallied <= needed) throw new NotEnoughVotingPowerError(picked.tallied, needed, height);
-  await verifyPicked(picked, commit, engine);
-  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesVerified: picked.checks.length };
+  const fresh = await verifyPicked(chainId, picked, commit, engine);
+  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
 }
 
 /**
@@ -115,6 +133,6 @@ export async function verifyCommitLightTrusting(
     if (picked.tallied > needed) break;
   }
   if (picked.tallied <= needed) throw new NewValSetCantBeTrustedError(picked.tallied, needed, commit.height);
-  await verifyPicked(picked, commit, engine);
-  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesVerified: picked.checks.length };
+  const fresh = await verifyPicked(chainId, picked, commit, engine);
+  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
 }

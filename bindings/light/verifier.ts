@@ -94,8 +94,9 @@ export async function verifyNonAdjacent(trusted: LightBlock, untrusted: LightBlo
   checkNewHeader(trusted, untrusted, o);
   const chainId = trusted.signedHeader.header.chainId;
   const { commit } = untrusted.signedHeader;
-  await verifyCommitLightTrusting(chainId, trusted.validatorSet, commit, o.trustLevel ?? DEFAULT_TRUST_LEVEL, o.engine);
-  return verifyCommitLight(chainId, untrusted.validatorSet, commit.blockId, untrusted.height, commit, o.engine);
+  const trusting = await verifyCommitLightTrusting(chainId, trusted.validatorSet, commit, o.trustLevel ?? DEFAULT_TRUST_LEVEL, o.engine);
+  const own = await verifyCommitLight(chainId, untrusted.validatorSet, commit.blockId, untrusted.height, commit, o.engine);
+  return { ...own, signaturesVerified: trusting.signaturesVerified + own.signaturesVerified };
 }
 
 /** Verify: adjacent or skipping, by height. */
