@@ -5,6 +5,8 @@
 export const QUICK = process.argv.includes("--quick") || /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? "");
 /** `--only state`: run case 11 (the node's state) alone. */
 export const ONLY_STATE = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "state";
+/** `--only light`: run case 12 (the light client) alone. */
+export const ONLY_LIGHT = process.argv.includes("--only") && process.argv[process.argv.indexOf("--only") + 1] === "light";
 
 export const config = QUICK
   ? {

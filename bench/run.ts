@@ -1,5 +1,6 @@
 /**
- * `npm run bench` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run; `-- --only state` for case 11 alone). Runs every case of issue 3:
+ * `npm run bench` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run; `-- --only state` for case 11 alone, `-- --only light`
+ * for case 12 alone). Runs every case of issue 3:
  * both backends side by side in this process, then each backend in a process of its own, cold starts in
  * fresh processes, and the memory runs. Writes bench/results.json and bench/results.svg; a quick run
  * writes bench/out/ instead (git-ignored), so a smoke run never replaces the published results.
@@ -13,7 +14,8 @@ import { wasmSizes } from "./cases/instantiate.js";
 import type { MemoryRun } from "./cases/memory.js";
 import { planCodecCorrectness } from "./cases/protobuf.js";
 import { renderChart } from "./chart.js";
-import { ONLY_STATE, QUICK, config } from "./config.js";
+import { ONLY_LIGHT, ONLY_STATE, QUICK, config } from "./config.js";
+import { runLight, writeLight } from "./light.js";
 import type { TaskResult } from "./harness.js";
 import { checkTargets, makeRows, markdownTable } from "./report.js";
 import { runState, writeState } from "./state.js";
@@ -68,8 +70,19 @@ function stateCase(): void {
   for (const t of state.targets) console.log(`${t.met ? "MET   " : "MISSED"} ${t.target}: ${t.detail}`);
   log(`wrote ${outDir}results-state.json`);
 }
+/** Case 12, the light client: Node, then Chromium; its own results file and README table. */
+async function lightCase(): Promise<void> {
+  const light = await runLight(log);
+  writeLight(outDir, here("./README.md"), meta, light.results, light.targets);
+  for (const t of light.targets) console.log(`${t.met ? "MET   " : "MISSED"} ${t.target}: ${t.detail}`);
+  log(`wrote ${outDir}results-light.json`);
+}
 if (ONLY_STATE) {
   stateCase();
+  process.exit(0);
+}
+if (ONLY_LIGHT) {
+  await lightCase();
   process.exit(0);
 }
 log("side by side, both backends in this process:");
@@ -153,3 +166,4 @@ console.log();
 for (const t of targets) console.log(`${t.met ? "MET   " : "MISSED"} ${t.target}: ${t.detail}`);
 log(`wrote ${outDir}results.json and results.svg in ${results.seconds} s`);
 stateCase();
+await lightCase();

@@ -41,8 +41,12 @@ export const SIMD_VERSIONS: [string, bigint][] = [
 
 export interface SdkNode extends TestServer {
   chain: SyntheticChain;
-  /** The state height the store holds (its app hash is in the latest header). */
+  /** The latest state height the store holds (its app hash is in the latest header). */
   stateHeight: bigint;
+  /** Makes the next block: the store commits the next version (unchanged), the chain's latest header carries its app hash. */
+  advance(): Promise<void>;
+  /** Makes the next `count` blocks ahead (store versions committed, commits signed) without showing them: advance() then only reveals one. */
+  prepare(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,7 +89,6 @@ function lenBytes(n: number): number[] {
 export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHashAt">; state: SdkState }): Promise<SdkNode> {
   const core = await loadCore("js");
   const latest = o.chain.latest ?? 20n;
-  const stateHeight = latest - 1n;
   const db = new ClassicLevel<Uint8Array, Uint8Array>(tempDir("xupgrade-light-sdk-"), { keyEncoding: "view", valueEncoding: "view" });
   const ms = await CommitMultiStore.open(db, { sync: false, keepRecent: 0 });
   for (const name of SIMD_STORES) ms.store(name).set(utf8.encode("seed"), utf8.encode(name));
@@ -109,26 +112,28 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
     gov.set(Uint8Array.of(0x00, ...be64(p.id)), Proposal.encode(proposal).finish());
     gov.set(Uint8Array.of(0x04, ...be64(p.id)), Uint8Array.of(1));
   }
-  await ms.commit(stateHeight);
-  const view = ms.at(stateHeight)!;
-  const appHash = view.appHash;
-  const chain = new SyntheticChain({ ...o.chain, latest, appHashAt: (h) => (h === latest ? appHash : utf8.encode(`app/${h}`.padEnd(32, "."))) });
+  let stateHeight = latest - 1n;
+  const appHashes = new Map<bigint, Uint8Array>();
+  appHashes.set(latest, await ms.commit(stateHeight));
+  const chain = new SyntheticChain({ ...o.chain, latest, appHashAt: (h) => appHashes.get(h) ?? utf8.encode(`app/${h}`.padEnd(32, ".")) });
 
   const abci = (params: Record<string, unknown>): unknown => {
     const path = String(params.path ?? "");
     const data = Uint8Array.from(Buffer.from(String(params.data ?? ""), "hex"));
     const height = params.height === undefined ? stateHeight : BigInt(String(params.height));
+    const view = height > stateHeight ? undefined : ms.at(height === 0n ? stateHeight : height);
     const m = /^\/store\/([^/]+)\/(key|subspace)$/.exec(path);
     if (!m) throw new RpcFault(`unknown query path ${path}`);
-    if (height !== stateHeight && height !== 0n) {
+    if (!view) {
       return { response: { code: 38, codespace: "sdk", log: `version does not exist: version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height`, height: String(height) } };
     }
     const [, name, kind] = m;
-    if (!view.has(name)) return { response: { code: 1, codespace: "sdk", log: `no such store: ${name}`, height: String(stateHeight) } };
+    const answered = String(view.height);
+    if (!view.has(name)) return { response: { code: 1, codespace: "sdk", log: `no such store: ${name}`, height: answered } };
     if (kind === "subspace") {
       const store = view.store(name);
       const end = data.length ? Uint8Array.of(...data.slice(0, -1), data[data.length - 1] + 1) : undefined;
-      return { response: { code: 0, log: "", info: "", index: "0", key: null, value: toBase64(encodePairs([...store.iterate(data, end)])), proofOps: null, height: String(stateHeight), codespace: "" } };
+      return { response: { code: 0, log: "", info: "", index: "0", key: null, value: toBase64(encodePairs([...store.iterate(data, end)])), proofOps: null, height: answered, codespace: "" } };
     }
     const prove = params.prove === true || params.prove === "true";
     const answer = prove ? view.prove(name, data) : { value: view.store(name).get(data), ops: undefined };
@@ -141,7 +146,7 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
         key: toBase64(data),
         value: answer.value ? toBase64(answer.value) : null,
         proofOps: answer.ops ? { ops: answer.ops.map((op) => ({ type: op.type, key: toBase64(op.key), data: toBase64(op.data) })) } : null,
-        height: String(stateHeight),
+        height: answered,
         codespace: "",
       },
     };
@@ -149,14 +154,31 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
 
   const server = await serveJsonRpc((method, params) => (method === "abci_query" ? abci(params) : chain.handle(method, params)));
   const closeServer = server.close;
-  return Object.assign(server, {
+  let made = stateHeight;
+  const make = async () => {
+    made++;
+    appHashes.set(made + 1n, await ms.commit(made));
+    // Signed now, before anyone asks: a real node has its commit when it reports the height.
+    chain.commit(made + 1n);
+  };
+  const node = Object.assign(server, {
     chain,
     stateHeight,
+    advance: async () => {
+      if (made === stateHeight) await make();
+      stateHeight++;
+      node.stateHeight = stateHeight;
+      chain.latest = stateHeight + 1n;
+    },
+    prepare: async (count: number) => {
+      for (let i = 0; i < count; i++) await make();
+    },
     close: async () => {
       await closeServer();
       await ms.close();
     },
   });
+  return node;
 }
 
 export const hexOf = (b: Uint8Array) => toHex(b).toUpperCase();
