@@ -20,6 +20,9 @@ import { removeTempDirs } from "../support/temp.js";
 import { UI_DIST, buildPage, launchChromium, openPage, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
+import { fetchLightBlock } from "../../bindings/light/provider.js";
+import { RpcProvider } from "../../bindings/light/rpc-provider.js";
+import { judgeUpgrade } from "../support/light/judge-upgrade.js";
 import { initSimd, killAll, passProposal, softwareUpgradeMsg, startSimd, waitForHalt, type SimdHome, type SimdNode } from "./support/simd.js";
 
 const peers = interopPeers();
@@ -87,7 +90,10 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
   let main: OpenPage;
   /** What raw mode showed, for the report (also when an expectation fails). */
   const rawSeen: Record<string, string> = {};
-  const pageUrl = (mode: "rest" | "raw") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}`;
+  const pageUrl = (mode: "rest" | "raw" | "verified", extra = "") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}${extra}`;
+  /** The trust root of the verified checks: the old binary's header at height 2, before the upgrade. */
+  let trust: { height: bigint; hash: Uint8Array } | undefined;
+  const trustParams = () => `&trust_height=${trust!.height}&trust_hash=${Buffer.from(trust!.hash).toString("hex")}`;
 
   beforeAll(async () => {
     h = await initSimd({ binary: sc.old.binary });
@@ -115,6 +121,17 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
     expect(main.errors).toEqual([]);
   }, 120_000);
 
+  it(`verified mode on ${sc.old.label}: the scheduled plan proven, with its badge`, async () => {
+    trust = { height: 2n, hash: (await fetchLightBlock(RpcProvider.of(h.rpcUrl), 2n, h.chainId)).hash };
+    const v = await openPage(browser, pageUrl("verified", trustParams()));
+    opened.push(v);
+    await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    expect(await text(v.page, "plan-name")).toBe(NAME);
+    expect(await v.page.locator('[data-testid="verified-badge"]').count()).toBe(4);
+    await shot(v.page, `${sc.tag}-1v-scheduled-verified`);
+    expect(v.errors).toEqual([]);
+  }, 90_000);
+
   it(`the halt, then ${sc.new.label} on the same home: the applied upgrade, its block, the new module versions (REST mode)`, async () => {
     await waitForHalt(node.child, NAME);
     await shot(main.page, `${sc.tag}-2-halted`);
@@ -139,6 +156,35 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
     await shot(page, `${sc.tag}-3-applied`);
     expect(main.errors).toEqual([]);
   }, 180_000);
+
+  it(`verified on ${sc.new.label} from the root taken before the upgrade: the Done record in the SDK's layout and what changed, proven; the oracle agrees`, async () => {
+    const j = await judgeUpgrade({ primary: h.rpcUrl, trustHeight: trust!.height, trustHash: trust!.hash }, async (c) => ({
+      applied: (await c.appliedUpgrades()).value,
+      plan: (await c.currentPlan()).value,
+      versions: (await c.moduleVersions()).value,
+    }));
+    expect(j.ts.verdict, j.ts.error).toBe("verified");
+    expect(j.ts.value!.applied).toEqual({ layout: "sdk", entries: [{ name: NAME, height: BigInt(height) }] });
+    expect(j.ts.value!.plan).toBeUndefined();
+    expect(j.ts.value!.versions).toHaveLength(sc.modulesAfter);
+    expect(j.go, "the Go oracle (npm run peers) must run in the interop suite").toBeDefined();
+    expect(j.go!.verdict).toBe("verified");
+    for (const n of j.proofs) expect(j.go!.proofs.find((p) => p.name === n.key)?.verdict, n.key).toBe(n.verdict);
+
+    const v = await openPage(browser, pageUrl("verified", trustParams()));
+    opened.push(v);
+    await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    await waitText(v.page, "applied-height", String(height), 30_000);
+    expect(await text(v.page, "done-layout")).toBe("Done records: SDK layout (height in the key)");
+    // What changed at the upgrade, proven at height H−1 against header H (verified backwards).
+    const change = await text(v.page, "versions-change");
+    for (const m of sc.added) expect(change).toContain(`${m} added`);
+    // The block record of the upgrade height: its header, verified by the hash chain.
+    const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
+    expect(await text(v.page, "block-record")).toContain(block.result.block_id.hash);
+    await shot(v.page, `${sc.tag}-3v-applied-verified`);
+    expect(v.errors).toEqual([]);
+  }, 120_000);
 
   it(`raw-store mode on ${sc.new.label}: the Done records in the SDK's layout, read and said so, agreeing with REST`, async () => {
     const raw = await openPage(browser, pageUrl("raw"));

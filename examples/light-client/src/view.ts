@@ -215,6 +215,8 @@ export function renderApplied(
 }
 
 function blockView(b: BlockMeta): HTMLElement {
+  // Verified mode shows the header itself, verified by the hash chain (no size or tx count: those are not in it).
+  const verified = typeof b.raw === "object" && b.raw !== null && "verified" in b.raw;
   return h(
     "div",
     { class: "block", "data-testid": "block-record" },
@@ -223,10 +225,12 @@ function blockView(b: BlockMeta): HTMLElement {
       ["time", b.time],
       ["app hash", h("code", {}, b.appHash)],
       ["proposer", h("code", {}, b.proposer)],
-      ["txs · size", `${b.numTxs} · ${b.blockSize} bytes`],
+      verified ? ["header", "verified backwards by the hash chain of last block ids"] : ["txs · size", `${b.numTxs} · ${b.blockSize} bytes`],
       ["header app version", b.appVersion],
     ]),
-    h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
+    verified
+      ? null
+      : h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
   );
 }
 
