@@ -159,7 +159,7 @@ describe("a lying node is refused, each time for its own reason", () => {
     return new SyntheticChain({ chainId, valsetAt: () => keys.map((key) => ({ key, power: 10n })), latest });
   };
 
-  async function throughLiar(chain: SyntheticChain, mode: Parameters<typeof lyingNode>[1]["mode"], other?: SyntheticChain, extra: Partial<JudgeInput> = {}) {
+  async function throughLiar(chain: SyntheticChain, mode: NonNullable<Parameters<typeof lyingNode>[1]>["mode"], other?: SyntheticChain, extra: Partial<JudgeInput> = {}) {
     const liar = await lyingNode(await serve(chain), { mode, above: 1n, other: other ? await serve(other) : undefined });
     servers.push(liar);
     const j = await judge({ ...rootOf(chain), primary: liar.url, target: 25n, ...extra });
