@@ -71,8 +71,6 @@ export async function cometbftNet(o: NetOptions): Promise<Net> {
   await runOk(o.cometbft, ["testnet", "--v", String(o.validators), "--o", dir, "--populate-persistent-peers=false"]);
   const homes = Array.from({ length: o.validators }, (_, i) => join(dir, `node${i}`));
   const ids = await Promise.all(homes.map(async (home) => (await runOk(o.cometbft, ["show-node-id", "--home", home])).stdout.trim()));
-  const ports = await freePorts(2 * o.validators);
-
   // One genesis for all: the chain id, the powers, and (for secp256k1) the keys and the allowed key type.
   const genesis = JSON.parse(readFileSync(join(homes[0], "config/genesis.json"), "utf8")) as {
     chain_id: string;
@@ -97,31 +95,50 @@ export async function cometbftNet(o: NetOptions): Promise<Net> {
   });
   if (o.keyType === "secp256k1") genesis.consensus_params.validator.pub_key_types = ["secp256k1"];
 
-  const nodes: NetNode[] = homes.map((home, i) => {
-    writeFileSync(join(home, "config/genesis.json"), JSON.stringify(genesis, null, 2));
-    const peers = homes.map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[2 * j + 1]}`)).filter(Boolean).join(",");
-    const file = join(home, "config/config.toml");
-    let cfg = readFileSync(file, "utf8");
-    cfg = setToml(cfg, "", "proxy_app", q("kvstore"));
-    cfg = setToml(cfg, "", "log_level", q("error"));
-    cfg = setToml(cfg, "rpc", "laddr", q(`tcp://127.0.0.1:${ports[2 * i]}`));
-    cfg = setToml(cfg, "rpc", "cors_allowed_origins", '["*"]');
-    cfg = setToml(cfg, "p2p", "laddr", q(`tcp://127.0.0.1:${ports[2 * i + 1]}`));
-    cfg = setToml(cfg, "p2p", "persistent_peers", q(peers));
-    cfg = setToml(cfg, "consensus", "timeout_commit", q(o.timeoutCommit ?? "300ms"));
-    writeFileSync(file, cfg);
-    return { home, rpcUrl: `http://127.0.0.1:${ports[2 * i]}` };
-  });
-  return netOf(o.cometbft, o.chainId, nodes);
+  for (const home of homes) writeFileSync(join(home, "config/genesis.json"), JSON.stringify(genesis, null, 2));
+  const nodes: NetNode[] = homes.map((home) => ({ home, rpcUrl: "" }));
+  /** Free ports for every node, written to their configs (again when one was taken before CometBFT bound it). */
+  const configure = async () => {
+    const ports = await freePorts(2 * o.validators);
+    homes.forEach((home, i) => {
+      const peers = homes.map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[2 * j + 1]}`)).filter(Boolean).join(",");
+      const file = join(home, "config/config.toml");
+      let cfg = readFileSync(file, "utf8");
+      cfg = setToml(cfg, "", "proxy_app", q("kvstore"));
+      cfg = setToml(cfg, "", "log_level", q("error"));
+      cfg = setToml(cfg, "rpc", "laddr", q(`tcp://127.0.0.1:${ports[2 * i]}`));
+      cfg = setToml(cfg, "rpc", "cors_allowed_origins", '["*"]');
+      cfg = setToml(cfg, "p2p", "laddr", q(`tcp://127.0.0.1:${ports[2 * i + 1]}`));
+      cfg = setToml(cfg, "p2p", "persistent_peers", q(peers));
+      cfg = setToml(cfg, "consensus", "timeout_commit", q(o.timeoutCommit ?? "300ms"));
+      writeFileSync(file, cfg);
+      nodes[i].rpcUrl = `http://127.0.0.1:${ports[2 * i]}`;
+    });
+  };
+  await configure();
+  return netOf(o.cometbft, o.chainId, nodes, configure);
 }
 
-function netOf(cometbft: string, chainId: string, nodes: NetNode[]): Net {
+const BIND_FAILED = /bind: address already in use/;
+
+function netOf(cometbft: string, chainId: string, nodes: NetNode[], configure: () => Promise<void>): Net {
   const net: Net = {
     chainId,
     nodes,
     async start() {
-      for (const n of nodes) n.child ??= spawnCollected(cometbft, ["start", "--home", n.home]);
-      await net.waitForHeight(2n);
+      // Another process may take a port between freePorts() and CometBFT's bind: then all ports are picked again.
+      for (let attempt = 1; ; attempt++) {
+        for (const n of nodes) n.child ??= spawnCollected(cometbft, ["start", "--home", n.home]);
+        try {
+          await net.waitForHeight(2n);
+          return;
+        } catch (e) {
+          const taken = nodes.some((n) => n.child && n.child.proc.exitCode !== null && BIND_FAILED.test(n.child.stderr() + n.child.records.join("\n")));
+          if (!taken || attempt >= 3) throw e;
+          await net.stop();
+          await configure();
+        }
+      }
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.child?.kill()));
@@ -131,8 +148,10 @@ function netOf(cometbft: string, chainId: string, nodes: NetNode[]): Net {
     async waitForHeight(h, i = 0) {
       await waitUntil(
         async () => {
-          const c = nodes[i].child;
-          if (c && c.proc.exitCode !== null) throw new Error(`cometbft exited (${c.proc.exitCode}): ${c.stderr().slice(-2000)}`);
+          for (const n of nodes) {
+            const c = n.child;
+            if (c && c.proc.exitCode !== null) throw new Error(`cometbft exited (${c.proc.exitCode}): ${(c.stderr() + c.records.join("\n")).slice(-2000)}`);
+          }
           return (await rpcHeight(nodes[i].rpcUrl)) >= h;
         },
         60_000,
@@ -152,12 +171,17 @@ export async function forkOf(cometbft: string, net: Net): Promise<Net> {
   if (net.nodes.length !== 1 || net.nodes[0].child) throw new Error("fork a one-validator network before it starts");
   const home = join(tempDir("xupgrade-light-fork-"), "node0");
   cpSync(net.nodes[0].home, home, { recursive: true });
-  const [rpc, p2p] = await freePorts(2);
-  const file = join(home, "config/config.toml");
-  let cfg = readFileSync(file, "utf8");
-  cfg = setToml(cfg, "rpc", "laddr", q(`tcp://127.0.0.1:${rpc}`));
-  cfg = setToml(cfg, "p2p", "laddr", q(`tcp://127.0.0.1:${p2p}`));
-  cfg = setToml(cfg, "p2p", "persistent_peers", q(""));
-  writeFileSync(file, cfg);
-  return netOf(cometbft, net.chainId, [{ home, rpcUrl: `http://127.0.0.1:${rpc}` }]);
+  const node: NetNode = { home, rpcUrl: "" };
+  const configure = async () => {
+    const [rpc, p2p] = await freePorts(2);
+    const file = join(home, "config/config.toml");
+    let cfg = readFileSync(file, "utf8");
+    cfg = setToml(cfg, "rpc", "laddr", q(`tcp://127.0.0.1:${rpc}`));
+    cfg = setToml(cfg, "p2p", "laddr", q(`tcp://127.0.0.1:${p2p}`));
+    cfg = setToml(cfg, "p2p", "persistent_peers", q(""));
+    writeFileSync(file, cfg);
+    node.rpcUrl = `http://127.0.0.1:${rpc}`;
+  };
+  await configure();
+  return netOf(cometbft, net.chainId, [node], configure);
 }

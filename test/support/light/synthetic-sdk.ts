@@ -90,7 +90,7 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
   const core = await loadCore("js");
   const latest = o.chain.latest ?? 20n;
   const db = new ClassicLevel<Uint8Array, Uint8Array>(tempDir("xupgrade-light-sdk-"), { keyEncoding: "view", valueEncoding: "view" });
-  const ms = await CommitMultiStore.open(db, { sync: false, keepRecent: 0 });
+  const ms = await CommitMultiStore.open(db, { sync: false, keepRecent: Infinity });
   for (const name of SIMD_STORES) ms.store(name).set(utf8.encode("seed"), utf8.encode(name));
   const up = ms.store("upgrade");
   const s = o.state;
