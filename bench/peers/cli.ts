@@ -139,11 +139,12 @@ function stat(samples: Sample[]): CliStat {
   };
 }
 
-/** What a query loads: the query bundle may require Node's built-ins only (no devnet, sidecar, gRPC or signing). */
+/** What a query loads: the query bundle may require Node's built-ins only (no devnet, sidecar, gRPC or signing), and the `--verify` bundle. */
 export function queryBundleCheck(bundle: string): { bytes: number; cacheBytes?: number; requires: string[]; ok: boolean } {
   const text = readFileSync(bundle, "utf8");
   const requires = [...new Set([...text.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]))].sort();
-  const builtin = (r: string) => r.startsWith("node:") || builtinModules.includes(r);
+  // `./xupgrade-verify.cjs` is the light client, required by the bundle only for `--verify` (scripts/build-cli.mjs).
+  const builtin = (r: string) => r.startsWith("node:") || builtinModules.includes(r) || r === "./xupgrade-verify.cjs";
   const cache = `${bundle}.v8cache`;
   return { bytes: statSync(bundle).size, cacheBytes: existsSync(cache) ? statSync(cache).size : undefined, requires, ok: requires.every(builtin) };
 }
