@@ -27,7 +27,7 @@ export interface DevnetHandle {
   height(): bigint;
   /** Resolves once `height` is committed; rejects after `timeoutMs` (default 30 s) or if the node stops first. */
   waitForHeight(height: bigint | number, timeoutMs?: number): Promise<bigint>;
-  /** Stops after the block in progress; `done` then resolves with 0. */
+  /** Stops after the block in progress; `done` then resolves with 0 (with the halt's code when it ends a CometBFT node's halt, docs/spec/keeper.md §6.2). */
   stop(): Promise<void>;
   /** The exit code the node stopped with (see start.ts). */
   readonly done: Promise<number>;
