@@ -5,12 +5,12 @@
  * downloaded into `.tmp/<dir>-<random>/` with a progress bar, verified before any extraction, unpacked
  * safely, made executable, and only then renamed to `upgrades/<dir>` (D6 #2).
  */
-import { chmod, mkdir, rename, rm } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { messageOf } from "../../base/errors.js";
 import { goQuote } from "../../go/quote.js";
 import { checkUrl, type CheckedUrl } from "../../module/plan-info/check.js";
-import type { DownloadLimits } from "../../module/plan-info/download.js";
+import { download, type Downloaded, type DownloadLimits } from "../../module/plan-info/download.js";
 import { fetchBinary, resolveInfo } from "../../module/plan-info/fetch.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { ensureBinary, type Layout } from "./layout.js";
@@ -46,6 +46,46 @@ export interface FetchOptions {
   platform?: string;
   /** Told which entry and URL will be downloaded, before the transfer starts. */
   onSource?: (s: BinarySource) => void;
+  /** Bytes received so far (the download's size in the log and the metrics). */
+  onBytes?: (n: number) => void;
+  /** Release keys (DAEMON_DOWNLOAD_SIGNING_KEYS) the download must be signed by; none: no signature check. */
+  signing?: { keys: readonly string[]; namespace: string };
+}
+
+/** The signature check of a download from `source` when release keys are configured (`fetchBinary`'s verify), else undefined. */
+export function signatureCheck(source: BinarySource, work: string, o: FetchOptions): ((d: Downloaded) => Promise<void>) | undefined {
+  return o.signing && o.signing.keys.length > 0 ? (d) => checkSignature(d, source, work, o) : undefined;
+}
+
+/** The signature's size limit: an SSH signature is well under 1 KiB. */
+const MAX_SIGNATURE_BYTES = 64 * 1024;
+
+/**
+ * docs/spec/sidecar.md §7.5: the downloaded file's SSH signature (`<url>.sig`), made by one of the release
+ * keys, checked after the checksum and before anything is unpacked. The verifier is loaded only here.
+ */
+async function checkSignature(d: Downloaded, source: BinarySource, work: string, o: FetchOptions): Promise<void> {
+  const signing = o.signing!;
+  const { signatureUrlOf, verifyFileSignature, SignatureError } = await import("./signature.js");
+  const { parseSigningKey } = await import("./ssh-key.js");
+  const sigUrl = signatureUrlOf(source.url.raw);
+  const refused = (why: string) => new VisorError(`the downloaded binary's signature is refused: ${why}; nothing was installed`);
+  const checked = checkUrl(sigUrl, false, "sidecar");
+  if ("problem" in checked) throw refused(`invalid signature url ${goQuote(sigUrl)}: ${checked.problem}`);
+  let text: string;
+  try {
+    const got = await download(checked, join(work, "signature.sig"), { ...o.limits, maxBytes: Math.min(o.limits.maxBytes, MAX_SIGNATURE_BYTES) });
+    text = await readFile(got.file, "utf8");
+  } catch (e) {
+    throw refused(`cannot download the signature ${goQuote(sigUrl)}: ${messageOf(e)}`);
+  }
+  try {
+    const key = await verifyFileSignature(d.file, text, signing.keys.map(parseSigningKey), signing.namespace);
+    o.log.info("signature verified", { url: sigUrl, key: key.comment || key.line.split(" ")[1].slice(0, 16), namespace: signing.namespace });
+  } catch (e) {
+    if (e instanceof SignatureError) throw refused(`${e.check}: ${e.message}`);
+    throw e;
+  }
 }
 
 export interface BinarySource {
@@ -102,13 +142,18 @@ export async function fetchUpgrade(planName: string, info: string, o: FetchOptio
       ({ result } = await fetchBinary(source.url, join(work, "download"), {
         daemonName: o.daemonName,
         limits: o.limits,
-        onProgress: (done, total) => progress.update(done, total),
+        onProgress: (done, total) => {
+          progress.update(done, total);
+          o.onBytes?.(done);
+        },
         onDownloaded: () => {
           progress.finish();
           if (source.url.checksum) o.log.info("checksum verified", { algo: source.url.checksum.algo, hex: source.url.checksum.hex });
         },
+        verify: signatureCheck(source, work, o),
       }));
     } catch (e) {
+      if (e instanceof VisorError) throw e;
       throw new VisorError(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
     }
     try {

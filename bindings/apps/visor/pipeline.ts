@@ -16,7 +16,9 @@ import { join } from "node:path";
 import { writeFileAtomic, exists } from "../../base/file.js";
 import { sleep } from "../../base/sleep.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
-import { backupData } from "./backup.js";
+import { BackupSpaceError, backupData, checkBackupSpace, findBackup } from "./backup.js";
+import type { VisorEvents } from "./events.js";
+import { handOver } from "./orchestrator.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { downloadLimits, fetchUpgrade } from "./fetch.js";
@@ -52,10 +54,14 @@ export interface PipelineContext {
   supervisor: Supervisor;
   progressStream?: NodeJS.WriteStream;
   hooks?: PipelineHooks;
+  events?: VisorEvents;
 }
 
+/** How the pipeline ended: switched (the node restarts on the new binary), or handed over to an orchestrator (the visor exits). */
+export type PipelineOutcome = "switched" | "handed-over";
+
 /** Step 2: the upgrade's binary, staged or downloaded (into `upgrades/<dir>`, only ever complete). */
-async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<string> {
+export async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<string> {
   const { cfg, layout, log } = ctx;
   const bin = layout.upgradeBin(plan.name);
   const present = await lstat(bin).then(
@@ -65,6 +71,7 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
   if (present) {
     await ensureBinary(bin);
     log.info("using the staged upgrade binary", { bin });
+    ctx.events?.emit("binary_staged", plan, { source: "staged", bin });
     return bin;
   }
   if (!cfg.allowDownloadBinaries) {
@@ -73,6 +80,8 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
   const dir = layout.upgradeDir(plan.name);
   if (await exists(dir)) throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
   log.info("no upgrade binary found, beginning to download it");
+  const started = performance.now();
+  let bytes = 0;
   const r = await fetchUpgrade(plan.name, plan.info, {
     layout,
     daemonName: cfg.name,
@@ -82,8 +91,12 @@ async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: st
     progressStream: ctx.progressStream,
     temp,
     platform: ctx.hooks?.platform,
+    signing: { keys: cfg.downloadSigningKeys, namespace: cfg.downloadSignatureNamespace },
+    onBytes: (n) => (bytes = n),
   });
-  log.info("downloading binary complete", { bin: r.bin, url: r.source.url.raw });
+  const seconds = (performance.now() - started) / 1000;
+  log.info("downloading binary complete", { bin: r.bin, url: r.source.url.raw, seconds: seconds.toFixed(2), bytes });
+  ctx.events?.emit("binary_staged", plan, { source: "downloaded", bin: r.bin, url: r.source.url.raw, seconds, bytes });
   return r.bin;
 }
 
@@ -103,9 +116,11 @@ async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) =
   }
   log.info("starting to take backup of data directory", { backup_dir: cfg.dataBackupDir });
   const pause = ctx.hooks?.pause;
-  let saved: { path: string; reused: boolean };
+  let saved: Awaited<ReturnType<typeof backupData>>;
   try {
     saved = await backupData({
+      current: (await layout.resolveCurrent()).target,
+      keep: cfg.dataBackupKeep,
       layout,
       backupDir: cfg.dataBackupDir,
       plan,
@@ -116,16 +131,38 @@ async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) =
       afterFile: pause && (() => pause("backup", supervisor.signal)),
     });
   } catch (e) {
-    if (supervisor.signal.aborted) throw e;
+    if (supervisor.signal.aborted || e instanceof BackupSpaceError) throw e;
     throw new VisorError(`error while taking data backup: ${(e as Error).message}`);
   }
   if (saved.reused) return void log.info(`backup for "${plan.name}" at height ${plan.height} already taken, reusing it`, { path: saved.path });
-  log.info("backup completed");
+  const seconds = saved.seconds ?? 0;
+  log.info("backup completed", {
+    seconds: seconds.toFixed(2),
+    files: saved.files,
+    bytes_copied: saved.bytesCopied,
+    bytes_linked: saved.bytesLinked,
+    pruned: saved.pruned && saved.pruned.length > 0 ? saved.pruned.length : undefined,
+  });
   log.info(`backup saved at ${saved.path}`);
+  ctx.events?.emit("backup", plan, { path: saved.path, seconds, bytes_copied: saved.bytesCopied ?? 0, bytes_linked: saved.bytesLinked ?? 0, files: saved.files ?? 0 });
+}
+
+/** The complete backup already taken for this plan (a restart reuses it: no space needed). */
+function findBackupFor(ctx: PipelineContext, plan: VisorPlan): Promise<string | undefined> {
+  return findBackup(ctx.cfg.dataBackupDir, ctx.layout.dataDir, plan);
 }
 
 /** Runs the pipeline for `plan`; throws (Interrupted for a signal) and leaves `current` untouched on failure. */
-export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promise<void> {
+export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promise<PipelineOutcome> {
+  try {
+    return await pipelineSteps(ctx, plan);
+  } catch (e) {
+    if (!(e instanceof Interrupted)) ctx.events?.emit("failure", plan, { error: (e as Error).message });
+    throw e;
+  }
+}
+
+async function pipelineSteps(ctx: PipelineContext, plan: VisorPlan): Promise<PipelineOutcome> {
   const { cfg, layout, log, supervisor } = ctx;
   const temps: string[] = [];
   const temp = (p: string) => void temps.push(p);
@@ -141,6 +178,23 @@ export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promis
       await sleep(ms(cfg.restartDelay), supervisor.signal);
     }
     checkpoint();
+
+    // Before anything is downloaded or copied: a backup that cannot fit is refused now, nothing changed.
+    if (!cfg.unsafeSkipBackup && !(await findBackupFor(ctx, plan))) {
+      const space = await checkBackupSpace(layout.dataDir, cfg.dataBackupDir);
+      log.info("free space for the backup", { copy_bytes: space.bytesToCopy, link_bytes: space.bytesToLink, free_bytes: space.free });
+    }
+    checkpoint();
+
+    // Orchestrator mode: no binary here; the backup and the custom pre-upgrade, then the image tag for the orchestrator.
+    if (cfg.orchestratorImageFile !== "") {
+      await backup(ctx, plan, temp);
+      checkpoint();
+      if (cfg.customPreupgrade !== "") await runCustomPreUpgrade({ layout, script: cfg.customPreupgrade, plan, supervisor, log });
+      checkpoint();
+      await handOver(ctx, plan);
+      return "handed-over";
+    }
 
     // 2. the binary: staged, or downloaded, verified and unpacked (nothing of the node's is touched yet)
     const bin = await resolveBinary(ctx, plan, temp);
@@ -166,7 +220,9 @@ export async function runPipeline(ctx: PipelineContext, plan: VisorPlan): Promis
     await writeFileAtomic(join(dir, "upgrade-info.json"), encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }));
     await layout.switchTo(plan.name, { beforeRename: ctx.hooks?.beforeRename });
     log.info(`current now points to ${join("upgrades", dir.slice(layout.upgradesDir.length + 1))}`, { upgrade: plan.name, height: plan.height });
+    ctx.events?.emit("switch", plan, { current: join("upgrades", dir.slice(layout.upgradesDir.length + 1)) });
     if (isManual(plan, await readManualRecord(layout.manualRecord))) await rm(layout.manualRecord, { force: true });
+    return "switched";
   } catch (e) {
     // A step cut short by a signal (aborted, or its command killed by the forwarded signal) is an interruption.
     if (supervisor.userSignal && !(e instanceof Interrupted)) {

@@ -21,7 +21,7 @@ import { lstat, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fetchBinary } from "../../module/plan-info/fetch.js";
 import type { VisorConfig } from "./config/index.js";
-import { binarySource, downloadLimits, fetchUpgrade, type BinarySource, type FetchOptions } from "./fetch.js";
+import { binarySource, downloadLimits, fetchUpgrade, signatureCheck, type BinarySource, type FetchOptions } from "./fetch.js";
 import { readText, planFromText } from "./info-file.js";
 import { Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
@@ -85,6 +85,7 @@ function fetchOptions(cfg: VisorConfig, layout: Layout, log: VisorLogger, temp: 
     log,
     temp,
     platform,
+    signing: { keys: cfg.downloadSigningKeys, namespace: cfg.downloadSignatureNamespace },
   };
 }
 
@@ -182,11 +183,12 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
     let fetched: ShowResult & { found: true };
     let installed: string;
     try {
-      const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), { daemonName: cfg.name, limits: fo.limits });
+      const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), { daemonName: cfg.name, limits: fo.limits, verify: signatureCheck(source, work, fo) });
       installed = bin;
       const how = source.url.checksum ? `${source.url.checksum.algo} checksum matches` : "no checksum to verify";
       fetched = { found: true, report: { ...report, ready: true, reason: `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present` } };
     } catch (e) {
+      if (e instanceof VisorError) return no(e.message);
       return no(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
     }
     // The downloaded binary rehearses before it is deleted with the rest of the work directory.

@@ -1,28 +1,40 @@
 /**
  * `visor run` (docs/spec/sidecar.md §5): the supervision loop.
  *
- *   start → clean `.tmp/` → resolve current → PENDING CHECK → spawn the node
- *   tick: the file calls for an upgrade → stop the node → PIPELINE
+ *   start → clean `.tmp/` → RECONCILE (the file, `current`, the upgrade's records, the committed height:
+ *           run, upgrade first, re-point `current`, or stop) → spawn the node
+ *   tick: the file calls for an upgrade → HALT → stop the node → PIPELINE
  *   node exits 0 → exit 0
- *   node exits ≠ 0 / by a signal → re-check the file (≤ 2 s for a half-written one)
- *                                → pending ? PIPELINE : exit with the node's status
- *   PIPELINE → restart (same args, same watch state), or exit 0 when DAEMON_RESTART_AFTER_UPGRADE is off
+ *   node exits ≠ 0 / by a signal → wait ≤ 2 s for a half-written file → RECONCILE
+ *                                → upgrade ? PIPELINE : exit with the node's status
+ *   PIPELINE → restart (same args, same watch state), or exit 0 when DAEMON_RESTART_AFTER_UPGRADE is off,
+ *              or exit 75 once handed to an orchestrator
  *
  * A SIGINT/SIGTERM/SIGQUIT is forwarded to the node, and the visor exits with the node's status; during the
  * pipeline it aborts the step in progress (its command gets the signal, SIGKILL after the kill grace: the
- * shutdown grace, or 2 s), deletes the temporary files and exits 128 + the signal's number.
+ * shutdown grace, or 2 s), deletes the temporary files and exits 128 + the signal's number. Each stage is
+ * told to the webhooks and the metrics when they are configured (tell.ts).
  */
 import type { ChildProcess, StdioOptions } from "node:child_process";
 import { signalNumber, Supervisor, type Exit, type Running } from "./child.js";
-import { ms, type VisorConfig } from "./config/index.js";
+import { ms, ORCHESTRATOR_EXIT_CODE, type VisorConfig } from "./config/index.js";
 import { skipHeights, stampOf, type VisorPlan } from "./info-file.js";
 import { ensureBinary, Layout } from "./layout.js";
 import { createLogger, type VisorLogger } from "./log.js";
 import { nodeHeight } from "./node-rpc.js";
-import { Interrupted, runPipeline, type PipelineHooks } from "./pipeline.js";
+import { Interrupted, resolveBinary, runPipeline, type PipelineHooks } from "./pipeline.js";
 import { InfoWatcher } from "./watch.js";
 import { sleep } from "../../base/sleep.js";
 import { VisorError } from "./errors.js";
+import { ChainWatch } from "./chain-watch.js";
+import type { VisorEndpoint } from "./endpoint.js";
+import { committedHeight } from "./node-state.js";
+import { handedOverName } from "./orchestrator.js";
+import { decide, describeState, readStartState, type Decision } from "./reconcile.js";
+import { startTelling } from "./tell.js";
+import { writeFileAtomic } from "../../base/file.js";
+import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
+import { join } from "node:path";
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -37,6 +49,8 @@ export interface RunOptions {
   signals?: boolean;
   supervisor?: Supervisor;
   hooks?: PipelineHooks;
+  /** Told the visor's HTTP endpoint once it listens (DAEMON_HTTP_ADDRESS): routes may be added to it. */
+  onEndpoint?: (e: VisorEndpoint) => void;
 }
 
 /** How long a half-written file is waited for after the node died (docs/spec/sidecar.md §5). */
@@ -61,14 +75,28 @@ async function supervise(node: Running, watcher: InfoWatcher, sup: Supervisor, p
   }
 }
 
-/** After the node died on its own: a pending plan, waiting up to 2 s for a file still being written. */
-async function recheck(watcher: InfoWatcher, layout: Layout): Promise<VisorPlan | undefined> {
+/** After the node died on its own: wait up to 2 s for a file still being written. */
+async function settle(watcher: InfoWatcher, layout: Layout): Promise<void> {
   const deadline = Date.now() + RECHECK_MS;
   for (;;) {
-    if (!(await stampOf(layout.infoFile).catch(() => undefined))) return undefined;
-    const plan = await watcher.pending();
-    if (plan || !watcher.lastReadFailed || Date.now() >= deadline) return plan;
+    if (!(await stampOf(layout.infoFile).catch(() => undefined))) return;
+    await watcher.read();
+    if (!watcher.lastReadFailed || Date.now() >= deadline) return;
     await sleep(RECHECK_STEP_MS);
+  }
+}
+
+/** The decision as words for the start's one log line. */
+function decisionText(d: Decision, current: string): string {
+  switch (d.action) {
+    case "run":
+      return `running ${current}`;
+    case "upgrade":
+      return `pending upgrade "${d.plan.name}" at height ${d.plan.height}: upgrading before starting the node`;
+    case "repoint":
+      return `pointing current at "${d.plan.name}" (no backup, no pre-upgrade: the data already applied it), then running it`;
+    case "stop":
+      return "starting nothing";
   }
 }
 
@@ -82,14 +110,23 @@ export async function runVisor(o: RunOptions): Promise<number> {
   const layout = new Layout(cfg);
   const sup = o.supervisor ?? new Supervisor({ log, stdio: o.stdio, onNode: o.onNode, killGraceMs: killGraceMs(cfg) });
   if (o.signals) sup.install();
-  const ctx = { cfg, layout, log, supervisor: sup, progressStream: o.progressStream, hooks: o.hooks };
-  const watcher = new InfoWatcher({ layout, log, skip: skipHeights(o.args), nodeHeight: () => nodeHeight(cfg.rpcAddress) });
+  const skip = skipHeights(o.args);
+  const watcher = new InfoWatcher({ layout, log, skip, nodeHeight: () => nodeHeight(cfg.rpcAddress) });
   const interruptedStatus = () => 128 + signalNumber(sup.userSignal!);
+  /** The current upgrade's name: `current`'s record, or in orchestrator mode the plan last handed over. */
+  const currentName = async () => (cfg.orchestratorImageFile !== "" ? (await handedOverName(layout)) || (await layout.currentName()) : layout.currentName());
+
+  const telling = await startTelling(cfg, log, { currentUpgrade: await currentName().catch(() => "") });
+  if (telling.endpoint) o.onEndpoint?.(telling.endpoint);
+  const events = telling.events;
+  const chain = new ChainWatch({ rpcAddress: cfg.rpcAddress, intervalMs: Math.max(1, ms(cfg.rpcPollInterval)), layout, log, events });
+  const ctx = { cfg, layout, log, supervisor: sup, progressStream: o.progressStream, hooks: o.hooks, events };
 
   /** The pipeline, then what the loop does next: undefined = start the node again, a number = exit with it. */
   const upgrade = async (plan: VisorPlan): Promise<number | undefined> => {
+    let outcome;
     try {
-      await runPipeline(ctx, plan);
+      outcome = await runPipeline(ctx, plan);
     } catch (e) {
       if (e instanceof Interrupted) {
         log.info(`upgrade stopped by ${e.signal}; the next start resumes it`);
@@ -97,7 +134,9 @@ export async function runVisor(o: RunOptions): Promise<number> {
       }
       throw e;
     }
+    if (outcome === "handed-over") return ORCHESTRATOR_EXIT_CODE;
     watcher.upgraded(plan);
+    chain.expectFirstBlock(plan);
     if (!cfg.restartAfterUpgrade) {
       log.info("upgrade detected, DAEMON_RESTART_AFTER_UPGRADE is off. Verify new upgrade and start the visor again.");
       return 0;
@@ -106,33 +145,65 @@ export async function runVisor(o: RunOptions): Promise<number> {
     return undefined;
   };
 
+  /** `current` → the plan's binary without the pipeline: the data already applied the plan (reconcile.ts). */
+  const repoint = async (plan: VisorPlan): Promise<void> => {
+    const temps: string[] = [];
+    try {
+      await resolveBinary(ctx, plan, (p) => void temps.push(p));
+    } finally {
+      const { rm } = await import("node:fs/promises");
+      for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
+    }
+    await writeFileAtomic(join(layout.upgradeDir(plan.name), "upgrade-info.json"), encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }));
+    await layout.switchTo(plan.name);
+    log.info(`current now points to ${join("upgrades", layout.upgradeDir(plan.name).slice(layout.upgradesDir.length + 1))}`, { upgrade: plan.name, height: plan.height });
+    events.emit("switch", plan, { repointed: true });
+    watcher.upgraded(plan);
+  };
+
+  /** Reconciles the disk's state (docs/spec/sidecar.md §5.1); logs one line; throws to start nothing. */
+  const reconcile = async (when: string): Promise<Exclude<Decision, { action: "stop" }>> => {
+    const state = await readStartState(cfg, layout, { skip, currentName, probe: () => committedHeight(layout) });
+    const d = decide(state);
+    const target = "target" in state.current ? state.current.target : "genesis";
+    log.info(`${when}: found ${describeState(state)}; ${decisionText(d, target)}`, { reason: d.reason });
+    if (d.action === "stop") {
+      events.emit("failure", state.info && "plan" in state.info ? state.info.plan : undefined, { error: d.reason });
+      throw new VisorError(`cannot start: ${d.reason}`);
+    }
+    return d;
+  };
+
   try {
     const stale = await layout.cleanTmp();
     if (stale.length > 0) log.info("removed temporary files of an earlier run", { entries: stale.join(",") });
+    const d = await reconcile("start");
+    if (d.action === "upgrade") {
+      const next = await upgrade(d.plan);
+      if (next !== undefined) return next;
+    } else if (d.action === "repoint") await repoint(d.plan);
     const first = await layout.resolveCurrent();
-    watcher.currentName = await layout.currentName();
+    watcher.currentName = await currentName();
+    if (d.action === "run" && d.primeHeight !== undefined) await watcher.prime(d.primeHeight);
     log.info("visor started", { current: first.target, upgrade: watcher.currentName || undefined, home: cfg.home });
 
     for (;;) {
       if (sup.userSignal) return interruptedStatus();
-      const pending = await watcher.pending();
-      if (pending) {
-        log.info(`pending upgrade "${pending.name}" at height ${pending.height}: upgrading before starting the node`);
-        const next = await upgrade(pending);
-        if (next !== undefined) return next;
-        continue;
-      }
       const { bin } = await layout.resolveCurrent();
       await ensureBinary(bin);
       log.info("starting the node", { bin, args: o.args.join(" ") });
       const node = sup.start(bin, o.args, { node: true });
+      events.emit("node_start", undefined, { bin });
+      chain.start();
       const out = await supervise(node, watcher, sup, ms(cfg.pollInterval));
+      chain.stop();
       if (out.kind === "signalled") {
         log.info("the node stopped after a forwarded signal", { exit_code: out.exit.status });
         return out.exit.status;
       }
       if (out.kind === "upgrade") {
         log.info(`upgrade "${out.plan.name}" needed at height ${out.plan.height}`);
+        events.emit("halt", out.plan, { node: "running" });
         await sup.stop(node, ms(cfg.shutdownGrace));
         const next = await upgrade(out.plan);
         if (next !== undefined) return next;
@@ -145,12 +216,20 @@ export async function runVisor(o: RunOptions): Promise<number> {
         return 0;
       }
       log.info("the node exited", { exit_code: exit.status, signal: exit.signal ?? undefined });
-      const plan = await recheck(watcher, layout);
-      if (!plan) return exit.status;
-      const next = await upgrade(plan);
+      await settle(watcher, layout);
+      const again = await reconcile("the node stopped");
+      if (again.action === "run") return exit.status;
+      if (again.action === "repoint") {
+        await repoint(again.plan);
+        continue;
+      }
+      events.emit("halt", again.plan, { node: "exited", exit_code: exit.status });
+      const next = await upgrade(again.plan);
       if (next !== undefined) return next;
     }
   } finally {
+    chain.stop();
+    await telling.close();
     if (o.signals) sup.uninstall();
   }
 }

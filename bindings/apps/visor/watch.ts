@@ -129,6 +129,16 @@ export class InfoWatcher {
     return plan;
   }
 
+  /**
+   * After a start that runs the node although the file names another plan (too early for it, or skipped):
+   * that file, as it is, is not an upgrade; a rewrite of it with a height above `height` is.
+   */
+  async prime(height: bigint): Promise<void> {
+    this.stamp = await stampOf(this.o.layout.infoFile).catch(() => undefined);
+    this.seenHeight = height;
+    this.gated = undefined;
+  }
+
   /** After a switch: the plan is the current upgrade and its height the last seen. */
   upgraded(plan: VisorPlan): void {
     this.currentName = plan.name;

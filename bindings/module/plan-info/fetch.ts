@@ -56,6 +56,8 @@ export interface FetchBinaryOptions {
   onProgress?: ProgressCallback;
   /** The download is complete and its checksum verified; unpacking comes next. */
   onDownloaded?: (d: Downloaded) => void;
+  /** A further check of the downloaded file (the sidecar's signature), awaited before anything is unpacked; it throws to refuse. */
+  verify?: (d: Downloaded) => Promise<void>;
 }
 
 /** Downloads, verifies and installs one binary into `dir` (created); errors are plain, the caller words the context. */
@@ -64,6 +66,7 @@ export async function fetchBinary(url: CheckedUrl, dir: string, o: FetchBinaryOp
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const downloaded = await download(url, join(dir, fileNameOf(url.raw)), o.limits, o.onProgress);
   o.onDownloaded?.(downloaded);
+  await o.verify?.(downloaded);
   const result = join(dir, "result");
   const bin = await installBinary(downloaded.file, kind, result, o.daemonName, url.raw, o.limits);
   return { bin, result, bytes: downloaded.bytes };

@@ -128,10 +128,10 @@ describe("which backups are reused", () => {
     const take = async (name: string, height: bigint, now: Date) =>
       backupData({ layout, backupDir: h.home, plan: { name, height }, log: captureLog().log, temp: () => undefined, now });
     const first = await take("v2", 49n, new Date(2024, 7, 5));
-    expect(first).toEqual({ path: join(h.home, "data-backup-2024-8-5"), reused: false });
+    expect(first).toMatchObject({ path: join(h.home, "data-backup-2024-8-5"), reused: false });
     expect(await take("v2", 49n, new Date(2024, 7, 6))).toEqual({ path: first.path, reused: true });
     // Another height, another name: new backups, never merged (`.1` on the same day).
-    expect(await take("v2", 50n, new Date(2024, 7, 5))).toEqual({ path: join(h.home, "data-backup-2024-8-5.1"), reused: false });
+    expect(await take("v2", 50n, new Date(2024, 7, 5))).toMatchObject({ path: join(h.home, "data-backup-2024-8-5.1"), reused: false });
     expect((await take("v3", 49n, new Date(2024, 7, 5))).reused).toBe(false);
     // A backup directory without a marker (an older visor's, cosmovisor's, a hand-made one) is never reused.
     mkdirSync(join(h.home, "data-backup-2024-1-1"));

@@ -5,8 +5,21 @@ import { parseEnvDuration } from "../../../go/option.js";
 import { goAtoi } from "../../../go/int.js";
 import { TIME_FORMAT_NAMES, TIME_LAYOUTS } from "../../../go/time-layout.js";
 import { DEFAULT_IDLE_MS, DEFAULT_MAX_BYTES, DEFAULT_MIN_RATE, DEFAULT_TIMEOUT_MS, limitsFromEnv } from "../../../module/plan-info/download.js";
-import { DEFAULT_GRPC_ADDRESS, DEFAULT_POLL_INTERVAL, DEFAULT_RPC_ADDRESS, ENV, type Source, type VisorConfig } from "./types.js";
+import {
+  DEFAULT_GRPC_ADDRESS,
+  DEFAULT_POLL_INTERVAL,
+  DEFAULT_RPC_ADDRESS,
+  DEFAULT_RPC_POLL_INTERVAL,
+  DEFAULT_SIGNATURE_NAMESPACE,
+  DEFAULT_WEBHOOK_RETRIES,
+  DEFAULT_WEBHOOK_TIMEOUT,
+  ENV,
+  type Source,
+  type VisorConfig,
+} from "./types.js";
 import { messageOf } from "../../../base/errors.js";
+import { parseHostPort } from "../../../base/host-port.js";
+import { readSigningKeys } from "../ssh-key.js";
 
 function boolOption(src: Source, name: string, def: boolean, errs: string[]): boolean {
   const raw = src[name];
@@ -91,6 +104,63 @@ function limitsOptions(src: Source, errs: string[]): { maxBytes: number; idle: b
   return out;
 }
 
+/** A non-negative integer option (`DAEMON_WEBHOOK_RETRIES`, `DAEMON_DATA_BACKUP_KEEP`). */
+function countOption(src: Source, name: string, def: number, errs: string[]): number {
+  const raw = src[name];
+  if (raw === undefined || raw === "") return def;
+  if (!/^[0-9]{1,9}$/.test(raw)) {
+    errs.push(`invalid: ${name}: must be a non-negative integer, got ${JSON.stringify(raw)}`);
+    return def;
+  }
+  return Number(raw);
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
+
+/** `DAEMON_HTTP_ADDRESS`: "" (off) or a loopback `host:port` — the endpoint is for this machine's monitoring only. */
+function httpAddressOption(src: Source, errs: string[]): string {
+  const raw = src[ENV.httpAddress] ?? "";
+  if (raw === "") return "";
+  let host: string;
+  try {
+    host = parseHostPort(raw).host;
+  } catch {
+    errs.push(`invalid: ${ENV.httpAddress}: ${JSON.stringify(raw)} is not host:port`);
+    return raw;
+  }
+  if (!LOOPBACK.test(host)) errs.push(`invalid: ${ENV.httpAddress}: ${JSON.stringify(raw)} is not a loopback address (127.0.0.1, [::1] or localhost)`);
+  return raw;
+}
+
+/** `DAEMON_WEBHOOK_URL`: http(s) URLs separated by commas. */
+function webhookOption(src: Source, errs: string[]): string[] {
+  const raw = src[ENV.webhookUrl] ?? "";
+  const urls = raw.split(",").map((u) => u.trim()).filter((u) => u !== "");
+  for (const u of urls) {
+    let ok = false;
+    try {
+      const parsed = new URL(u);
+      ok = parsed.protocol === "http:" || parsed.protocol === "https:";
+    } catch {
+      /* below */
+    }
+    if (!ok) errs.push(`invalid: ${ENV.webhookUrl}: ${JSON.stringify(u)} is not an http:// or https:// URL`);
+  }
+  return urls;
+}
+
+/** `DAEMON_DOWNLOAD_SIGNING_KEYS`: the keys themselves, or an absolute path to a file of them. */
+function signingKeysOption(src: Source, errs: string[]): string[] {
+  const raw = src[ENV.downloadSigningKeys] ?? "";
+  if (raw.trim() === "") return [];
+  try {
+    return readSigningKeys(raw).map((k) => k.line);
+  } catch (e) {
+    errs.push(`invalid: ${ENV.downloadSigningKeys}: ${messageOf(e)}`);
+    return [];
+  }
+}
+
 /** An absolute path without a trailing slash (`/a/b/` → `/a/b`). */
 function cleanPath(p: string): string {
   const n = normalize(p);
@@ -116,6 +186,16 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
   const preupgradeMaxRetries = retriesOption(src, errs);
   const rpcAddress = rpcOption(src, errs);
   const limits = limitsOptions(src, errs);
+  const httpAddress = httpAddressOption(src, errs);
+  const rpcPollInterval = durationOption(src, ENV.rpcPollInterval, DEFAULT_RPC_POLL_INTERVAL, errs);
+  const webhookUrls = webhookOption(src, errs);
+  const webhookRetries = countOption(src, ENV.webhookRetries, DEFAULT_WEBHOOK_RETRIES, errs);
+  const webhookTimeout = durationOption(src, ENV.webhookTimeout, DEFAULT_WEBHOOK_TIMEOUT, errs);
+  const dataBackupKeep = countOption(src, ENV.dataBackupKeep, 0, errs);
+  const downloadSigningKeys = signingKeysOption(src, errs);
+  const downloadSignatureNamespace = src[ENV.downloadSignatureNamespace] || DEFAULT_SIGNATURE_NAMESPACE;
+  const rawImageFile = src[ENV.orchestratorImageFile] ?? "";
+  if (rawImageFile !== "" && !isAbsolute(rawImageFile)) errs.push(`invalid: ${ENV.orchestratorImageFile}: ${JSON.stringify(rawImageFile)} must be an absolute path`);
   const rawBackup = src[ENV.dataBackupDir];
   const dataBackupDir = rawBackup === undefined || rawBackup === "" ? home : isAbsolute(rawBackup) ? cleanPath(rawBackup) : rawBackup;
   const cfg: VisorConfig = {
@@ -141,6 +221,15 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
     downloadIdleTimeout: limits.idle,
     downloadTimeout: limits.timeout,
     downloadMinRate: limits.minRate,
+    httpAddress,
+    rpcPollInterval,
+    webhookUrls,
+    webhookRetries,
+    webhookTimeout,
+    dataBackupKeep,
+    downloadSigningKeys,
+    downloadSignatureNamespace,
+    orchestratorImageFile: rawImageFile,
   };
   return { cfg, errors: errs };
 }

@@ -24,6 +24,15 @@ export const ENV = {
   downloadIdleTimeout: "DAEMON_DOWNLOAD_IDLE_TIMEOUT",
   downloadTimeout: "DAEMON_DOWNLOAD_TIMEOUT",
   downloadMinRate: "DAEMON_DOWNLOAD_MIN_RATE",
+  httpAddress: "DAEMON_HTTP_ADDRESS",
+  rpcPollInterval: "DAEMON_RPC_POLL_INTERVAL",
+  webhookUrl: "DAEMON_WEBHOOK_URL",
+  webhookRetries: "DAEMON_WEBHOOK_RETRIES",
+  webhookTimeout: "DAEMON_WEBHOOK_TIMEOUT",
+  dataBackupKeep: "DAEMON_DATA_BACKUP_KEEP",
+  downloadSigningKeys: "DAEMON_DOWNLOAD_SIGNING_KEYS",
+  downloadSignatureNamespace: "DAEMON_DOWNLOAD_SIGNATURE_NAMESPACE",
+  orchestratorImageFile: "DAEMON_ORCHESTRATOR_IMAGE_FILE",
 } as const;
 
 export const ENV_NAMES: readonly string[] = Object.values(ENV);
@@ -55,11 +64,35 @@ export interface VisorConfig {
   downloadTimeout: bigint;
   /** Bytes per second a download must keep up over every idle-timeout span; 0: no minimum. */
   downloadMinRate: number;
+  /** A loopback `host:port` for the visor's HTTP endpoint (`/metrics`, and what other features register); "" = off. */
+  httpAddress: string;
+  /** How often the visor asks the node (RPC `status`, CurrentPlan) for its height and plan (ns). */
+  rpcPollInterval: bigint;
+  /** Where each stage is POSTed as JSON; empty = no webhooks. */
+  webhookUrls: string[];
+  /** Retries of a failed webhook delivery (attempts = retries + 1). */
+  webhookRetries: number;
+  /** The deadline of one webhook attempt (ns). */
+  webhookTimeout: bigint;
+  /** Complete backups of this home kept after a new one (the oldest go first); 0 = all. */
+  dataBackupKeep: number;
+  /** OpenSSH ed25519 public keys (`ssh-ed25519 AAAA… comment`) a downloaded binary must be signed by; empty = no signature check. */
+  downloadSigningKeys: string[];
+  /** The SSH signature namespace (`ssh-keygen -Y sign -n <namespace>`). */
+  downloadSignatureNamespace: string;
+  /** Orchestrator mode: write the plan's image tag here and exit instead of switching binaries; "" = off. */
+  orchestratorImageFile: string;
 }
 
 export const DEFAULT_POLL_INTERVAL = 300n * MS;
 export const DEFAULT_RPC_ADDRESS = "http://localhost:26657";
 export const DEFAULT_GRPC_ADDRESS = "localhost:9090";
+export const DEFAULT_RPC_POLL_INTERVAL = 5_000n * MS;
+export const DEFAULT_WEBHOOK_RETRIES = 5;
+export const DEFAULT_WEBHOOK_TIMEOUT = 5_000n * MS;
+export const DEFAULT_SIGNATURE_NAMESPACE = "file";
+/** The visor's exit status in orchestrator mode once the image tag is written (docs/spec/sidecar.md §11). */
+export const ORCHESTRATOR_EXIT_CODE = 75;
 
 export const ROOT_NAME = "cosmovisor";
 

@@ -1,0 +1,104 @@
+/**
+ * What the node's data directory says about it while it is stopped (docs/spec/sidecar.md §5.1): its last
+ * committed height and its validator's last signature.
+ *
+ * The committed height is read from `data/application.db`, the application's LevelDB: the key `h` of this
+ * project's multistore (8 bytes, big-endian), or the Cosmos SDK's `s/latest` (a protobuf Int64Value). The
+ * database is never opened in place — opening a LevelDB writes to it — but as a copy in `.tmp/` made the
+ * backup's way (table files hard-linked, the rest copied: tree-copy.ts), so the probe costs a few small
+ * copies and leaves the node's files as they were. A store another engine wrote (Pebble, RocksDB), or one
+ * on another file system, gives "unknown", and the visor decides without it.
+ *
+ * `data/priv_validator_state.json` is CometBFT's record of the last height, round and step this validator
+ * signed: a rollback must never take it backwards (rollback.ts).
+ */
+import { mkdir, readFile, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { messageOf } from "../../base/errors.js";
+import type { Layout } from "./layout.js";
+import { copyTree, walkTree } from "./tree-copy.js";
+
+export interface CommittedHeight {
+  height?: bigint;
+  /** Where it was read, or why it is unknown. */
+  source: string;
+}
+
+const HEIGHT_KEY = Uint8Array.of(0x68); // 'h': this project's multistore
+const SDK_LATEST_KEY = new TextEncoder().encode("s/latest"); // the SDK's rootmulti
+
+/** A protobuf Int64Value (`08 <varint>`), as the SDK's rootmulti stores its latest version. */
+function int64Value(b: Uint8Array): bigint | undefined {
+  if (b.length === 0) return 0n;
+  if (b[0] !== 0x08) return undefined;
+  let v = 0n;
+  for (let i = 1, shift = 0n; i < b.length && i < 11; i++, shift += 7n) {
+    v |= BigInt(b[i] & 0x7f) << shift;
+    if ((b[i] & 0x80) === 0) return v;
+  }
+  return undefined;
+}
+
+/** The application's last committed height, read from a copy of `data/application.db`. */
+export async function committedHeight(layout: Layout): Promise<CommittedHeight> {
+  const db = join(layout.dataDir, "application.db");
+  try {
+    await stat(join(db, "CURRENT"));
+  } catch {
+    return { source: "no LevelDB at data/application.db" };
+  }
+  const probe = await layout.tmpPath("probe");
+  try {
+    const [d, t] = await Promise.all([stat(db), stat(layout.tmpDir)]);
+    if (d.dev !== t.dev) return { source: "data/ and cosmovisor/.tmp are on different file systems" };
+    await mkdir(probe, { mode: 0o700 });
+    // LOCK belongs to whoever holds the database; LOG is LevelDB's text log.
+    const entries = await walkTree(db, (r) => r === "LOCK" || r === "LOG" || r === "LOG.old");
+    await copyTree(db, probe, entries, { link: true });
+    const { ClassicLevel } = await import("classic-level");
+    const level = new ClassicLevel<Uint8Array, Uint8Array>(probe, { keyEncoding: "view", valueEncoding: "view", createIfMissing: false });
+    try {
+      await level.open();
+      const ours = await level.get(HEIGHT_KEY);
+      if (ours !== undefined && ours.length === 8) {
+        return { height: new DataView(ours.buffer, ours.byteOffset, 8).getBigUint64(0), source: "data/application.db" };
+      }
+      const sdk = await level.get(SDK_LATEST_KEY);
+      const v = sdk === undefined ? undefined : int64Value(sdk);
+      if (v !== undefined) return { height: v, source: "data/application.db (s/latest)" };
+      return { source: "data/application.db has no height this visor knows" };
+    } finally {
+      await level.close().catch(() => {});
+    }
+  } catch (e) {
+    return { source: `data/application.db unreadable: ${messageOf(e).split("\n")[0]}` };
+  } finally {
+    await rm(probe, { recursive: true, force: true });
+  }
+}
+
+/** CometBFT's last signed (height, round, step), from `priv_validator_state.json` in `dataDir`; undefined when there is none. */
+export interface SignState {
+  height: bigint;
+  round: number;
+  step: number;
+}
+
+export async function signState(dataDir: string): Promise<SignState | undefined> {
+  let doc: { height?: unknown; round?: unknown; step?: unknown };
+  try {
+    doc = JSON.parse(await readFile(join(dataDir, "priv_validator_state.json"), "utf8")) as typeof doc;
+  } catch {
+    return undefined;
+  }
+  const h = typeof doc.height === "string" && /^[0-9]+$/.test(doc.height) ? BigInt(doc.height) : typeof doc.height === "number" ? BigInt(doc.height) : 0n;
+  return { height: h, round: Number(doc.round ?? 0), step: Number(doc.step ?? 0) };
+}
+
+/** a is after b in signing order (height, then round, then step). */
+export function signedAfter(a: SignState, b: SignState | undefined): boolean {
+  if (!b) return a.height > 0n;
+  if (a.height !== b.height) return a.height > b.height;
+  if (a.round !== b.round) return a.round > b.round;
+  return a.step > b.step;
+}
