@@ -30,6 +30,7 @@ import { chainPlan, type ChainPlan } from "./node-rpc.js";
 import { goQuote } from "../../go/quote.js";
 import { messageOf } from "../../base/errors.js";
 import { VisorError } from "./errors.js";
+import type { VisorEvents } from "./events.js";
 
 export interface UpgradeReport {
   name: string;
@@ -120,6 +121,8 @@ export interface ShowOptions {
   rehearse?: boolean;
   /** How long the rehearsal may take (default 10 minutes). */
   rehearseTimeoutMs?: number;
+  /** Told the rehearsal's result (the `rehearsal` stage, docs/spec/sidecar.md §11). */
+  events?: VisorEvents;
 }
 
 export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise<ShowResult> {
@@ -212,6 +215,7 @@ export function formatMs(n: number): string {
 /** The ready verdict with the rehearsal's: a predicted halt makes it "no"; no rehearsal leaves it as it was. */
 async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: VisorConfig, plan: ChainPlan, o: ShowOptions): Promise<ShowResult> {
   const rehearsal = await rehearseWith(bin, cfg.home, plan, o.rehearseTimeoutMs ?? 600_000, o.log);
+  o.events?.emit("rehearsal", plan, { ok: rehearsal.ok, rehearsed: rehearsal.rehearsed, exit_code: rehearsal.exit_code, summary: rehearsal.summary });
   const report = { ...r.report, rehearsal };
   if (!rehearsal.rehearsed) return { found: true, report };
   if (!rehearsal.ok) return { found: true, report: { ...report, ready: false, reason: `rehearsal: ${rehearsal.summary}` } };

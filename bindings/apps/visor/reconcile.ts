@@ -16,7 +16,8 @@
  * | P, H skipped (`--unsafe-skip-upgrades`) | not P | any | run `current` |
  * | P, rolled back | not P | any | **stop**: say how to go on (a fixed binary, or skip H) |
  * | P | not P | unknown, H−1 | upgrade to P, then run it (the node halted at H: cosmovisor issue #25861) |
- * | P, manual | not P | < H | run `current`; the visor waits for the node to reach H |
+ * | P, manual | not P | unknown, < H | run `current`; the visor waits for the node to reach H (over RPC) |
+ * | P, manual | not P | ≥ H | upgrade to P, then run it |
  * | P | not P | < H−1 | run `current`: too early for P (a stale file), the watcher waits for the node to halt at H |
  * | P | not P | ≥ H, and P was switched to before or P's binary is staged | point `current` at P (no backup, no pre-upgrade: the data already applied P), run it |
  * | P | not P | ≥ H, neither | **stop**: data/ is past P but nothing here says which binary applied it |
@@ -90,7 +91,10 @@ export function decide(s: StartState): Decision {
     if (s.done || s.switched) return { action: "repoint", plan, reason: `${p} was switched to before (data/ height unknown): current → ${cur(s)} is stale` };
     return { action: "upgrade", plan, reason: `the keeper wrote ${p} (data/ height unknown)` };
   }
-  if (manual && N < H) return { action: "run", reason: `manual ${p}: the node is at ${N}, the visor waits for ${H}` };
+  if (manual) {
+    if (N < H) return { action: "run", reason: `manual ${p}: the node is at ${N}, the visor waits for ${H}` };
+    return { action: "upgrade", plan, reason: `manual ${p}: the node is at ${N}` };
+  }
   if (N === H - 1n) return { action: "upgrade", plan, reason: `the node halted at ${H} (data/ at ${N})` };
   if (N < H - 1n) return { action: "run", reason: `too early for ${p}: data/ is at ${N}; the node halts at ${H} and the visor upgrades then`, primeHeight: H - 1n };
   if (s.switched || s.done || s.staged) {

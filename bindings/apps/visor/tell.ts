@@ -20,11 +20,12 @@ export interface Telling {
 /** At exit, how long deliveries in flight are waited for. */
 const FLUSH_MS = 5000;
 
-export async function startTelling(cfg: VisorConfig, log: VisorLogger, o: { currentUpgrade: string }): Promise<Telling> {
+/** `endpoint: false` for the one-shot commands (`show-upgrade-info`): only `run` serves the endpoint. */
+export async function startTelling(cfg: VisorConfig, log: VisorLogger, o: { currentUpgrade: string; endpoint?: boolean }): Promise<Telling> {
   const events = new VisorEvents();
   let endpoint: VisorEndpoint | undefined;
   let flush: ((ms: number) => Promise<void>) | undefined;
-  if (cfg.httpAddress !== "") {
+  if (cfg.httpAddress !== "" && o.endpoint !== false) {
     const { startEndpoint } = await import("./endpoint.js");
     const { VisorMetrics } = await import("./metrics.js");
     endpoint = await startEndpoint(cfg.httpAddress, log);

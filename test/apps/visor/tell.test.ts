@@ -199,6 +199,25 @@ describe("webhook delivery", () => {
   });
 });
 
+describe("the rehearsal stage", () => {
+  it("show-upgrade-info --rehearse tells the rehearsal's verdict", async () => {
+    const h = await newHome("echo v1");
+    const report = { format: "xupgrade-rehearsal/1", rehearsed: true, ok: false, exit_code: 23, error: "handler failed", modules_migrated: 0, upgrade_ms: 3, snapshot: { height: "48" } };
+    await stage(h, "v2", `[ "$1" = rehearse ] && { echo '${JSON.stringify(report)}'; exit 0; }\necho v2`);
+    writeFileSync(join(h.home, "data/upgrade-info.json"), '{"name":"v2","time":"0001-01-01T00:00:00Z","height":49}');
+    const events = new VisorEvents();
+    const seen: unknown[] = [];
+    events.on((e) => seen.push({ stage: e.stage, plan: e.plan, details: e.details }));
+    const { showUpgradeInfo } = await import("../../../bindings/apps/visor/preflight.js");
+    const { config } = await import("./helpers.js");
+    const r = await showUpgradeInfo(config(h), { verify: false, log: captureLog().log, rehearse: true, events });
+    expect(r.found && r.report.ready).toBe(false);
+    expect(seen).toEqual([
+      { stage: "rehearsal", plan: { name: "v2", height: 49n }, details: { ok: false, rehearsed: true, exit_code: 23, summary: "the upgrade would halt the node with exit code 23: handler failed" } },
+    ]);
+  });
+});
+
 describe("configuration of the endpoint and the webhooks", () => {
   const base = { DAEMON_HOME: "/h", DAEMON_NAME: "d" };
   it("loopback only; URLs http(s); counts are integers", () => {

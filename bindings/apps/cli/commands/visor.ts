@@ -145,7 +145,10 @@ export function registerVisor(program: Command): void {
       const format = parseOutput(opts.output);
       const cfg = await config(cmd);
       const { formatReport, showUpgradeInfo } = await import("../../visor/preflight.js");
-      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log: await logger(cfg), rehearse: opts.rehearse === true }));
+      const log = await logger(cfg);
+      // The rehearsal's result is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
+      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
+      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log, rehearse: opts.rehearse === true, events: telling?.events })).finally(() => telling?.close());
       if (format === "json") process.stdout.write(JSON.stringify(result.found ? result.report : { message: result.message }) + "\n");
       else process.stdout.write(formatReport(result));
     });
