@@ -13,8 +13,6 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
 import { readGenesisKeys } from "../../bindings/apps/devnet/index.js";
 import {
-  BLOCK_MS,
-  PROPOSAL_S,
   V1,
   V2,
   cli,
@@ -37,12 +35,14 @@ import {
   type Node,
 } from "./helpers.js";
 
+const SLOW_BLOCK_MS = 500;
+
 afterAll(async () => {
   await killNodes();
   removeTempDirs();
 });
 
-describe.sequential("halting and switching binaries, devnet processes driven by the CLI", { timeout: 90_000 }, () => {
+describe.sequential("halting and switching binaries, devnet processes driven by the CLI", { timeout: 180_000 }, () => {
   let home: string;
   let node: Node;
   let H: number;
@@ -50,7 +50,9 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
 
   it("cosmjs connectComet + QueryClientImpl against the devnet process; the CLI schedules v2", async () => {
     home = await initHome();
-    node = await startNode(home, V1);
+    // A block every 500 ms while the proposal runs: the height it must stay below is then a minute of CLI
+    // processes away (seconds each on a busy machine), and the restart below, at BLOCK_MS, gets there in seconds.
+    node = await startNode(home, V1, { args: ["--block-time", `${SLOW_BLOCK_MS}ms`] });
     const c = await clients(node.rpc);
     try {
       const status = await c.comet.status();
@@ -65,7 +67,7 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
       expect(BigInt((await c.query.bank.balance(alice.address, "stake")).amount)).toBeGreaterThan(0n);
       expect((await c.auth.Account({ address: alice.address })).account?.typeUrl).toBe("/cosmos.auth.v1beta1.BaseAccount");
 
-      H = (await height(node)) + Math.round((PROPOSAL_S * 1000) / BLOCK_MS);
+      H = (await height(node)) + Math.round(60_000 / SLOW_BLOCK_MS);
       proposal = await passProposal(node, ["software-upgrade", "v2", "--upgrade-height", String(H), "--no-validate"]);
       await waitForPlan(node, (p) => p?.height === String(H), "the plan");
       expect((await c.upgrade.CurrentPlan({})).plan).toMatchObject({ name: "v2", height: BigInt(H) });
@@ -92,7 +94,7 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
   });
 
   it("v1 halts at the height (exit 20) and writes upgrade-info.json", async () => {
-    expect(await exitWithin(node, 60_000)).toBe(20); // up to PROPOSAL_S of blocks away, slower on a busy machine
+    expect(await exitWithin(node, 60_000)).toBe(20); // up to 120 blocks of BLOCK_MS away, slower on a busy machine
     expect(node.records.find((r) => r.level === "error" && r.module === "x/upgrade")?.msg).toBe(`UPGRADE "v2" NEEDED at height: ${H}: `);
     expect(JSON.parse(readFileSync(join(home, "data", "upgrade-info.json"), "utf8"))).toEqual({ name: "v2", time: "0001-01-01T00:00:00Z", height: H }); // info is omitted when empty, as Go does
     expect((await committedState(home)).height).toBe(BigInt(H - 1));
