@@ -10,8 +10,8 @@
 //                  test/interop/vitest.config.ts, as `npm run test:interop` does, with the peers of `npm run peers`
 //   --stop         stop at the first failing run
 //
-// Each run is a fresh vitest process. A line per run says pass/FAIL, its duration and its test counts (a run
-// whose tests were all skipped is reported as such: it proves nothing); the output of a failing run is kept
+// Each run is a fresh vitest process. A line per run says pass/FAIL, its duration, its test counts (a run
+// whose tests were all skipped is reported as such: it proves nothing) and its slowest test; the output of a failing run is kept
 // in test-output/loop/<file>/run-<n>.log with vitest's JSON report beside it, and the last line is
 // `<passed>/<N> passed`. Exit 0 when every run passed. The interop suites' live simd capture (their global
 // setup) is made by the first run and reused by the others (XUPGRADE_INTEROP_REUSE=1).
@@ -113,6 +113,9 @@ for (let n = 1; n <= o.runs && !interrupted; n++) {
   if (counts) line += `  (${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}${counts.errors ? `, ${counts.errors} file errors` : ""})`;
   else line += `  (no report: vitest exited ${r.signal ?? r.code})`;
   if (allSkipped) line += "  every test skipped";
+  // The slowest test, to see one creeping up on its timeout.
+  const slowest = (t?.testResults ?? []).flatMap((f) => f.assertionResults).reduce((a, b) => ((b.duration ?? 0) > (a?.duration ?? 0) ? b : a), undefined);
+  if (slowest?.duration) line += `  slowest ${(slowest.duration / 1000).toFixed(1)} s: ${slowest.title.slice(0, 60)}`;
   if (ok) rmSync(r.json, { force: true });
   else {
     const log = join(outDir, `run-${n}.log`);
