@@ -9,6 +9,7 @@ import { expectArgs, type QueryOpts } from "../flags.js";
 import { print, toIndentedJson } from "../output.js";
 import { blockRecord } from "./block-record.js";
 import { planJson } from "./json.js";
+import { sleep } from "../../../base/sleep.js";
 
 export async function plan(opts: QueryOpts, cmd: Command): Promise<void> {
   expectArgs(cmd, 0, 0);
@@ -26,7 +27,7 @@ export async function plan(opts: QueryOpts, cmd: Command): Promise<void> {
 /** docs/spec/keeper.md §6.2: halted for the plan, and still so a second later (a node applying it answers no query meanwhile). */
 async function halted(rpc: CometRpc, plan: Plan, latest: bigint | undefined): Promise<boolean> {
   if (latest === undefined || !haltedForPlan(plan, latest)) return false;
-  await new Promise((r) => setTimeout(r, HALT_RECHECK_MS));
+  await sleep(HALT_RECHECK_MS);
   try {
     const [again, height] = await Promise.all([queryCurrentPlan(rpc), latestBlockHeight(rpc)]);
     return again?.name === plan.name && again.height === plan.height && haltedForPlan(again, height);
