@@ -11,7 +11,6 @@ import type { LightBlock } from "./verifier.js";
 import { sleep } from "../base/sleep.js";
 import { equalBytes } from "../base/bytes.js";
 
-
 type Answer = { kind: "block"; block: LightBlock } | { kind: "unavailable"; reason: string };
 
 /** The witness's light block at `height`, waiting up to `lagMs` for a witness that has not reached it yet. */

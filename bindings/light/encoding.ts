@@ -29,7 +29,6 @@ function lengthDelimited(out: number[], field: number, bytes: Uint8Array): void 
   for (const b of bytes) out.push(b);
 }
 
-
 // cdcEncode (types/encoding_helper.go): gogoproto's StringValue / Int64Value / BytesValue, nothing for an empty value.
 const EMPTY = new Uint8Array(0);
 

@@ -30,8 +30,6 @@ export function keyAddress(type: KeyType, key: Uint8Array): Uint8Array {
   return type === "ed25519" ? sha256(key).subarray(0, 20) : ripemd160(sha256(key));
 }
 
-
-
 export class ValidatorSet {
   readonly validators: readonly Validator[];
   readonly totalVotingPower: bigint;

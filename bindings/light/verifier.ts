@@ -30,7 +30,6 @@ export interface VerifyOptions {
   engine?: SignatureEngine;
 }
 
-
 /**
  * LightBlock.ValidateBasic: the signed header is well formed, of `chainId`, and signs itself; the validator set
  * is the one the header names. What a provider checks before handing a block over.

@@ -105,7 +105,7 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
   it("rejects a malformed --unsafe-skip-upgrades", async () => {
     for (const bad of ["abc", "0", "1.5"]) {
       const r = await runCli(["devnet", "start", "--home", home, "--unsafe-skip-upgrades", `10,${bad}`]);
-      expect(errorLine(r)).toBe(`invalid --unsafe-skip-upgrades "${bad}": heights must be positive integers`);
+      expect(errorLine(r)).toBe(`invalid --unsafe-skip-upgrades "${bad}": must be a positive integer`);
     }
   });
 });

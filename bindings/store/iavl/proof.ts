@@ -21,7 +21,6 @@ function varints(...vs: number[]): Uint8Array {
   return out;
 }
 
-
 /** The existence proof of `key`, which must be in the (saved) tree. */
 export function existenceProof(tree: TreeReader, key: Uint8Array): ExistenceProof {
   let n: Node | undefined = tree.root;

@@ -228,7 +228,6 @@ export function validateInit(options: InitDevnetOptions, core: Core) {
   };
 }
 
-
 /** A devnet's period or block time (go/option.ts: at least 1ms), in ns; the error names the option. */
 export function checkDuration(text: string, what: string): bigint {
   try {
