@@ -1,5 +1,6 @@
 // Dev-time generator for the gRPC reflection service: compiles the upgrade Query service's .proto files
-// (as shipped in @protobufs/cosmos) and the gRPC reflection protos (as shipped in @grpc/reflection) with
+// (as shipped in @protobufs/cosmos), the project's own readiness extension (proto/xupgrade/…) and the gRPC
+// reflection protos (as shipped in @grpc/reflection) with
 // `buf build` into a google.protobuf.FileDescriptorSet holding the ORIGINAL FileDescriptorProtos with all
 // transitive dependencies (well-known types from buf itself). Writes:
 //   bindings/services/descriptors.binpb          the descriptor set (committed generated artifact)
@@ -18,9 +19,10 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 /** Include roots, searched in order, and the files the set must describe (with everything they import). */
-const INCLUDES = [join(root, "node_modules/@protobufs"), join(root, "node_modules/@grpc/reflection/build/proto")];
+const INCLUDES = [join(root, "proto"), join(root, "node_modules/@protobufs"), join(root, "node_modules/@grpc/reflection/build/proto")];
 const ROOTS = [
   "cosmos/upgrade/v1beta1/query.proto",
+  "xupgrade/upgrade/v1/readiness.proto",
   "grpc/reflection/v1/reflection.proto",
   "grpc/reflection/v1alpha/reflection.proto",
 ];
