@@ -1,8 +1,9 @@
 /**
  * The bytes CometBFT hashes and signs (docs/spec/light-client.md §4.2–§4.4): the 14 header fields as
- * Header.Hash encodes them, a validator's SimpleValidator bytes, and the CanonicalVote a commit signature
- * covers. Messages cosmjs-types has are encoded with it; the rest (the gogoproto wrappers of cdcEncode and
- * CanonicalVote, absent from cosmjs-types) are a few protobuf fields written here.
+ * Header.Hash encodes them, a validator's SimpleValidator bytes, the CanonicalVote a commit signature
+ * covers, and the CanonicalVoteExtension a vote extension's signature covers. Messages cosmjs-types has are
+ * encoded with it; the rest (the gogoproto wrappers of cdcEncode, CanonicalVote and CanonicalVoteExtension,
+ * absent from cosmjs-types) are a few protobuf fields written here.
  */
 import { Timestamp as PbTimestamp } from "cosmjs-types/google/protobuf/timestamp";
 import { BlockID as PbBlockID } from "cosmjs-types/tendermint/types/types";
@@ -139,3 +140,19 @@ export function voteSignBytesOf(chainId: string, commit: Commit): (index: number
 
 /** One signature's sign bytes (see voteSignBytesOf). */
 export const voteSignBytes = (chainId: string, commit: Commit, index: number): Uint8Array => voteSignBytesOf(chainId, commit)(index);
+
+/**
+ * The sign bytes of a vote extension (types.VoteExtensionSignBytes): the uvarint-length-delimited
+ * CanonicalVoteExtension {bytes extension, sfixed64 height, sfixed64 round, string chain_id}, each field only
+ * when it is not its default. CometBFT signs it with the validator's key beside the precommit.
+ */
+export function voteExtensionSignBytes(chainId: string, height: bigint, round: number, extension: Uint8Array): Uint8Array {
+  const body: number[] = [];
+  if (extension.length) lengthDelimited(body, 1, extension);
+  if (height !== 0n) sfixed64(body, 2, height);
+  if (round !== 0) sfixed64(body, 3, BigInt(round));
+  if (chainId !== "") lengthDelimited(body, 4, utf8.encode(chainId));
+  const len: number[] = [];
+  varint(len, BigInt(body.length));
+  return concatBytes(Uint8Array.from(len), Uint8Array.from(body));
+}

@@ -103,6 +103,11 @@ function buildPool(names: ServiceNames): DescriptorPool {
   };
 }
 
+/** The same pool, listing also the host's services (their files are in the set already). */
+export function withServices(pool: DescriptorPool, services: readonly string[]): DescriptorPool {
+  return { ...pool, services: [...new Set([...pool.services, ...services])].sort() };
+}
+
 const stripDot = (s: string) => (s.startsWith(".") ? s.slice(1) : s);
 
 function indexFile(

@@ -16,12 +16,12 @@ import { parseAddress } from "./address.js";
 import { grpcConnectionGuard } from "./grpc-connections.js";
 import { listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { decodeRequest } from "./codec.js";
-import { descriptorPool } from "./descriptors.js";
+import { descriptorPool, withServices } from "./descriptors.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
 import { QUERY_METHODS, type QueryMethod } from "./names.js";
 import { queryBytes, type QueryEnv } from "./query.js";
 import { reflectionServices } from "./reflection.js";
-import { answerFor } from "./status.js";
+import { answerFor, GrpcCode, QueryError } from "./status.js";
 import { joinHostPort } from "../base/host-port.js";
 
 export const DEFAULT_GRPC_ADDRESS = "127.0.0.1:9090";
@@ -41,6 +41,19 @@ export interface GrpcServerOptions extends GrpcLimits {
   closeGraceMs?: number;
   /** Further grpc-js server options (keepalive, max_connection_idle_ms, …); they win over the limits. */
   serverOptions?: Record<string, unknown>;
+  /** The host's own query services beside the upgrade Query service (a devnet's readiness query). */
+  services?: readonly GrpcHostService[];
+}
+
+/**
+ * A host's unary query service, answered from the latest committed state. Its .proto must be in the
+ * descriptor set (scripts/build-descriptors.mjs), so reflection lists and describes it. A method may throw
+ * a QueryError (its gRPC code and message are answered).
+ */
+export interface GrpcHostService {
+  /** Fully qualified, e.g. `xupgrade.upgrade.v1.Query`. */
+  name: string;
+  methods: Readonly<Record<string, (request: Uint8Array) => Uint8Array>>;
 }
 
 export interface GrpcServerHandle {
@@ -91,6 +104,44 @@ function handleUnary(env: QueryEnv, method: QueryMethod, call: ServerUnaryCall<B
   }
 }
 
+function hostServiceDefinition(env: QueryEnv, service: GrpcHostService): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
+  const definition: Record<string, unknown> = {};
+  const implementation: UntypedServiceImplementation = {};
+  for (const [method, answer] of Object.entries(service.methods)) {
+    definition[method] = {
+      path: `/${service.name}/${method}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+      originalName: method[0].toLowerCase() + method.slice(1),
+    };
+    implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+      try {
+        const headerValues = call.metadata.get(HEIGHT_HEADER).map((v) => (typeof v === "string" ? v : v.toString("latin1")));
+        // The height rules of the upgrade service; a host service reads the latest state only.
+        const ctx = env.heights.at(HeightResolver.fromHeader(headerValues));
+        if (ctx.height !== env.heights.latest()) {
+          const msg = `${service.name} answers from the latest height only (${env.heights.latest()}), not ${ctx.height}`;
+          throw new QueryError(GrpcCode.INVALID_ARGUMENT, msg, { codespace: "sdk", code: 18, log: `${msg}: invalid request` });
+        }
+        const md = new Metadata();
+        md.set(HEIGHT_HEADER, ctx.height.toString());
+        call.sendMetadata(md);
+        const bytes = answer(new Uint8Array(call.request.buffer, call.request.byteOffset, call.request.byteLength));
+        callback(null, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      } catch (e) {
+        const err = answerFor(e, "grpc", env.report);
+        const details = statusMessage(err.grpcMessage);
+        callback({ code: err.grpcCode, details, name: "QueryError", message: details });
+      }
+    };
+  }
+  return { definition: definition as ServiceDefinition, implementation };
+}
+
 /**
  * The status message as sent in the `grpc-message` trailer: at most 4096 UTF-16 units (then `… (truncated)`), so
  * that an error echoing a huge request field (a 1 MiB module name) still fits a client's header-list limit
@@ -118,8 +169,16 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
   });
   const query = queryServiceDefinition(env);
   server.addService(query.definition, query.implementation);
+  const hosted = options.services ?? [];
+  let pool = descriptorPool(env.names);
+  for (const h of hosted) {
+    if (pool.fileContainingSymbol(h.name) === undefined) throw new TypeError(`the gRPC service ${h.name} is not in the descriptor set (scripts/build-descriptors.mjs)`);
+    const s = hostServiceDefinition(env, h);
+    server.addService(s.definition, s.implementation);
+  }
+  if (hosted.length > 0) pool = withServices(pool, hosted.map((h) => h.name));
   if (options.reflection !== false) {
-    for (const s of reflectionServices(descriptorPool(env.names))) server.addService(s.definition, s.implementation);
+    for (const s of reflectionServices(pool)) server.addService(s.definition, s.implementation);
   }
   const listener = guard.listener(server, ServerCredentials.createInsecure());
   const boundPort = await listen(listener, host, port);

@@ -17,6 +17,8 @@
  * `prepare-upgrade`: stages the scheduled plan's binary in `upgrades/<dir>` now.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { lstat, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fetchBinary } from "../../module/plan-info/fetch.js";
@@ -45,6 +47,10 @@ export interface UpgradeReport {
   checksum: string;
   ready: boolean;
   reason: string;
+  /** The pre-flight's own verdict, before any rehearsal: the binary is staged, or downloaded and verified. */
+  preflight_ok: boolean;
+  /** sha256 of the binary it would run (lower-case hex), when it has one to hash. */
+  binary_sha256: string;
   /** With `--rehearse`: what the binary's rehearsal said. */
   rehearsal?: RehearsalSummary;
 }
@@ -77,12 +83,12 @@ export const REHEARSAL_FORMAT = "xupgrade-rehearsal/1";
 
 export type ShowResult = { found: false; message: string } | { found: true; report: UpgradeReport };
 
-function fetchOptions(cfg: VisorConfig, layout: Layout, log: VisorLogger, temp: (p: string) => void, platform?: string): FetchOptions {
+function fetchOptions(cfg: VisorConfig, layout: Layout, log: VisorLogger, temp: (p: string) => void, platform?: string, signal?: AbortSignal): FetchOptions {
   return {
     layout,
     daemonName: cfg.name,
     mustHaveChecksum: cfg.downloadMustHaveChecksum,
-    limits: downloadLimits(cfg),
+    limits: downloadLimits(cfg, signal),
     log,
     temp,
     platform,
@@ -123,11 +129,15 @@ export interface ShowOptions {
   rehearseTimeoutMs?: number;
   /** Told the rehearsal's result (the `rehearsal` stage, docs/spec/sidecar.md §11). */
   events?: VisorEvents;
+  /** The plan to check (the readiness loop's, from the chain); default: upgrade-info.json's, else the chain's. */
+  plan?: ChainPlan;
+  /** Stops a download and a rehearsal in progress (the readiness loop, when an upgrade begins). */
+  signal?: AbortSignal;
 }
 
 export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise<ShowResult> {
   const layout = new Layout(cfg);
-  const found = await findPlan(cfg, layout);
+  const found = o.plan ? { plan: o.plan, source: `chain (CurrentPlan at ${cfg.rpcAddress})` } : await findPlan(cfg, layout);
   const platform = o.platform ?? osArch();
   if (found.none) return { found: false, message: found.none };
   const report: UpgradeReport = {
@@ -142,6 +152,8 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
     checksum: "",
     ready: false,
     reason: "",
+    preflight_ok: false,
+    binary_sha256: "",
   };
   const no = (reason: string): ShowResult => ({ found: true, report: { ...report, ready: false, reason } });
   if (found.problem) return no(`invalid upgrade-info.json: ${found.problem}`);
@@ -157,7 +169,8 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
   if (st) {
     report.staged = true;
     if (!st.isFile()) return no(`${bin} is not a regular file`);
-    const staged: ShowResult = { found: true, report: { ...report, ready: true, reason: `staged binary at ${bin}${(st.mode & 0o111) === 0o111 ? "" : " (it will be made executable)"}` } };
+    const reason = `staged binary at ${bin}${(st.mode & 0o111) === 0o111 ? "" : " (it will be made executable)"}`;
+    const staged: ShowResult = { found: true, report: { ...report, ready: true, preflight_ok: true, binary_sha256: await fileSha256(bin), reason } };
     return o.rehearse ? withRehearsal(staged, bin, cfg, plan, o) : staged;
   }
   if (!cfg.allowDownloadBinaries) return no(`the binary is not staged at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is off`);
@@ -165,7 +178,7 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
   if (await lstat(dir).then(() => true, () => false)) return no(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
 
   const temps: string[] = [];
-  const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform);
+  const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform, o.signal);
   const work = await layout.tmpPath("preflight");
   temps.push(work);
   await mkdir(work, { mode: 0o700 });
@@ -189,7 +202,8 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
       const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), { daemonName: cfg.name, limits: fo.limits, verify: signatureCheck(source, work, fo) });
       installed = bin;
       const how = source.url.checksum ? `${source.url.checksum.algo} checksum matches` : "no checksum to verify";
-      fetched = { found: true, report: { ...report, ready: true, reason: `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present` } };
+      const reason = `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present`;
+      fetched = { found: true, report: { ...report, ready: true, preflight_ok: true, binary_sha256: await fileSha256(installed), reason } };
     } catch (e) {
       if (e instanceof VisorError) return no(e.message);
       return no(`cannot download binary. error downloading ${goQuote(source.url.raw)}: ${messageOf(e)}`);
@@ -199,6 +213,13 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
   } finally {
     for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** sha256 of a file, streamed (a binary may be hundreds of MB), lower-case hex. */
+export async function fileSha256(path: string): Promise<string> {
+  const h = createHash("sha256");
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest("hex");
 }
 
 function notRehearsed(why: string, supported = false, report?: unknown): RehearsalSummary {
@@ -214,7 +235,7 @@ export function formatMs(n: number): string {
 
 /** The ready verdict with the rehearsal's: a predicted halt makes it "no"; no rehearsal leaves it as it was. */
 async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: VisorConfig, plan: ChainPlan, o: ShowOptions): Promise<ShowResult> {
-  const rehearsal = await rehearseWith(bin, cfg.home, plan, o.rehearseTimeoutMs ?? 600_000, o.log);
+  const rehearsal = await rehearseWith(bin, cfg.home, plan, o.rehearseTimeoutMs ?? 600_000, o.log, o.signal);
   o.events?.emit("rehearsal", plan, { ok: rehearsal.ok, rehearsed: rehearsal.rehearsed, exit_code: rehearsal.exit_code, summary: rehearsal.summary });
   const report = { ...r.report, rehearsal };
   if (!rehearsal.rehearsed) return { found: true, report };
@@ -226,7 +247,7 @@ async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: 
  * Runs `<bin> rehearse --home <home> --plan <name> --height <h> -o json` and reads its verdict. Never throws:
  * a binary that cannot run, times out, or prints no rehearsal is reported as such.
  */
-export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: VisorLogger): Promise<RehearsalSummary> {
+export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: VisorLogger, signal?: AbortSignal): Promise<RehearsalSummary> {
   const args = ["rehearse", "--home", home, "--plan", plan.name, "--height", plan.height.toString(), "-o", "json"];
   log.info(`rehearsing the upgrade with the new binary bin=${bin} upgrade=${plan.name} height=${plan.height}`);
   const started = performance.now();
@@ -238,11 +259,17 @@ export async function rehearseWith(bin: string, home: string, plan: ChainPlan, t
     const cap = (s: string, d: Buffer) => (s.length > 8 << 20 ? s : s + d.toString("utf8"));
     child.stdout.on("data", (d: Buffer) => (stdout = cap(stdout, d)));
     child.stderr.on("data", (d: Buffer) => (stderr = cap(stderr, d)));
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stop = () => {
       child.kill("SIGTERM");
       setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, timeoutMs);
+    if (signal?.aborted) stop();
+    signal?.addEventListener("abort", stop, { once: true });
+    child.on("close", () => signal?.removeEventListener("abort", stop));
     child.on("error", (error) => {
       clearTimeout(timer);
       resolve({ code: null, signal: null, stdout, stderr, error, timedOut });
@@ -321,7 +348,7 @@ export function formatReport(r: ShowResult): string {
 }
 
 /** `prepare-upgrade`: stages the chain's scheduled plan now; false when there is no plan. */
-export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; platform?: string }): Promise<boolean> {
+export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; platform?: string; signal?: AbortSignal }): Promise<boolean> {
   const layout = new Layout(cfg);
   const plan = await chainPlan(cfg.rpcAddress);
   if (!plan) {
@@ -339,7 +366,7 @@ export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; pl
   if (await lstat(dir).then(() => true, () => false)) throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
   const temps: string[] = [];
   try {
-    const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform);
+    const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform, o.signal);
     const r = await fetchUpgrade(plan.name, plan.info, { ...fo, onSource: (s) => o.log.info(`Downloading upgrade binary url=${s.url.raw}`) });
     o.log.info(`Upgrade binary located at ${r.bin}`);
   } finally {

@@ -35,6 +35,7 @@ import { startTelling } from "./tell.js";
 import { writeFileAtomic } from "../../base/file.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { join } from "node:path";
+import { ReadinessAttester, readinessRoute } from "./readiness.js";
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -174,6 +175,10 @@ export async function runVisor(o: RunOptions): Promise<number> {
     return d;
   };
 
+  // docs/spec/readiness.md §3: the readiness attestation, while the node runs (never during an upgrade).
+  const attester = cfg.readiness ? new ReadinessAttester({ cfg, log, layout, events }) : undefined;
+  telling.endpoint?.route("/readiness", readinessRoute(cfg));
+
   try {
     const stale = await layout.cleanTmp();
     if (stale.length > 0) log.info("removed temporary files of an earlier run", { entries: stale.join(",") });
@@ -195,8 +200,10 @@ export async function runVisor(o: RunOptions): Promise<number> {
       const node = sup.start(bin, o.args, { node: true });
       events.emit("node_start", undefined, { bin });
       chain.start();
+      attester?.start();
       const out = await supervise(node, watcher, sup, ms(cfg.pollInterval));
       chain.stop();
+      await attester?.stop();
       if (out.kind === "signalled") {
         log.info("the node stopped after a forwarded signal", { exit_code: out.exit.status });
         return out.exit.status;
@@ -229,6 +236,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
     }
   } finally {
     chain.stop();
+    await attester?.stop();
     await telling.close();
     if (o.signals) sup.uninstall();
   }

@@ -8,6 +8,7 @@
  * bytes), and every field within its rule (`checkAttestation`). It never looks at the chain's state, so it
  * gives the same answer on every validator at every height.
  */
+import { equalBytes } from "../../base/bytes.js";
 import { ReadinessError } from "./errors.js";
 import { LEN, V, walk, Writer } from "./wire.js";
 
@@ -150,13 +151,7 @@ export function decodeVoteExtension(bytes: Uint8Array): ReadinessAttestation | u
   });
   const a = inner === undefined ? undefined : decodeAttestation(inner);
   const again = encodeVoteExtension(a);
-  if (!sameBytes(again, bytes)) throw new ReadinessError("not-canonical", "the vote extension is not in its canonical encoding (fields out of order, repeated, or a default value written)");
+  if (!equalBytes(again, bytes)) throw new ReadinessError("not-canonical", "the vote extension is not in its canonical encoding (fields out of order, repeated, or a default value written)");
   if (a !== undefined) checkAttestation(a);
   return a;
-}
-
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

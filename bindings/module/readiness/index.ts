@@ -53,3 +53,15 @@ export {
   writeParams,
   type ReadinessParams,
 } from "./store.js";
+export {
+  READINESS_QUERY_PATH,
+  READINESS_REST_PATH,
+  decodeReadinessRequest,
+  decodeReadinessResponse,
+  encodeReadinessRequest,
+  encodeReadinessResponse,
+  readinessResponseJson,
+  tallyJson,
+  type QueryReadinessRequest,
+  type QueryReadinessResponse,
+} from "./query.js";

@@ -8,8 +8,9 @@
  * Values are the protobuf messages of proto/xupgrade/upgrade/v1/readiness.proto, written canonically (so a
  * value that did not change is the same bytes, and is not written again).
  */
+import { equalBytes } from "../../base/bytes.js";
 import { prefixEnd, type KVStore } from "../../core/kv.js";
-import { decodeAttestation, encodeAttestation, sameBytes } from "./attestation.js";
+import { decodeAttestation, encodeAttestation } from "./attestation.js";
 import { ReadinessError } from "./errors.js";
 import { READINESS_STATUSES, type AppHashGroup, type ExpectedBinary, type ExpectedBinarySource, type ReadinessTally, type ValidatorReadiness } from "./tally.js";
 import { LEN, V, walk, Writer } from "./wire.js";
@@ -197,7 +198,7 @@ export function saveTally(store: KVStore, t: ReadinessTally, height: bigint): Re
   const old = store.get(key);
   if (old !== undefined) {
     const kept = { ...t, updatedHeight: decodeTally(old).updatedHeight };
-    if (sameBytes(old, encodeTally(kept))) return kept;
+    if (equalBytes(old, encodeTally(kept))) return kept;
   }
   const fresh = { ...t, updatedHeight: height };
   store.set(key, encodeTally(fresh));

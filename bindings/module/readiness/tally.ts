@@ -7,10 +7,10 @@
  * so the chain can keep it in its state.
  */
 import { fromHex, toHex } from "@cosmjs/encoding";
-import { compareBytes } from "../../core/kv.js";
+import { compareBytes, equalBytes } from "../../base/bytes.js";
 import { checkUrl } from "../plan-info/check.js";
 import { parseInfoDocument } from "../plan-info/parse.js";
-import { decodeVoteExtension, sameBytes, type ReadinessAttestation } from "./attestation.js";
+import { decodeVoteExtension, type ReadinessAttestation } from "./attestation.js";
 
 export type ReadinessStatus = "ready" | "different_binary" | "failed" | "not_rehearsed" | "no_attestation";
 export const READINESS_STATUSES: readonly ReadinessStatus[] = ["ready", "different_binary", "failed", "not_rehearsed", "no_attestation"];
@@ -133,7 +133,7 @@ export function statusOf(a: ReadinessAttestation | undefined, expected: readonly
   if (a === undefined) return "no_attestation";
   if (!a.preflightOk || a.rehearsal === "failed") return "failed";
   const want = expected.find((e) => e.platform === a.platform);
-  if (!want || !sameBytes(want.sha256, a.binarySha256)) return "different_binary";
+  if (!want || !equalBytes(want.sha256, a.binarySha256)) return "different_binary";
   if (a.rehearsal === "not_rehearsed") return "not_rehearsed";
   return "ready";
 }
@@ -236,11 +236,11 @@ export function sameAttestation(a: ReadinessAttestation, b: ReadinessAttestation
     a.planName === b.planName &&
     a.planHeight === b.planHeight &&
     a.platform === b.platform &&
-    sameBytes(a.binarySha256, b.binarySha256) &&
+    equalBytes(a.binarySha256, b.binarySha256) &&
     a.preflightOk === b.preflightOk &&
     a.rehearsal === b.rehearsal &&
     a.rehearsalExitCode === b.rehearsalExitCode &&
-    sameBytes(a.appHash, b.appHash) &&
+    equalBytes(a.appHash, b.appHash) &&
     a.snapshotHeight === b.snapshotHeight &&
     a.binaryVersion === b.binaryVersion
   );

@@ -20,6 +20,7 @@ import { CometApp, exitCodeFor, initTestnet, loadApp, openNode, readGenesisKeys,
 import { startNodeQueries } from "../../../bindings/apps/devnet/node/queries.js";
 import { loadCore } from "../../../bindings/core/index.js";
 import type { QueryServers } from "../../../bindings/services/serve.js";
+import { ReadinessFileReader, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { V1, V2, captureLogger, fixtureApp, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
 
 const servers: QueryServers[] = [];
@@ -59,7 +60,8 @@ async function open(home: string, app: string): Promise<Node> {
     engine: "cometbft",
   });
   servers.push(queries);
-  return { ...node, logger, app: new CometApp({ state: node.state, queries: () => queries.abci, logger }) };
+  const readiness = new ReadinessFileReader(readinessFilePath(home));
+  return { ...node, logger, app: new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness }) };
 }
 
 const seconds = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));

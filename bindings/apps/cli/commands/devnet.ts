@@ -86,6 +86,8 @@ interface InitOpts {
   rpc?: string;
   rest?: string;
   grpc?: string;
+  voteExtensionsEnableHeight?: string;
+  readinessActivationThreshold?: string;
 }
 
 interface StartOpts {
@@ -144,6 +146,8 @@ export function registerDevnet(program: Command): void {
     .option("--rpc <addr>", "CometBFT RPC listen address written to the config (default 127.0.0.1:26657)")
     .option("--rest <addr>", "REST listen address written to the config (default 127.0.0.1:1317)")
     .option("--grpc <addr>", "gRPC listen address written to the config (default 127.0.0.1:9090)")
+    .option("--vote-extensions-enable-height <h>", "with --engine cometbft: the first height whose votes carry readiness attestations (default 1; 0 turns vote extensions off)")
+    .option("--readiness-activation-threshold <fraction>", "with --engine cometbft: a plan activates at its height only if this share of the power is ready, e.g. 0.67 (default off; see docs/spec/readiness.md §7)")
     .action(async (opts: InitOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.randomKeys && opts.keySeed !== undefined) throw new CliError("the --random-keys and --key-seed flags are mutually exclusive");
@@ -169,10 +173,16 @@ export function registerDevnet(program: Command): void {
         grpc: opts.grpc,
       };
       const { initDevnet, initTestnet } = await loadDevnet();
+      const readiness = (["voteExtensionsEnableHeight", "readinessActivationThreshold"] as const).filter((f) => opts[f] !== undefined);
+      if (engine !== "cometbft" && readiness.length > 0) {
+        throw new CliError(`--${readiness[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --engine cometbft: only CometBFT's vote extensions carry readiness attestations`);
+      }
       if (engine === "cometbft") {
         let t: Devnet.InitTestnetResult;
+        const ve = opts.voteExtensionsEnableHeight;
+        if (ve !== undefined && !/^[0-9]{1,18}$/.test(ve)) throw new CliError(`invalid --vote-extensions-enable-height ${JSON.stringify(ve)}: a height (0 turns vote extensions off)`);
         try {
-          t = await initTestnet(withoutUndefined(options));
+          t = await initTestnet(withoutUndefined({ ...options, voteExtensionsEnableHeight: ve === undefined ? undefined : BigInt(ve), readinessActivationThreshold: opts.readinessActivationThreshold }));
         } catch (e) {
           throw new CliError(messageOf(e));
         }
@@ -289,5 +299,6 @@ export function registerDevnet(program: Command): void {
     .option("--verbose", "show up to 5 keys added, changed and deleted per store (and, in JSON, the new binary's log lines)")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--tmp-dir <dir>", "where the copy of the state is made (default: the system's temporary directory); it is removed afterwards")
+    .option("--snapshot <which>", "plan (default): with --plan and --height, the state the running node holds for that plan's rehearsals, if any; latest: the state now")
     .action(async (opts: RehearseOpts, cmd: Command) => (await import("../devnet/rehearse.js")).rehearse(opts, cmd));
 }

@@ -139,8 +139,9 @@ export function registerVisor(program: Command): void {
       "--rehearse",
       "also have the binary rehearse the upgrade on a copy of the node's committed state (`<bin> rehearse --home $DAEMON_HOME --plan <name> --height <h> -o json`); a predicted halt makes it ready: no",
     )
+    .option("--no-attest", "with --rehearse: do not write the readiness attestation for the node ($DAEMON_HOME/data/upgrade-readiness.json)")
     .option(CONFIG_FLAG, CONFIG_HELP)
-    .action(async (opts: { output?: string; download: boolean; rehearse?: boolean }, cmd: Command) => {
+    .action(async (opts: { output?: string; download: boolean; rehearse?: boolean; attest: boolean }, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const format = parseOutput(opts.output);
       const cfg = await config(cmd);
@@ -149,8 +150,17 @@ export function registerVisor(program: Command): void {
       // The rehearsal's result is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
       const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
       const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log, rehearse: opts.rehearse === true, events: telling?.events })).finally(() => telling?.close());
-      if (format === "json") process.stdout.write(JSON.stringify(result.found ? result.report : { message: result.message }) + "\n");
-      else process.stdout.write(formatReport(result));
+      // docs/spec/readiness.md §3: the rehearsed pre-flight is this validator's readiness attestation.
+      let attestation: unknown;
+      let attestedTo = "";
+      if (result.found && opts.rehearse === true && opts.attest) {
+        const { attest } = await import("../../visor/readiness.js");
+        const { readinessFilePath } = await import("../../../module/readiness/file.js");
+        attestation = await step(() => attest(cfg, result.report, log));
+        attestedTo = readinessFilePath(cfg.home);
+      }
+      if (format === "json") process.stdout.write(JSON.stringify(result.found ? { ...result.report, ...(attestation ? { attestation } : {}) } : { message: result.message }) + "\n");
+      else process.stdout.write(formatReport(result) + (attestedTo ? `attested: ${attestedTo} (the node's votes carry it)\n` : ""));
     });
 
   visor

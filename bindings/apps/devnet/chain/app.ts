@@ -103,7 +103,8 @@ export const BUILTIN_MODULES: readonly { name: string; consensusVersion: bigint;
   { name: "bank", consensusVersion: 4n, stores: ["bank"] },
   { name: "gov", consensusVersion: 5n, stores: ["gov"] },
   { name: "staking", consensusVersion: 5n, stores: ["staking"] },
-  { name: "upgrade", consensusVersion: 2n, stores: ["upgrade"] },
+  // x/upgrade's readiness tally (docs/spec/readiness.md §5) lives in a store of its own.
+  { name: "upgrade", consensusVersion: 2n, stores: ["upgrade", "readiness"] },
 ];
 
 /** Host bookkeeping stores (blocks, tx index, node state); app modules may not use names starting with `_`. */

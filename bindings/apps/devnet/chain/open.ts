@@ -17,6 +17,7 @@ import { StoreFormatError, type CommitMultiStore } from "../../../store/rootmult
 import type { AppUpgradeContext, LoadedApp } from "./app.js";
 import { openCommitStore } from "./app-hash.js";
 import { MountedStores, SwitchableStore } from "../shared/branch.js";
+import { READINESS_STORE } from "../modules/readiness.js";
 import { appDbPath } from "../shared/genesis.js";
 import { ChainState } from "./state.js";
 import { messageOf } from "../../../base/errors.js";
@@ -87,7 +88,8 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
     }
     let loaded: LoadResult;
     try {
-      loaded = loader(ms, app.stores);
+      const adding = loaderUpgrades && loaderUpgrades.height === ms.lastCommittedHeight + 1n ? (loaderUpgrades.storeUpgrades.added ?? []) : [];
+      loaded = loader(ms, mountable(ms, app.stores, adding));
     } catch (e) {
       throw await diagnoseLoadFailure(e, ms, app, skip, backend, logger);
     }
@@ -160,6 +162,16 @@ function keepersAt(ms: CommitMultiStore, latest: UpgradeKeeper): (height: bigint
     }
     return k;
   };
+}
+
+/**
+ * The stores to mount: every store of the app, except the readiness store on a chain begun before it existed
+ * (it keeps no tally there: docs/spec/readiness.md §5). A new chain mounts it from genesis; an existing one
+ * gets it like any new store, through an upgrade's StoreUpgrades.
+ */
+function mountable(ms: CommitMultiStore, stores: readonly string[], adding: readonly string[]): string[] {
+  const old = ms.lastCommittedHeight > 0n && !ms.hasCommittedStore(READINESS_STORE) && !adding.includes(READINESS_STORE);
+  return old ? stores.filter((s) => s !== READINESS_STORE) : [...stores];
 }
 
 /** The application database (classic-level, keys and values as bytes), as `openNodeMultiStore` opens it. */

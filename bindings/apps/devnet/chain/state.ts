@@ -34,6 +34,9 @@ import { be64, hexUpper, readBe64, utf8 } from "../shared/util.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
 import { equalBytes } from "../../../base/bytes.js";
+import { initReadiness, readinessGate, readinessParams, recordReadiness, votesRequired } from "../modules/readiness.js";
+import type { Plan } from "../../../core/types.js";
+import type { ReadinessParams, ReadinessTally, ReadinessVote } from "../../../module/readiness/index.js";
 
 const BLOCK_TIME_KEY = utf8("block_time");
 
@@ -69,6 +72,8 @@ export interface GenesisInput {
   /** The context of the modules' genesis hooks: the initial height and the genesis (or first block's) time. */
   height: bigint;
   timeNs: bigint;
+  /** CometBFT's `abci.vote_extensions_enable_height` (0 or absent: off). */
+  voteExtensionsEnableHeight?: bigint;
 }
 
 export interface BlockInput {
@@ -76,6 +81,8 @@ export interface BlockInput {
   /** The header's time, nanoseconds since the epoch: the only clock the state machine knows. */
   timeNs: bigint;
   txs: readonly Uint8Array[];
+  /** The previous height's votes the block carries (docs/spec/readiness.md §6); undefined when it carries none. */
+  votes?: readonly ReadinessVote[];
 }
 
 export interface FinalizedBlock {
@@ -90,6 +97,8 @@ export interface FinalizedBlock {
   appVersionBefore: bigint;
   /** PreBlock applied an upgrade (the app version may have changed: see `appVersion`). */
   upgraded: boolean;
+  /** The scheduled plan's readiness tally after this block, when the chain keeps one. */
+  readiness?: ReadinessTally;
 }
 
 export interface CommitOptions {
@@ -176,6 +185,10 @@ export class ChainState {
       const info: BlockInfo = { height: g.height, timeNs: g.timeNs };
       const validators = bondedValidators(g.appState, g.validators);
       writeGenesisState(branch, g.appState, validators, this.gov);
+      initReadiness(branch, {
+        voteExtensionsEnableHeight: g.voteExtensionsEnableHeight ?? 0n,
+        activationThreshold: g.appState.readiness?.activation_threshold ?? "",
+      });
       // docs/spec/keeper.md §8.4: the app's module consensus versions, merged into the version map.
       await this.o.upgradeStore.with(branch.store("upgrade"), () => this.o.keeper.setModuleVersionMap(appVersionMap(this.o.app)));
       for (const m of this.sortedModules()) {
@@ -210,7 +223,9 @@ export class ChainState {
       const branch = pending.branch;
       const info: BlockInfo = { height: h, timeNs: b.timeNs };
 
-      // PreBlock: the upgrade keeper first.
+      // PreBlock: the upgrade keeper first — unless the readiness gate (off by default) holds its plan back.
+      const gate = readinessGate(branch, this.planIn(branch), h);
+      if (!gate.activate) this.holdBack(branch, h, gate.reason!);
       let upgraded = false;
       try {
         const ctx = this.upgradeContext(branch, info);
@@ -221,16 +236,19 @@ export class ChainState {
         throw new BlockHaltError(h, code, e);
       }
 
+      // Then the readiness tally of the plan still scheduled, from the votes this block carries.
+      const readiness = recordReadiness(branch, this.planIn(branch), b.votes, h);
+
       await this.runHooks(branch, info, "beginBlock");
       const txResults: TxResultJson[] = [];
       for (const tx of b.txs) txResults.push(deliverTx(this.deliver, branch, tx, info));
-      const events = await this.gov.endBlock(branch, info);
+      const events = [...gate.events, ...(await this.gov.endBlock(branch, info))];
       await this.runHooks(branch, info, "endBlock");
 
       // The block's writes go into the stores' working trees (nothing is durable before Commit).
       branch.write();
       const appHash = this.o.ms.workingHash();
-      const block: FinalizedBlock = { height: h, timeNs: b.timeNs, txResults, events, appHash, appVersionBefore, upgraded };
+      const block: FinalizedBlock = { height: h, timeNs: b.timeNs, txResults, events, appHash, appVersionBefore, upgraded, ...(readiness ? { readiness } : {}) };
       pending.block = block;
       return block;
     } catch (e) {
@@ -300,6 +318,34 @@ export class ChainState {
   private discardPending(): void {
     this.pending?.branch.discard();
     this.pending = undefined;
+  }
+
+  // ---- readiness ----
+
+  /** The readiness params of the committed state (docs/spec/readiness.md §5). */
+  readinessParams(): ReadinessParams {
+    return readinessParams(this.o.stores);
+  }
+
+  /** Whether block `height` must carry the votes of the previous height (vote extensions on then). */
+  votesRequired(height: bigint): boolean {
+    return votesRequired(this.readinessParams(), height);
+  }
+
+  /** The plan scheduled in `branch`. */
+  private planIn(branch: Branch): Plan | undefined {
+    return this.o.upgradeStore.withSync(branch.store("upgrade"), () => this.o.keeper.getUpgradePlan());
+  }
+
+  /** The readiness gate closed: the plan is cleared in this block, and the node says why. */
+  private holdBack(branch: Branch, height: bigint, reason: string): void {
+    const plan = this.planIn(branch)!;
+    this.o.upgradeStore.withSync(branch.store("upgrade"), () => this.o.keeper.clearUpgradePlan());
+    this.o.logger.warn(`upgrade "${plan.name}" not activated at height ${height}: ${reason}; the plan is cleared and the chain goes on`, {
+      module: "x/upgrade",
+      height,
+      name: plan.name,
+    });
   }
 
   // ---- CheckTx, Simulate ----

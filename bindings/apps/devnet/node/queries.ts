@@ -1,9 +1,9 @@
 /**
  * The app process's query servers, as a Cosmos node serves them: gRPC and the REST gateway over the
  * committed state, with the devnet's extra REST routes (blocks from the engine, the light-client page at
- * /ui) and ABCI query routes (gov, auth, bank, Simulate). The ABCI router answers `abci_query` (the local
- * engine's RPC) or ABCI Query requests (CometBFT's RPC forwards them), with the SDK's proofs for
- * `/store/<name>/key` (docs/spec/interfaces.md §4.1).
+ * /ui) and ABCI query routes (gov, auth, bank, Simulate), and the readiness query on all three surfaces
+ * (readiness-routes.ts). The ABCI router answers `abci_query` (the local engine's RPC) or ABCI Query requests
+ * (CometBFT's RPC forwards them), with the SDK's proofs for `/store/<name>/key` (docs/spec/interfaces.md §4.1).
  *
  * Every answer reads a committed height — the latest, or an older one still retained
  * (docs/spec/store.md §3) — never the writes of a block being executed or committed.
@@ -18,6 +18,7 @@ import type { StoreView } from "../shared/branch.js";
 import { devnetAbciRoutes } from "./abci-routes.js";
 import { devnetRestRoutes, type BlockSource } from "./rest.js";
 import { devnetUiRoutes } from "./ui.js";
+import { readinessRoutes } from "./readiness-routes.js";
 
 export interface NodeQueriesOptions {
   state: ChainState;
@@ -56,14 +57,15 @@ export function startNodeQueries(o: NodeQueriesOptions): Promise<QueryServers> {
     const view = ms.at(height);
     return view && chainStores(view);
   };
+  const readiness = readinessRoutes({ viewAt: storesAt, planAt: (h) => o.keeperAt(h)?.getUpgradePlan(), height: () => state.height });
   return serveQueries({
     keeper: o.queryKeeper,
     heightProvider: () => state.height,
     keeperAtHeight: o.keeperAt,
     storesAtHeight: storesAt,
     namespace: o.namespace,
-    grpc: { address: o.grpc, closeGraceMs: 1000 },
-    rest: { address: o.rest, closeGraceMs: 1000, routes: [...devnetRestRoutes(o.blocks), ...ui] },
-    abciRoutes: devnetAbciRoutes(storesAt, state.gov, state),
+    grpc: { address: o.grpc, closeGraceMs: 1000, services: [readiness.grpc] },
+    rest: { address: o.rest, closeGraceMs: 1000, routes: [...devnetRestRoutes(o.blocks), ...readiness.rest, ...ui] },
+    abciRoutes: { ...devnetAbciRoutes(storesAt, state.gov, state), ...readiness.abci },
   });
 }

@@ -28,6 +28,7 @@ import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
 import { checkDuration } from "./init.js";
 import { DEFAULT_KEEP_RECENT } from "../../../store/rootmulti/store.js";
+import { RehearsalPins } from "../rehearse/pin.js";
 
 export type { DevnetEngine, DevnetHandle };
 
@@ -130,13 +131,20 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   });
   const common = { home, config, state, ms: node.ms, queryKeeper: node.queryKeeper, keeperAt: node.keeperAt, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
   let snapshots: SnapshotServer | undefined;
+  // docs/spec/rehearse.md §2.3: on a chain that keeps a readiness tally, the state every validator rehearses the scheduled plan on.
+  const pins = new RehearsalPins({ db: node.db, logger });
+  const pin = () => pins.update(node.queryKeeper.getUpgradePlan(), state.height, state.readinessParams().voteExtensionsEnableHeight > 0n);
+  const unsubscribe = state.onCommit(pin);
   try {
+    if (state.height > 0n) pin();
     // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
-    snapshots = await serveSnapshots({ home, db: node.db, logger });
-    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc, haltGraceMs });
-    return withSnapshots(handle, snapshots);
+    snapshots = await serveSnapshots({ home, db: node.db, logger, pinned: (name, height) => pins.get(name, height) });
+    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    return withSnapshots(handle, snapshots, pins, unsubscribe);
   } catch (e) {
+    unsubscribe();
     await snapshots?.close();
+    await pins.close();
     await node.ms.close();
     throw e;
   }
@@ -151,10 +159,12 @@ function haltGraceNs(text: string): bigint {
   }
 }
 
-/** The handle, with the snapshot channel closed before `done` resolves. */
-function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer): DevnetHandle {
+/** The handle, with the snapshot channel (and the snapshot held for rehearsals) closed before `done` resolves. */
+function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer, pins: RehearsalPins, unsubscribe: () => void): DevnetHandle {
   const done = handle.done.then(async (code) => {
+    unsubscribe();
     await snapshots.close().catch(() => undefined);
+    await pins.close();
     return code;
   });
   return { ...handle, done, stop: () => handle.stop().then(() => done).then(() => undefined) };

@@ -15,9 +15,11 @@
  * as it does for the database itself). When that path is too long for a unix socket, a loopback TCP port,
  * named with a random token in `<home>/snapshot.endpoint.json` (mode 0600); a request must carry the token.
  *
- * Protocol: the client sends one JSON line `{"op":"snapshot"[,"token":"…"]}`; the node answers with frames
- * `E u32(key length) u32(value length) key value` (every entry of the database, in key order), then
- * `D u32(n) {"entries":…,"bytes":…,"height":"…"}` — or `X u32(n) {"error":"…"}` at any point.
+ * Protocol: the client sends one JSON line `{"op":"snapshot"[,"plan":{"name":…,"height":"…"}][,"token":"…"]}`;
+ * the node answers with frames `E u32(key length) u32(value length) key value` (every entry of the database,
+ * in key order), then `D u32(n) {"entries":…,"bytes":…,"height":"…","pinned":…}` — or `X u32(n) {"error":"…"}`
+ * at any point. With a plan, and a snapshot held for that plan's rehearsals (pin.ts), that snapshot is served
+ * (`pinned: true`); otherwise the state as of the request.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmod, lstat, readFile, rm, unlink, writeFile } from "node:fs/promises";
@@ -27,6 +29,7 @@ import type { LevelDb } from "../../../store/level.js";
 import { messageOf } from "../../../base/errors.js";
 import type { Logger } from "../../../base/logger.js";
 import { DevnetError } from "../shared/errors.js";
+import type { PinnedSnapshot } from "./pin.js";
 
 export const snapshotSocketPath = (home: string) => join(home, "snapshot.sock");
 export const snapshotEndpointPath = (home: string) => join(home, "snapshot.endpoint.json");
@@ -57,10 +60,24 @@ export interface SnapshotStats {
   entries: number;
   /** Bytes of keys and values. */
   bytes: number;
+  /** The snapshot the node holds for the plan's rehearsals (pin.ts), not the state as of the request. */
+  pinned: boolean;
+}
+
+/** The plan a rehearsal is for, as the snapshot request names it. */
+export interface SnapshotPlan {
+  name: string;
+  height: bigint;
 }
 
 /** Serves snapshots of `db` (the node's application database) for `home`. */
-export async function serveSnapshots(o: { home: string; db: LevelDb; logger: Required<Logger> }): Promise<SnapshotServer> {
+export async function serveSnapshots(o: {
+  home: string;
+  db: LevelDb;
+  logger: Required<Logger>;
+  /** The snapshot held for a plan's rehearsals, if any. */
+  pinned?: (name: string, height: bigint) => PinnedSnapshot | undefined;
+}): Promise<SnapshotServer> {
   const { home, db, logger } = o;
   const socketPath = snapshotSocketPath(home);
   const endpointPath = snapshotEndpointPath(home);
@@ -78,10 +95,12 @@ export async function serveSnapshots(o: { home: string; db: LevelDb; logger: Req
         if (useUnix === false && !tokenMatches(req.token, token)) return refuse(socket, "a token is required (see snapshot.endpoint.json)");
         if (req.op !== "snapshot") return refuse(socket, `unknown op ${JSON.stringify(req.op)}`);
         if (active >= MAX_CONCURRENT) return refuse(socket, `busy: ${active} snapshots are being served`);
+        const plan = requestedPlan(req.plan);
+        const pin = plan && o.pinned?.(plan.name, plan.height);
         active++;
         const started = performance.now();
-        return streamSnapshot(db, socket).then(
-          (s) => logger.info("served a state snapshot", { module: "rehearse", height: s.height, entries: s.entries, bytes: s.bytes, duration_ms: round(performance.now() - started) }),
+        return streamSnapshot(db, socket, pin?.snapshot).then(
+          (s) => logger.info("served a state snapshot", { module: "rehearse", height: s.height, pinned: s.pinned, entries: s.entries, bytes: s.bytes, duration_ms: round(performance.now() - started) }),
           (e: unknown) => logger.warn("a state snapshot was not completed", { module: "rehearse", err: messageOf(e) }),
         ).finally(() => active--);
       },
@@ -126,13 +145,21 @@ function listen(server: Server, where: { path: string } | { host: string; port: 
   });
 }
 
+/** The request's plan, when it names one well; anything else asks for the latest state. */
+function requestedPlan(p: unknown): SnapshotPlan | undefined {
+  if (typeof p !== "object" || p === null) return undefined;
+  const { name, height } = p as { name?: unknown; height?: unknown };
+  if (typeof name !== "string" || typeof height !== "string" || !/^[1-9][0-9]{0,18}$/.test(height)) return undefined;
+  return { name, height: BigInt(height) };
+}
+
 function tokenMatches(given: unknown, expected: string): boolean {
   if (typeof given !== "string" || given.length !== expected.length) return false;
   return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }
 
 /** The request line: one JSON object, at most REQUEST_LIMIT bytes, within 5 s. */
-function readRequest(socket: Socket): Promise<{ op?: unknown; token?: unknown }> {
+function readRequest(socket: Socket): Promise<{ op?: unknown; token?: unknown; plan?: unknown }> {
   return new Promise((resolve, reject) => {
     let buf = "";
     const timer = setTimeout(() => fail(new Error("no request within 5 s")), 5000);
@@ -151,7 +178,7 @@ function readRequest(socket: Socket): Promise<{ op?: unknown; token?: unknown }>
       try {
         const req = JSON.parse(buf.slice(0, nl)) as unknown;
         if (typeof req !== "object" || req === null) throw new Error("not an object");
-        resolve(req as { op?: unknown; token?: unknown });
+        resolve(req as { op?: unknown; token?: unknown; plan?: unknown });
       } catch {
         reject(new Error("the request is not a JSON object"));
       }
@@ -179,11 +206,11 @@ function refuse(socket: Socket, error: string): void {
   if (!socket.destroyed) socket.end(frame(FRAME_ERROR, { error }));
 }
 
-/** Streams every entry of `db` as of NOW (the iterator's implicit snapshot), then the summary. */
-async function streamSnapshot(db: LevelDb, socket: Socket): Promise<SnapshotStats> {
+/** Streams every entry of `db` as of NOW (the iterator's implicit snapshot), or of a held snapshot, then the summary. */
+async function streamSnapshot(db: LevelDb, socket: Socket, held?: ReturnType<LevelDb["snapshot"]>): Promise<SnapshotStats> {
   // Created synchronously here: this is the moment of the snapshot (classic-level takes a LevelDB snapshot
-  // in the iterator's constructor), between two atomic block batches.
-  const it = db.iterator({ ...VIEW, highWaterMarkBytes: 1 << 20 } as Parameters<LevelDb["iterator"]>[0]);
+  // in the iterator's constructor), between two atomic block batches — unless one is held already.
+  const it = db.iterator({ ...VIEW, highWaterMarkBytes: 1 << 20, ...(held ? { snapshot: held } : {}) } as Parameters<LevelDb["iterator"]>[0]);
   let entries = 0;
   let bytes = 0;
   let height: bigint | undefined;
@@ -235,8 +262,8 @@ async function streamSnapshot(db: LevelDb, socket: Socket): Promise<SnapshotStat
     }
     await flush();
     if (height === undefined) throw new DevnetError("snapshot", "the database has no committed height");
-    socket.end(frame(FRAME_DONE, { entries, bytes, height: height.toString() }));
-    return { height, entries, bytes };
+    socket.end(frame(FRAME_DONE, { entries, bytes, height: height.toString(), pinned: held !== undefined }));
+    return { height, entries, bytes, pinned: held !== undefined };
   } catch (e) {
     refuse(socket, messageOf(e));
     throw e;
@@ -273,7 +300,7 @@ export class NoNodeError extends Error {
  * only once a node answers: a classic-level instance creates its directory when it is made). Resolves with the snapshot's height and size, or undefined when no node serves
  * one (no endpoint, or nobody listening). Rejects when the node refuses or stops mid-way.
  */
-export async function fetchSnapshot(home: string, dest: () => LevelDb): Promise<SnapshotStats | undefined> {
+export async function fetchSnapshot(home: string, dest: () => LevelDb, plan?: SnapshotPlan): Promise<SnapshotStats | undefined> {
   const endpoint = await findSnapshotEndpoint(home);
   if (!endpoint) return undefined;
   let socket: Socket;
@@ -294,14 +321,14 @@ export async function fetchSnapshot(home: string, dest: () => LevelDb): Promise<
   const db = dest();
   try {
     await db.open();
-    return await receive(socket, db, "token" in endpoint ? endpoint.token : undefined);
+    return await receive(socket, db, "token" in endpoint ? endpoint.token : undefined, plan);
   } finally {
     socket.destroy();
     await db.close();
   }
 }
 
-function receive(socket: Socket, dest: LevelDb, token: string | undefined): Promise<SnapshotStats> {
+function receive(socket: Socket, dest: LevelDb, token: string | undefined, plan: SnapshotPlan | undefined): Promise<SnapshotStats> {
   return new Promise<SnapshotStats>((resolve, reject) => {
     let buf: Buffer = Buffer.alloc(0);
     let ops: { type: "put"; key: Uint8Array; value: Uint8Array }[] = [];
@@ -352,7 +379,7 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined): Prom
         }
         const n = buf.readUInt32BE(off + 1);
         if (buf.length - off < 5 + n) break;
-        let body: { error?: string; entries?: number; bytes?: number; height?: string };
+        let body: { error?: string; entries?: number; bytes?: number; height?: string; pinned?: boolean };
         try {
           body = JSON.parse(buf.subarray(off + 5, off + 5 + n).toString("utf8")) as typeof body;
         } catch {
@@ -367,14 +394,15 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined): Prom
         write();
         settled = true;
         const h = height;
-        void writing.then(() => resolve({ height: h, entries, bytes }), reject);
+        void writing.then(() => resolve({ height: h, entries, bytes, pinned: body.pinned === true }), reject);
         return;
       }
       buf = off === buf.length ? Buffer.alloc(0) : buf.subarray(off);
     });
     socket.on("error", (e) => fail(new Error(`the snapshot channel failed: ${e.message}`)));
     socket.on("close", () => fail(new NoNodeError("the node closed the snapshot channel before the end (did it stop?)")));
-    socket.write(JSON.stringify(token === undefined ? { op: "snapshot" } : { op: "snapshot", token }) + "\n");
+    const request = { op: "snapshot", ...(plan ? { plan: { name: plan.name, height: plan.height.toString() } } : {}), ...(token === undefined ? {} : { token }) };
+    socket.write(JSON.stringify(request) + "\n");
   });
 }
 

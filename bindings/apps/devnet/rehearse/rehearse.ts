@@ -60,6 +60,12 @@ export interface RehearseOptions {
   tmpDir?: string;
   /** Keep the copy (its path is `report.copy`) instead of removing it: for inspection. */
   keepCopy?: boolean;
+  /**
+   * `plan` (default): with the plan named (`plan` and `height`), the snapshot the running node holds for that
+   * plan's rehearsals when it holds one (docs/spec/rehearse.md §2.3), so that validators rehearse the same
+   * state; `latest`: the state as of now.
+   */
+  snapshot?: "plan" | "latest";
 }
 
 export interface MigrationRun {
@@ -96,7 +102,7 @@ export interface RehearsalReport {
   haltedIn?: "start" | "block" | "commit";
   plan: { name: string; height: bigint; info: string; source: "chain" | "given" };
   app: { name: string; version: string };
-  snapshot: { height: bigint; source: "node" | "copy"; engine: string; entries?: number; bytes?: number; durationMs: number };
+  snapshot: { height: bigint; source: "node" | "copy"; engine: string; entries?: number; bytes?: number; durationMs: number; pinned: boolean };
   /** The rehearsed block: the plan's height, with no txs, at the last block's time plus the blocks to go at the configured block time. */
   block: { height: bigint; timeNs: bigint };
   appHashBefore: Uint8Array;
@@ -142,7 +148,8 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
   const timings = { snapshotMs: 0, prepareMs: 0, startMs: 0, blockMs: 0, commitMs: 0, diffMs: 0 };
   try {
     // 1. The snapshot.
-    const snap = await takeSnapshot(o.home, appDbPath(work));
+    const named = o.snapshot !== "latest" && o.plan !== undefined && o.height !== undefined ? { name: o.plan, height: BigInt(o.height) } : undefined;
+    const snap = await takeSnapshot(o.home, appDbPath(work), named);
     timings.snapshotMs = snap.durationMs;
 
     // 2. The old binary's last steps.
@@ -157,7 +164,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
       error: "",
       plan: prep.plan,
       app: { name: loaded.name, version: loaded.definition.version ?? "" },
-      snapshot: { height: prep.snapshotHeight, source: snap.source, engine: config.engine ?? "local", entries: snap.entries, bytes: snap.bytes, durationMs: snap.durationMs },
+      snapshot: { height: prep.snapshotHeight, source: snap.source, engine: config.engine ?? "local", entries: snap.entries, bytes: snap.bytes, durationMs: snap.durationMs, pinned: snap.pinned },
       block: { height: prep.plan.height, timeNs: prep.timeNs },
       appHashBefore: prep.appHash,
       storeUpgrades: upgrade?.storeUpgrades ? { ...upgrade.storeUpgrades, applied: false } : undefined,

@@ -88,6 +88,7 @@ export function rehearsalToJson(r: RehearsalReport, o: FormatOptions = {}) {
       entries: r.snapshot.entries ?? null,
       bytes: r.snapshot.bytes ?? null,
       duration_ms: ms(r.snapshot.durationMs),
+      pinned: r.snapshot.pinned,
     },
     block: { height: r.block.height.toString(), time: formatRfc3339NanoNs(r.block.timeNs) },
     app_hash_before: upperHex(r.appHashBefore),
@@ -177,7 +178,10 @@ function storesText(stores: StoreChange[], sample: number): string[] {
 /** The report for people (what `xupgrade devnet rehearse` prints without `-o json`). */
 export function formatRehearsal(r: RehearsalReport, o: FormatOptions = {}): string {
   const row = (k: string, v: string) => `${(k + ":").padEnd(15)}${v}`;
-  const snapWhere = r.snapshot.source === "node" ? `served by the running node (${r.snapshot.entries} entries, ${r.snapshot.bytes} bytes)` : "copied from the stopped node's database";
+  const snapWhere =
+    r.snapshot.source === "node"
+      ? `served by the running node${r.snapshot.pinned ? ", the state it holds for this plan's rehearsals" : ""} (${r.snapshot.entries} entries, ${r.snapshot.bytes} bytes)`
+      : "copied from the stopped node's database";
   const lines = [
     `rehearsal of upgrade "${r.plan.name}" at height ${r.plan.height} with ${r.app.name}${r.app.version ? ` ${r.app.version}` : ""}`,
     row("plan", r.plan.source === "chain" ? `scheduled on chain${r.plan.info ? `, info ${display(new TextEncoder().encode(r.plan.info), 70)}` : ""}` : "given on the command line (scheduled on the copy only)"),

@@ -46,6 +46,8 @@ export interface DevnetGenesis {
     bank: { balances: { address: string; coins: Coin[] }[] };
     staking: { bond_denom: string; validators: GenesisValidator[] };
     gov: { params: GovParamsJson };
+    /** Upgrade readiness (docs/spec/readiness.md §7): the activation gate's threshold, off when absent or "". */
+    readiness?: { activation_threshold?: string };
   };
 }
 

@@ -196,6 +196,7 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
   const downloadSignatureNamespace = src[ENV.downloadSignatureNamespace] || DEFAULT_SIGNATURE_NAMESPACE;
   const rawImageFile = src[ENV.orchestratorImageFile] ?? "";
   if (rawImageFile !== "" && !isAbsolute(rawImageFile)) errs.push(`invalid: ${ENV.orchestratorImageFile}: ${JSON.stringify(rawImageFile)} must be an absolute path`);
+  const readiness = boolOption(src, ENV.readiness, false, errs);
   const rawBackup = src[ENV.dataBackupDir];
   const dataBackupDir = rawBackup === undefined || rawBackup === "" ? home : isAbsolute(rawBackup) ? cleanPath(rawBackup) : rawBackup;
   const cfg: VisorConfig = {
@@ -230,6 +231,7 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
     downloadSigningKeys,
     downloadSignatureNamespace,
     orchestratorImageFile: rawImageFile,
+    readiness,
   };
   return { cfg, errors: errs };
 }

@@ -39,12 +39,14 @@ export function detailString(cfg: VisorConfig): string {
     `  ${ENV.downloadSigningKeys}: ${cfg.downloadSigningKeys.length === 0 ? "" : `${cfg.downloadSigningKeys.length} key(s)`}`,
     `  ${ENV.downloadSignatureNamespace}: ${cfg.downloadSignatureNamespace}`,
     `  ${ENV.orchestratorImageFile}: ${cfg.orchestratorImageFile}`,
+    `  ${ENV.readiness}: ${cfg.readiness}`,
     "Derived Values:",
     `        Root Dir: ${root}`,
     `     Upgrade Dir: ${join(root, "upgrades")}`,
     `     Genesis Bin: ${join(root, "genesis", "bin", cfg.name)}`,
     `  Monitored File: ${join(cfg.home, "data", "upgrade-info.json")}`,
     ` Data Backup Dir: ${cfg.dataBackupDir}`,
+    `  Readiness File: ${join(cfg.home, "data", "upgrade-readiness.json")}`,
   ];
   return lines.join("\n") + "\n";
 }

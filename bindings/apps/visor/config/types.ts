@@ -33,6 +33,7 @@ export const ENV = {
   downloadSigningKeys: "DAEMON_DOWNLOAD_SIGNING_KEYS",
   downloadSignatureNamespace: "DAEMON_DOWNLOAD_SIGNATURE_NAMESPACE",
   orchestratorImageFile: "DAEMON_ORCHESTRATOR_IMAGE_FILE",
+  readiness: "DAEMON_READINESS",
 } as const;
 
 export const ENV_NAMES: readonly string[] = Object.values(ENV);
@@ -82,6 +83,8 @@ export interface VisorConfig {
   downloadSignatureNamespace: string;
   /** Orchestrator mode: write the plan's image tag here and exit instead of switching binaries; "" = off. */
   orchestratorImageFile: string;
+  /** `run` attests the scheduled plan's readiness on its own, every DAEMON_RPC_POLL_INTERVAL (docs/spec/readiness.md §3). */
+  readiness: boolean;
 }
 
 export const DEFAULT_POLL_INTERVAL = 300n * MS;

@@ -5,8 +5,13 @@
  * - Info: the app, its version, the app version, and the last height and app hash made durable by Commit
  *   (so after a crash between FinalizeBlock and Commit CometBFT replays that block).
  * - InitChain: the app state of CometBFT's genesis, its validators' power, the genesis app hash.
- * - PrepareProposal / ProcessProposal: the mempool's txs that fit; every proposal is accepted (a bad tx
- *   fails in FinalizeBlock, deterministically).
+ * - PrepareProposal / ProcessProposal: the mempool's txs that fit, after the previous height's votes with
+ *   their extensions once vote extensions are on (vote-extensions.ts); a proposal is refused only when those
+ *   votes are missing, misplaced or fail a check (a bad tx fails in FinalizeBlock, deterministically).
+ * - ExtendVote / VerifyVoteExtension: the readiness attestation the sidecar left in
+ *   `<home>/data/upgrade-readiness.json` for the scheduled plan, or nothing; another validator's extension
+ *   is accepted when it passes the shape check (docs/spec/readiness.md §2.2), refused otherwise — which
+ *   costs that validator its vote, never the chain its liveness while more than 2/3 extend well.
  * - FinalizeBlock: the block at the header's time; tx results, block events, the app hash, and the new app
  *   version as a consensus-params update when an upgrade changed it. A halt (the upgrade keeper's: 20
  *   upgrade needed, 21 too early, …) is an {@link AbciConsensusHalt} carrying the exit code: CometBFT's
@@ -18,7 +23,11 @@
  */
 import type { DeepPartial } from "cosmjs-types/helpers";
 import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
-import { AbciConsensusHalt, AbciHalt, fitTxs, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
+import { AbciConsensusHalt, AbciHalt, fitTxs, txDataSize, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
+import type { Plan } from "../../../../../core/types.js";
+import { decodeVoteExtension, encodeVoteExtension, type ReadinessVote } from "../../../../../module/readiness/index.js";
+import type { ReadinessFileReader } from "../../../../../module/readiness/file.js";
+import { buildInjection, checkInjection, checkPlacement, InjectionError, isInjection } from "./vote-extensions.js";
 import type { AbciQueryRouter } from "../../../../../services/abci.js";
 import type { TxResultJson } from "../../../chain/blocks.js";
 import type { ChainEvent } from "../../../shared/events.js";
@@ -33,9 +42,14 @@ export interface CometAppOptions {
   /** The ABCI query router, once the query services run. */
   queries(): AbciQueryRouter | undefined;
   logger: Required<Logger>;
+  /** The plan scheduled in the committed state. */
+  plan(): Plan | undefined;
+  /** The sidecar's attestation file (docs/spec/readiness.md §3). */
+  readiness: ReadinessFileReader;
 }
 
-const ACCEPT = 1; // ResponseProcessProposal_ProposalStatus.ACCEPT
+const ACCEPT = 1; // ResponseProcessProposal_ProposalStatus.ACCEPT, ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
+const REJECT = 2;
 const EMPTY = new Uint8Array(0);
 
 export class CometApp implements AbciApplication {
@@ -43,6 +57,10 @@ export class CometApp implements AbciApplication {
   private blockHash = "";
   /** The halt this app answered CometBFT with, if any: the node exits with its code. */
   halted: AbciHalt | undefined;
+  /** What ExtendVote last attached (for a log line when it changes). */
+  private attaching = "";
+  /** Refusals already logged (validator and reason), so a validator refused at every height is said once. */
+  private readonly refusals = new Set<string>();
 
   constructor(private readonly o: CometAppOptions) {}
 
@@ -78,7 +96,8 @@ export class CometApp implements AbciApplication {
       validators.push({ pubKey: v.pubKey.ed25519, power: v.power });
     }
     try {
-      const appHash = await state.initChain({ appState, validators, height: 1n, timeNs: timestampNs(req.time) });
+      const voteExtensionsEnableHeight = req.consensusParams?.abci?.voteExtensionsEnableHeight ?? 0n;
+      const appHash = await state.initChain({ appState, validators, height: 1n, timeNs: timestampNs(req.time), voteExtensionsEnableHeight });
       return { appHash };
     } catch (e) {
       throw halt(`InitChain: ${messageOf(e)}`, e);
@@ -86,21 +105,74 @@ export class CometApp implements AbciApplication {
   }
 
   prepareProposal(req: RequestOf<"prepareProposal">) {
-    return { txs: fitTxs(req.txs, req.maxTxBytes) };
+    const txs = req.txs.filter((t) => !isInjection(t));
+    if (!this.o.state.votesRequired(req.height)) return { txs: fitTxs(txs, req.maxTxBytes) };
+    const { tx, pruned } = buildInjection(req.localLastCommit);
+    if (pruned > 0) this.o.logger.warn("pruned vote extensions that fail the shape check from the proposal", { module: "readiness", height: req.height, pruned });
+    return { txs: [tx, ...fitTxs(txs, req.maxTxBytes - BigInt(txDataSize(tx)))] };
   }
 
-  processProposal() {
-    return { status: ACCEPT };
+  async processProposal(req: RequestOf<"processProposal">) {
+    const { state } = this.o;
+    try {
+      const required = state.votesRequired(req.height);
+      checkPlacement(req.txs, required);
+      if (required) await checkInjection({ chainId: state.chainId, height: req.height, view: state.stores }, req.txs[0], req.proposedLastCommit);
+      return { status: ACCEPT };
+    } catch (e) {
+      if (!(e instanceof InjectionError)) throw e;
+      this.o.logger.warn("rejected a proposal: its vote extensions fail a check", { module: "readiness", height: req.height, proposer: hexUpper(req.proposerAddress), check: e.kind, err: e.message });
+      return { status: REJECT };
+    }
+  }
+
+  /** The sidecar's attestation for the scheduled plan, or an empty extension. Never fails the vote. */
+  async extendVote(req: RequestOf<"extendVote">) {
+    const plan = this.o.plan();
+    const { state: file } = await this.o.readiness.read();
+    let attach: Uint8Array = EMPTY;
+    let what = "nothing";
+    if (file.kind === "invalid") what = `nothing: ${this.o.readiness.path} is not usable: ${file.problem}`;
+    else if (file.kind === "attestation" && !plan) what = `nothing: ${this.o.readiness.path} attests "${file.attestation.planName}" and no upgrade is scheduled`;
+    else if (file.kind === "attestation" && plan) {
+      const a = file.attestation;
+      if (a.planName === plan.name && a.planHeight === plan.height) {
+        attach = encodeVoteExtension(a);
+        what = `the readiness attestation of "${a.planName}" at ${a.planHeight}: pre-flight ${a.preflightOk ? "ok" : "failed"}, rehearsal ${a.rehearsal}`;
+      } else what = `nothing: ${this.o.readiness.path} attests "${a.planName}" at ${a.planHeight}, the scheduled plan is "${plan.name}" at ${plan.height}`;
+    }
+    if (what !== this.attaching) {
+      this.attaching = what;
+      this.o.logger.info(`vote extensions now carry ${what}`, { module: "readiness", height: req.height, bytes: attach.length });
+    }
+    return { voteExtension: attach };
+  }
+
+  verifyVoteExtension(req: RequestOf<"verifyVoteExtension">) {
+    try {
+      decodeVoteExtension(req.voteExtension);
+      return { status: ACCEPT };
+    } catch (e) {
+      const validator = hexUpper(req.validatorAddress);
+      const key = `${validator}\0${messageOf(e)}`;
+      if (!this.refusals.has(key)) {
+        if (this.refusals.size > 1000) this.refusals.clear();
+        this.refusals.add(key);
+        this.o.logger.warn("refused a vote extension", { module: "readiness", height: req.height, validator, bytes: req.voteExtension.length, err: messageOf(e) });
+      }
+      return { status: REJECT };
+    }
   }
 
   async finalizeBlock(req: RequestOf<"finalizeBlock">): Promise<DeepPartial<ResponseFinalizeBlock>> {
     const { state, logger } = this.o;
     try {
-      const block = await state.finalizeBlock({ height: req.height, timeNs: timestampNs(req.time), txs: req.txs });
+      const { txs, votes, injected } = await this.takeVotes(req);
+      const block = await state.finalizeBlock({ height: req.height, timeNs: timestampNs(req.time), txs, votes });
       this.blockHash = hexUpper(req.hash);
       const changed = block.upgraded && state.appVersion !== block.appVersionBefore;
       return {
-        txResults: block.txResults.map(execTxResult),
+        txResults: [...(injected ? [injected] : []), ...block.txResults.map(execTxResult)],
         events: block.events.map(abciEvent),
         appHash: block.appHash,
         // The header's app version follows the protocol version, as a Cosmos app's consensus params do.
@@ -112,6 +184,25 @@ export class CometApp implements AbciApplication {
       const last = state.height > 0n ? hexUpper(state.appHash()) : "";
       logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message, block_hash: hexUpper(req.hash), app_hash: last });
       throw (this.halted = new AbciConsensusHalt(h.message, { exitCode: h.exitCode, cause: h }));
+    }
+  }
+
+  /**
+   * The block's own transactions and, when it starts with the previous height's votes, those votes checked
+   * again (FinalizeBlock also runs in CometBFT's replay, without ProcessProposal). Deterministic: votes that
+   * fail a check tell the tally nothing, on every node alike.
+   */
+  private async takeVotes(req: RequestOf<"finalizeBlock">): Promise<{ txs: Uint8Array[]; votes?: ReadinessVote[]; injected?: DeepPartial<ExecTxResult> }> {
+    const { state } = this.o;
+    if (req.txs.length === 0 || !isInjection(req.txs[0]) || !state.votesRequired(req.height)) return { txs: req.txs };
+    const txs = req.txs.slice(1);
+    try {
+      const votes = await checkInjection({ chainId: state.chainId, height: req.height, view: state.stores }, req.txs[0], req.decidedLastCommit);
+      return { txs, votes, injected: { code: 0, log: `the votes of height ${req.height - 1n} with their extensions` } };
+    } catch (e) {
+      if (!(e instanceof InjectionError)) throw e;
+      this.o.logger.error("the block's injected votes fail a check: the tally ignores them", { module: "readiness", height: req.height, check: e.kind, err: e.message });
+      return { txs, injected: { code: 1, codespace: "xupgrade", log: e.message } };
     }
   }
 
@@ -127,6 +218,7 @@ export class CometApp implements AbciApplication {
   }
 
   checkTx(req: RequestOf<"checkTx">) {
+    if (isInjection(req.tx)) return { code: 2, codespace: "sdk", log: "only a proposer injects a vote list, first in its block: tx parse error" };
     try {
       const r = this.o.state.checkTx(req.tx);
       return { code: r.code, codespace: r.codespace, log: r.log, gasWanted: r.gasWanted, gasUsed: r.gasUsed };

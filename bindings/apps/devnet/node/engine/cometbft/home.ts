@@ -39,13 +39,17 @@ export const DEFAULT_CONSENSUS_PARAMS = {
   abci: { vote_extensions_enable_height: "0" },
 };
 
-/** The CometBFT genesis of a devnet: its chain, its app state, and its validators with their power. */
-export function cometGenesis(genesis: DevnetGenesis): CometGenesis {
+/**
+ * The CometBFT genesis of a devnet: its chain, its app state, and its validators with their power. Vote
+ * extensions are on from `voteExtensionsEnableHeight` (default 1, the first block: docs/spec/readiness.md
+ * §6.1); 0 leaves them off, as CometBFT's default does.
+ */
+export function cometGenesis(genesis: DevnetGenesis, voteExtensionsEnableHeight: bigint = 1n): CometGenesis {
   return {
     genesis_time: genesis.genesis_time,
     chain_id: genesis.chain_id,
     initial_height: genesis.initial_height,
-    consensus_params: DEFAULT_CONSENSUS_PARAMS,
+    consensus_params: { ...DEFAULT_CONSENSUS_PARAMS, abci: { vote_extensions_enable_height: voteExtensionsEnableHeight.toString() } },
     validators: genesis.app_state.staking.validators.map((v) => ({
       address: v.consensus_address,
       pub_key: { type: "tendermint/PubKeyEd25519", value: v.consensus_pubkey },

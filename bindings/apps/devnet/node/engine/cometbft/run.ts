@@ -34,6 +34,7 @@ import { startNodeQueries } from "../../queries.js";
 import type { BlockSource } from "../../rest.js";
 import type { ChainState } from "../../../chain/state.js";
 import { CometApp } from "./app.js";
+import { ReadinessFileReader, readinessFilePath } from "../../../../../module/readiness/file.js";
 import type { CometbftBinary } from "./binary.js";
 import { watchDecision } from "./halt.js";
 import { readCometConfig, rpcUrlOf } from "./home.js";
@@ -87,7 +88,13 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
   }
 
   let router: AbciQueryRouter | undefined;
-  const app = new CometApp({ state, queries: () => router, logger });
+  const app = new CometApp({
+    state,
+    queries: () => router,
+    logger,
+    plan: () => o.queryKeeper.getUpgradePlan(),
+    readiness: new ReadinessFileReader(readinessFilePath(home)),
+  });
   let server: AbciServer | undefined;
   let queries: QueryServers | undefined;
   let child: CometProcess | undefined;

@@ -27,12 +27,17 @@ import { consensusKeyFromSeed, consensusSeed } from "../../../chain/keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
 import { DevnetError } from "../../../shared/errors.js";
 import { exists } from "../../../../../base/file.js";
+import { checkActivationThreshold } from "../../../modules/readiness.js";
 
 export interface InitTestnetOptions extends Omit<InitDevnetOptions, "rpc" | "rest" | "grpc" | "moniker" | "blockTime"> {
   /** CometBFT's `timeout_commit` (about the time between blocks), default 300ms. */
   blockTime?: string;
   /** CometBFT's `timeout_propose`, default 1s. */
   timeoutPropose?: string;
+  /** The first height whose precommits carry vote extensions (default 1; 0: off). */
+  voteExtensionsEnableHeight?: bigint | number;
+  /** The readiness activation gate (docs/spec/readiness.md §7): a fraction of the power, e.g. "0.67"; default off. */
+  readinessActivationThreshold?: string;
 }
 
 export interface TestnetNode {
@@ -71,8 +76,16 @@ export async function initTestnet(options: InitTestnetOptions): Promise<InitTest
   if (!o.overwrite && (await exists(dir)) && (await readdir(dir)).some((n) => /^node\d+$/.test(n))) {
     throw new DevnetError("home", `${dir} already holds node homes: pass overwrite to replace them`);
   }
+  const veHeight = BigInt(options.voteExtensionsEnableHeight ?? 1);
+  if (veHeight < 0n) throw new DevnetError("option", `vote extensions enable height ${veHeight} is negative`);
+  const threshold = options.readinessActivationThreshold ?? "";
+  checkActivationThreshold(threshold);
   const { genesis, keys, privKeys } = await buildGenesis(o);
-  const doc = cometGenesis(genesis);
+  if (threshold !== "") {
+    if (veHeight === 0n) throw new DevnetError("option", "the readiness activation threshold needs vote extensions (they carry the attestations it counts)");
+    genesis.app_state.readiness = { activation_threshold: threshold };
+  }
+  const doc = cometGenesis(genesis, veHeight);
   const seedText = (what: string) => (o.keySeed === null ? null : `xupgrade devnet ${o.keySeed} ${what}`);
   const ports = await freePorts(2 * privKeys.length);
   const nodes = privKeys.map((v, i) => {
