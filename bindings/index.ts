@@ -58,3 +58,22 @@ export { AbciError, abciQuery, type AbciResult } from "./client/abci.js";
 export { ClientError, NodeAddressError } from "./client/errors.js";
 export { UPGRADE_QUERY, haltedForPlan, latestBlockHeight, queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "./client/upgrade.js";
 export { BECH32_PREFIX, HD_PATH, addressBytes, addressOfPubkey, addressProblem, isAddress, moduleAddress } from "./client/address.js";
+export {
+  READINESS_QUERY_PATH,
+  READINESS_REST_PATH,
+  READINESS_STORE,
+  ReadinessError,
+  decodeParams as decodeReadinessParams,
+  decodeReadinessResponse,
+  decodeTally,
+  decodeVoteExtension,
+  encodeVoteExtension,
+  moreThanTwoThirdsReady,
+  tallyKey,
+  type ReadinessAttestation,
+  type ReadinessParams,
+  type ReadinessStatus,
+  type ReadinessTally,
+  type ValidatorReadiness,
+} from "./module/readiness/index.js";
+export { DEFAULT_READINESS_WARN_BLOCKS, percentOf, queryReadiness, readinessWarnings } from "./client/readiness.js";

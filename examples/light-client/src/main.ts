@@ -7,8 +7,10 @@
  * verified yet), `poll=<ms>` (default 1000); for verified mode `trust_height` and `trust_hash` (the trust root;
  * else this browser's last verified header for the chain, else trust on first use), `trusting_period` (a Go
  * duration, default 336h), `witness` (another node's RPC, repeatable), `chain=xupgrade-devnet`.
+ * `warn_blocks=<n>` (the readiness card warns when less than 2/3 of the power is ready this many blocks before the
+ * height; default 1000).
  */
-import { haltedForPlan, loadCore, type Core } from "xupgrade";
+import { DEFAULT_READINESS_WARN_BLOCKS, haltedForPlan, loadCore, type Core } from "xupgrade";
 import { compareAppVersion, compareStates } from "./compare.js";
 import { averageBlockMs, eta, parseTime, type Eta } from "./eta.js";
 import { observeVersions, planNames, rememberPlanName, versionsBefore } from "./history.js";
@@ -17,14 +19,16 @@ import { failed, ok } from "./model.js";
 import { Problem, parseBaseUrl, toProblem, type ProblemKind } from "./net.js";
 import { doneLayoutText, readRawState, type RawState } from "./raw.js";
 import { readRestState, RestClient } from "./rest.js";
+import { readReadinessRaw, readReadinessRest, type ReadinessView } from "./readiness.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
-import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderVersions, type VersionChange } from "./view.js";
+import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderReadiness, renderReadinessNotVerified, renderVersions, type VersionChange } from "./view.js";
 import { VerifiedReader } from "./verified.js";
 import { renderUnprovable, renderVerificationFailure, renderVerified } from "./view-verified.js";
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const params = new URLSearchParams(location.search);
 const POLL_MS = Math.min(60_000, Math.max(200, Number(params.get("poll")) || 1000));
+const WARN_BLOCKS = /^[0-9]{1,12}$/.test(params.get("warn_blocks") ?? "") ? BigInt(params.get("warn_blocks")!) : DEFAULT_READINESS_WARN_BLOCKS;
 const DEFAULTS = { rest: "http://127.0.0.1:1317", rpc: "http://127.0.0.1:26657" };
 
 interface Config {
@@ -42,6 +46,8 @@ interface Snapshot {
   avgBlockMs: number | undefined;
   /** When this page first saw the chain's current height (its own clock). */
   seenAt: number;
+  /** Upgrade readiness, read both ways (an xupgrade extension: readiness.ts). */
+  readiness: { rest: Part<ReadinessView>; raw: Part<ReadinessView> };
 }
 
 let core: Core | undefined;
@@ -128,7 +134,7 @@ function applyConfig(texts: Config, updateUrl: boolean): void {
 }
 
 function resetCards(note: string): void {
-  const titles: Record<string, string> = { chain: "Chain", plan: "Scheduled upgrade", applied: "Applied upgrades", versions: "Module versions", agreement: "REST and raw store" };
+  const titles: Record<string, string> = { chain: "Chain", plan: "Scheduled upgrade", readiness: "Readiness", applied: "Applied upgrades", versions: "Module versions", agreement: "REST and raw store" };
   for (const [id, title] of Object.entries(titles)) $(id).replaceChildren(h("h2", {}, title), h("p", { class: "muted" }, note));
   document.querySelector("main")!.classList.remove("stale");
 }
@@ -177,6 +183,7 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
   const els = cardEls();
   const footer = $("footer");
   document.querySelector("main")!.classList.remove("stale");
+  renderReadinessNotVerified($("readiness"));
   if (state.kind === "verified") {
     if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
     currentEta = renderVerified(els, state, node, heightSeen.at);
@@ -214,7 +221,8 @@ async function poll(gen: number): Promise<void> {
     if (raw.applied.ok) for (const u of raw.applied.value) names.add(u.name);
     return [...names];
   });
-  const [chain, raw, restState] = await Promise.all([chainP, rawP, readRestState(rest, namesP)]);
+  const readinessP = Promise.all([readReadinessRest(restBase), rawP.then((r) => readReadinessRaw(rpc, r.plan))]);
+  const [chain, raw, restState, [readinessRest, readinessRaw]] = await Promise.all([chainP, rawP, readRestState(rest, namesP), readinessP]);
   if (gen !== generation) return;
   const seenAt = Date.now();
 
@@ -246,7 +254,7 @@ async function poll(gen: number): Promise<void> {
   if (chain.ok && (heightSeen?.key !== chain.value.chainKey || heightSeen.height !== chain.value.height)) {
     heightSeen = { key: chain.value.chainKey, height: chain.value.height, at: seenAt };
   }
-  const next: Snapshot = { chain, rest: restState, raw, blocks, change, avgBlockMs, seenAt: heightSeen?.at ?? seenAt };
+  const next: Snapshot = { chain, rest: restState, raw, blocks, change, avgBlockMs, seenAt: heightSeen?.at ?? seenAt, readiness: { rest: readinessRest, raw: readinessRaw } };
   if (chain.ok) lastSeen = { chain: chain.value, plan: shown.plan.ok ? shown.plan.value : lastSeen?.plan, at: seenAt };
   render(next);
 }
@@ -330,6 +338,7 @@ function render(snap: Snapshot): void {
   renderChain($("chain"), shownSnap.chain, shownSnap.avgBlockMs, stale);
   renderPlan($("plan"), shown.plan, mode, chain, currentEta, shown.applied.ok ? shown.applied.value.length : 0, halt !== undefined);
   const layout = mode === "raw" && shownSnap.raw.doneLayout ? doneLayoutText(shownSnap.raw.doneLayout) : undefined;
+  renderReadiness($("readiness"), mode === "rest" ? shownSnap.readiness.rest : shownSnap.readiness.raw, mode, chain, WARN_BLOCKS);
   renderApplied($("applied"), shown.applied, mode, shownSnap.blocks, mode === "rest", layout);
   renderVersions($("versions"), shown.versions, mode, shownSnap.change);
   renderAgreement(

@@ -8,6 +8,8 @@ import { parseInfo } from "./info.js";
 import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
 import { Problem } from "./net.js";
 import type { BlockMeta } from "./rpc.js";
+import { moreThanTwoThirdsReady, percentOf, readinessWarnings, type ReadinessStatus, type ValidatorReadiness } from "xupgrade";
+import type { ReadinessView } from "./readiness.js";
 
 type Child = Node | string | false | null | undefined;
 
@@ -345,4 +347,119 @@ export function renderBanner(el: HTMLElement, state: "ok" | "halted" | "degraded
   const list = h("ul");
   for (const p of [...new Set(problems)]) list.append(h("li", {}, p));
   el.replaceChildren(h("strong", { "data-testid": "banner-headline" }, headline), problems.length ? list : "");
+}
+
+// ---- readiness (an xupgrade extension: docs/spec/readiness.md) ----
+
+const READINESS_SOURCE: Record<Source, string> = {
+  rest: "REST · xupgrade/upgrade/v1/readiness",
+  raw: "raw store · readiness 0x01 ‖ plan → decodeTally",
+  verified: "not read in verified mode",
+};
+
+/** Verified mode proves x/upgrade's own store only: readiness is read in the other modes, said so. */
+export function renderReadinessNotVerified(el: HTMLElement): void {
+  card(el, "Readiness", READINESS_SOURCE.verified, h("p", { class: "muted", "data-testid": "readiness-not-verified" }, "Readiness is not proven by this page: switch to REST or raw store to see it, unverified."));
+}
+
+const STATUS_TEXT: Record<ReadinessStatus, string> = {
+  ready: "ready",
+  different_binary: "a different binary",
+  failed: "pre-flight or rehearsal failed",
+  not_rehearsed: "not rehearsed",
+  no_attestation: "nothing attested",
+};
+
+const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+const short = (b: Uint8Array) => (b.length ? `${hexOf(b).slice(0, 10)}…` : "—");
+
+function whyNot(v: ValidatorReadiness): string {
+  const a = v.attestation;
+  if (!a) return "its votes carry no attestation for this plan";
+  const parts = [`${a.platform} binary ${short(a.binarySha256)}`, `pre-flight ${a.preflightOk ? "ok" : "failed"}`];
+  if (a.rehearsal === "failed") parts.push(`its rehearsal at height ${a.snapshotHeight} would halt the node with exit code ${a.rehearsalExitCode}`);
+  else if (a.rehearsal === "passed") parts.push(`rehearsed at height ${a.snapshotHeight} → ${short(a.appHash)}`);
+  else parts.push("not rehearsed");
+  return parts.join(", ");
+}
+
+/**
+ * The readiness card: the power ready as a bar, the validators not ready and why, the rehearsed app hashes by
+ * group, and the same warnings as `xupgrade query upgrade readiness` (fewer than 2/3 ready within `warnBlocks`
+ * of the height; app hashes that disagree).
+ */
+export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: ChainView | undefined, warnBlocks: bigint): void {
+  const title = "Readiness";
+  if (!part.ok) {
+    card(el, title, READINESS_SOURCE[source], problemBox(part.problem));
+    return;
+  }
+  const { tally: t, params, unsupported } = part.value;
+  if (unsupported) {
+    card(el, title, READINESS_SOURCE[source], h("p", { class: "empty", "data-testid": "readiness-unsupported" }, `No readiness here: ${unsupported}`));
+    return;
+  }
+  if (!t) {
+    const why =
+      params.voteExtensionsEnableHeight === 0n
+        ? "This chain keeps no readiness tally: its vote extensions are off."
+        : "No upgrade is scheduled: once one is, each validator's visor attests here whether it is ready for it.";
+    card(el, title, READINESS_SOURCE[source], h("p", { class: "empty", "data-testid": "no-readiness" }, why));
+    return;
+  }
+  const pct = (p: bigint) => `${percentOf(p, t.totalPower)}%`;
+  const ready = percentOf(t.readyPower, t.totalPower);
+  const bar = h(
+    "div",
+    { class: "bar", "data-testid": "readiness-bar", "data-ready": ready, role: "meter", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": ready },
+    h("div", { class: `fill${moreThanTwoThirdsReady(t) ? " enough" : ""}`, style: `width: ${ready}%` }),
+    h("div", { class: "two-thirds", title: "2/3 of the voting power" }),
+  );
+  const notReady = t.validators.filter((v) => v.status !== "ready");
+  const list = h("ul", { class: "not-ready" });
+  for (const v of notReady) {
+    list.append(
+      h(
+        "li",
+        { "data-testid": "not-ready", "data-name": v.name, "data-status": v.status },
+        h("strong", {}, v.name || short(v.address)),
+        ` (${pct(v.power)}): ${STATUS_TEXT[v.status]} — ${whyNot(v)}`,
+      ),
+    );
+  }
+  const names = new Map(t.validators.map((v) => [hexOf(v.address), v.name || short(v.address)]));
+  const groups = h("ul", { class: "hash-groups" });
+  for (const g of t.appHashGroups) {
+    groups.append(
+      h(
+        "li",
+        { "data-testid": "hash-group", "data-snapshot": g.snapshotHeight.toString() },
+        h("code", {}, short(g.appHash)),
+        ` at snapshot ${g.snapshotHeight}: ${pct(g.power)} — ${g.validators.map((a) => names.get(hexOf(a)) ?? short(a)).join(", ")}`,
+      ),
+    );
+  }
+  // Without the chain's height, only the disagreement can be judged.
+  const warnings = readinessWarnings(t, chain?.height ?? t.planHeight - warnBlocks - 1n, warnBlocks);
+  card(
+    el,
+    title,
+    READINESS_SOURCE[source],
+    dl([
+      ["upgrade", `“${t.planName}” at height ${t.planHeight}`, "readiness-plan"],
+      ["ready", h("span", { "data-testid": "readiness-percent" }, `${ready}% of the voting power (${t.readyPower} of ${t.totalPower})`)],
+      ["tally", `changed last at block ${t.updatedHeight}; kept in the chain's state (readiness store)`],
+    ]),
+    bar,
+    ...warnings.map((w) => h("p", { class: "problem", "data-testid": "readiness-warning" }, w)),
+    h("h3", {}, notReady.length ? `Not ready (${pct(t.totalPower - t.readyPower)})` : "Not ready"),
+    notReady.length ? list : h("p", { class: "muted", "data-testid": "all-ready" }, "Every validator is ready."),
+    h("h3", {}, `Rehearsed app hashes${t.appHashesDisagree ? " — they DISAGREE" : ""}`),
+    t.appHashGroups.length ? groups : h("p", { class: "muted" }, "No rehearsal reported yet."),
+    h(
+      "p",
+      { class: "muted" },
+      "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; not verified by this page: the node's app hash is not a Merkle root yet, so the tally cannot be proven against it.",
+    ),
+  );
 }

@@ -42,7 +42,8 @@ export function registerTxs(tx: Command): void {
     .option("--no-validate", "skip validation of the upgrade info (dangerous)")
     .option("--no-checksum-required", "skip the requirement of a checksum for the binaries in the upgrade info")
     .option("--daemon-name <name>", "the name of the executable being upgraded, for upgrade-info validation (default $DAEMON_NAME, else xupgrade)")
-    .option("--safety-delta <duration>", "extra time a cancel proposal would need, for the cancellation-window warning", "0s");
+    .option("--safety-delta <duration>", "extra time a cancel proposal would need, for the cancellation-window warning", "0s")
+    .option("--readiness-warn-blocks <n>", "on a chain that tallies readiness: warn when the height leaves fewer than this many blocks after the vote for the validators to stage and rehearse the binary (default 1000)");
   addProposalFlags(su).action(async (_name: string | undefined, opts: SoftwareUpgradeOpts, cmd: Command) =>
     (await import("../tx/software-upgrade.js")).softwareUpgrade(opts, cmd),
   );

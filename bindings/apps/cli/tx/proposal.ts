@@ -28,6 +28,7 @@ export interface SoftwareUpgradeOpts extends ProposalOpts {
   checksumRequired: boolean;
   daemonName?: string;
   safetyDelta?: string;
+  readinessWarnBlocks?: string;
 }
 
 

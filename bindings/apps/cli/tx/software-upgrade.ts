@@ -5,16 +5,20 @@ import type { Plan } from "../../../core/types.js";
 import { limitsFromEnv } from "../../../module/plan-info/download.js";
 import { validatePlanInfo } from "../../../module/plan-info/validate.js";
 import { CliError } from "../errors.js";
+import { DEFAULT_READINESS_WARN_BLOCKS } from "../../../client/readiness.js";
 import { durationFlag, expectArgs, requireFlags } from "../flags.js";
 import { resolveSigner, runTx } from "./flow.js";
 import { softwareUpgradeMsg } from "./msgs.js";
 import { checkDaemonName, parseUpgradeHeight, proposalMsg, proposalSetup, type SoftwareUpgradeOpts } from "./proposal.js";
-import { checkUpgradeWindow } from "./window.js";
+import { checkReadinessWindow, checkUpgradeWindow } from "./window.js";
 
 export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): Promise<void> {
   const [name] = expectArgs(cmd, 1, 1);
   requireFlags(opts as unknown as Record<string, unknown>, ["title", "summary", "upgrade-height", "from"]);
   const height = parseUpgradeHeight(opts.upgradeHeight!);
+  const rwb = opts.readinessWarnBlocks;
+  if (rwb !== undefined && !/^[0-9]{1,18}$/.test(rwb)) throw new CliError(`invalid --readiness-warn-blocks ${JSON.stringify(rwb)}: must be a non-negative integer`);
+  const readinessWarnBlocks = rwb === undefined ? DEFAULT_READINESS_WARN_BLOCKS : BigInt(rwb);
   const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s", "margin");
   const daemonName = checkDaemonName(opts.daemonName ?? (process.env.DAEMON_NAME || "xupgrade"));
   const { authority, ctx, core, deposit, settings } = await proposalSetup(opts);
@@ -35,6 +39,7 @@ export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): 
     checks: async (rpc, current) => {
       if (height <= current) throw new CliError(`upgrade height ${height} must be greater than the current height ${current}`);
       await checkUpgradeWindow(rpc, current, height, safetyDelta);
+      await checkReadinessWindow(rpc, current, height, readinessWarnBlocks);
     },
   });
 }

@@ -1,13 +1,17 @@
 /**
- * The cancellation-window warnings (docs/spec/interfaces.md §10). They go to stderr and never stop the submission.
+ * The cancellation-window warnings (docs/spec/interfaces.md §10), and the readiness window's
+ * (docs/spec/readiness.md §9). They go to stderr and never stop the submission.
  *   T = average block time over the last n = min(19, H - 1) blocks of one `blockchain` page
  *   R = ceil((2·(V + D) + S) / T) blocks; warn when U - H < R.
+ *   Readiness: the plan is scheduled after the vote, ceil(V / T) blocks from now, with no validator ready;
+ *   warn when U - H - ceil(V / T) < N (a chain that keeps no readiness tally is not warned about).
  */
 import type { Params } from "cosmjs-types/cosmos/gov/v1/gov";
 import type { Duration } from "cosmjs-types/google/protobuf/duration";
 import { formatGoDuration } from "../../../go/duration.js";
 import { queryGovParams } from "../query/gov.js";
 import { queryCurrentPlan } from "../../../client/upgrade.js";
+import { queryReadiness } from "../../../client/readiness.js";
 import { type CometRpc, isObject } from "../../../client/rpc.js";
 import { parseRfc3339Nanos } from "../../../go/time.js";
 import { messageOf } from "../../../base/errors.js";
@@ -107,4 +111,30 @@ export async function checkCancelWindow(rpc: CometRpc, H: bigint, deposit: Coin[
   const short = !coversAll(deposit, w.params.minDeposit);
   const ends = H + ceilDiv(w.V + (short ? w.D : 0n), w.T);
   if (ends >= plan.height) warn(`the voting period of this proposal ends after upgrade height ${plan.height}; the upgrade would happen first`);
+}
+
+/**
+ * software-upgrade on a chain that tallies readiness: how many blocks the validators get between the end of
+ * the vote and the height to stage and rehearse the binary (their readiness starts at 0 %).
+ */
+export async function checkReadinessWindow(rpc: CometRpc, H: bigint, U: bigint, warnBlocks: bigint): Promise<void> {
+  try {
+    if ((await queryReadiness(rpc)).params.voteExtensionsEnableHeight === 0n) return;
+  } catch {
+    return; // a node without the readiness extension
+  }
+  let w: Window;
+  try {
+    w = await measure(rpc, H);
+  } catch (e) {
+    warn(`cannot check the readiness window: ${messageOf(e)}`);
+    return;
+  }
+  const left = U - H - ceilDiv(w.V, w.T);
+  if (left < warnBlocks) {
+    warn(
+      `upgrade at height ${U} leaves the validators ~${left > 0n ? left : 0n} blocks (~${formatGoDuration((left > 0n ? left : 0n) * w.T)}) after the vote ` +
+        `to stage and rehearse the new binary, fewer than ${warnBlocks}: its readiness starts at 0% (xupgrade query upgrade readiness)`,
+    );
+  }
 }
