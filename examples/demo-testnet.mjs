@@ -42,7 +42,7 @@ const BLOCK_MS = Number(process.env.XUPGRADE_DEMO_BLOCK_MS ?? 300);
 const VOTING_S = Number(process.env.XUPGRADE_DEMO_VOTING_S ?? 10);
 const DEPOSIT_S = 4;
 /** Time left between the vote and the height for the four operators to stage v2 (and one to fix it). */
-const READY_S = Number(process.env.XUPGRADE_DEMO_READY_S ?? 60);
+const READY_S = Number(process.env.XUPGRADE_DEMO_READY_S ?? 90);
 const VALIDATORS = 4;
 const DAEMON = "xupgraded";
 
@@ -87,8 +87,9 @@ const visorEnv = (home, extra = {}) => ({
   ...extra,
 });
 
-/** What `visor run` adds: readiness attestations (checked every second here), and node0's /readiness endpoint. */
-const readinessEnv = (index) => ({
+/** What `visor run` adds: readiness attestations (checked every second here, asking the node's RPC), and node0's /readiness endpoint. */
+const readinessEnv = (node, index) => ({
+  DAEMON_RPC_ADDRESS: node.rpc,
   DAEMON_READINESS: "true",
   DAEMON_READINESS_INTERVAL: "1s",
   ...(index === 0 ? { DAEMON_READINESS_ADDRESS: "127.0.0.1:0" } : {}),
@@ -100,10 +101,10 @@ function startValidator(index, node) {
   const args = ["visor", "run", "start", "--home", node.home];
   if (index === 0) {
     say(`$ DAEMON_HOME=$WORK/testnet/node<i> DAEMON_NAME=${DAEMON} DAEMON_POLL_INTERVAL=200ms DAEMON_SHUTDOWN_GRACE=20s \\`);
-    say(`    DAEMON_READINESS=true DAEMON_READINESS_INTERVAL=1s [node0: DAEMON_READINESS_ADDRESS=127.0.0.1:0] \\`);
+    say(`    DAEMON_RPC_ADDRESS=<node<i> rpc> DAEMON_READINESS=true DAEMON_READINESS_INTERVAL=1s [node0: DAEMON_READINESS_ADDRESS=127.0.0.1:0] \\`);
     say(`    xupgrade visor run start --home $WORK/testnet/node<i>      (i = 0 … ${VALIDATORS - 1})`);
   }
-  const child = rt.spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...visorEnv(node.home, readinessEnv(index)) } });
+  const child = rt.spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...visorEnv(node.home, readinessEnv(node, index)) } });
   v.child = child;
   const line = (text) => say(`${v.name} │ ${rt.shorten(text)}`);
   v.follow = followJson(child, { label: v.name, onRecord: (rec) => record(v, rec, line) });

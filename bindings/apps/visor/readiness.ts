@@ -76,6 +76,7 @@ export class ReadinessAttester {
   private timer: NodeJS.Timeout | undefined;
   private stopped = true;
   private abort = new AbortController();
+  private rpcProblem = "";
 
   constructor(private readonly o: { cfg: VisorConfig; log: VisorLogger; layout: Layout; events?: VisorEvents; rehearseTimeoutMs?: number }) {}
 
@@ -113,8 +114,13 @@ export class ReadinessAttester {
     let plan: ChainPlan | undefined;
     try {
       plan = await chainPlan(cfg.rpcAddress);
-    } catch {
-      return; // the node is not answering (starting, stopped for the upgrade): next time
+      this.rpcProblem = "";
+    } catch (e) {
+      // The node is not answering (starting, stopped for the upgrade), or DAEMON_RPC_ADDRESS is not its RPC: next time, said once.
+      const problem = (e as Error).message;
+      if (problem !== this.rpcProblem) log.info(`readiness: cannot ask the node at ${cfg.rpcAddress} for the scheduled plan yet: ${problem}`);
+      this.rpcProblem = problem;
+      return;
     }
     if (!plan) return;
     const bin = layout.upgradeBin(plan.name);

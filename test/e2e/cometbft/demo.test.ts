@@ -1,12 +1,16 @@
 /**
  * `npm run demo:testnet` end to end: examples/demo-testnet.mjs drives the real CLI (the transpiled copy) —
  * four CometBFT validators under four visors through the whole upgrade — and prints a table per validator
- * at each step. Nothing is left behind, on success and on Ctrl-C.
+ * at each step; before the height, `xupgrade query upgrade readiness` shows readiness rising from 0 % to
+ * 100 % as the visors stage and rehearse v2, with a split app hash (and a warning) while one validator has
+ * the nondeterministic v2 — and the light-client page, watched in Chromium meanwhile, shows the same. Nothing
+ * is left behind, on success and on Ctrl-C.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
+import { buildPage, launchChromium, openPage, shot } from "../../examples/light-client/helpers.js";
 import { ROOT } from "../../support/paths.js";
 import { builtCliMain, processesMentioning, removeTempDirs } from "../helpers.js";
 import { COMETBFT, describeCometbft, waitUntil } from "./helpers.js";
@@ -34,9 +38,41 @@ async function expectNoTrace(out: string): Promise<void> {
   await waitUntil(() => processesMentioning(work!).length === 0, 15_000, "no process of the demo");
 }
 
-describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 240_000 }, () => {
-  it("four validators under four visors: the proposal, four votes, the same halt height, v2 everywhere; nothing left", async () => {
+/**
+ * Watches the light-client page of the demo's node0 (the link it prints) until readiness reaches 100 %:
+ * every readiness it showed, in order, and the most app-hash groups and warnings it showed at once.
+ */
+async function watchPage(demo: ReturnType<typeof runDemo>): Promise<{ seen: string[]; groups: number; warned: boolean }> {
+  await waitUntil(() => /node0 │ light client: (\S+)/.test(demo.output()), 120_000, "the page's link");
+  const url = /node0 │ light client: (\S+)/.exec(demo.output())![1];
+  buildPage();
+  const browser = await launchChromium();
+  const seen: string[] = [];
+  let groups = 0;
+  let warned = false;
+  try {
+    const { page } = await openPage(browser, `${url}?poll=300`);
+    for (const end = Date.now() + 300_000; Date.now() < end && !demo.output().includes("Height "); ) {
+      const percent = await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready", { timeout: 1000 }).catch(() => null);
+      if (percent !== null && seen[seen.length - 1] !== percent) seen.push(percent);
+      groups = Math.max(groups, await page.locator('[data-testid="hash-group"]').count());
+      if (groups === 2 && !warned) {
+        warned = (await page.locator('[data-testid="readiness-warning"]').allInnerTexts()).some((w) => w.includes("disagree on the app hash"));
+        if (warned) await shot(page, "demo-testnet-readiness-split");
+      }
+      if (percent === "100.0") break;
+      await page.waitForTimeout(150);
+    }
+  } finally {
+    await browser.close();
+  }
+  return { seen, groups, warned };
+}
+
+describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 420_000 }, () => {
+  it("four validators under four visors: the proposal, four votes, readiness 0 → 100 % (CLI and page), the same halt height, v2 everywhere; nothing left", async () => {
     const demo = runDemo();
+    const page = await watchPage(demo);
     const code = await demo.exited;
     const out = demo.output();
     expect(code, out).toBe(0);
@@ -63,6 +99,20 @@ describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 
     ]) {
       expect(out).toContain(text);
     }
+    // Readiness, as the CLI printed it after each operator staged v2 (the fourth first with the nondeterministic build).
+    const ready = [...out.matchAll(/^ {4}ready: +\[[█░]+\] ([\d.]+)% of the voting power/gm)].map((m) => m[1]);
+    expect(ready.slice(0, 7)).toEqual(["0.0", "25.0", "50.0", "75.0", "75.0", "100.0", "100.0"]);
+    expect(out).toMatch(/^ {4}app hashes: {2}DISAGREE$/m);
+    expect(out).toMatch(/^ {4}warning: rehearsals of upgrade "v2" on the state of height \d+ disagree on the app hash \(2 groups: 75\.0% [0-9A-F]{8}…, 25\.0% [0-9A-F]{8}…\)/m);
+    expect(out).toMatch(/^ {4}warning: upgrade "v2" at height \d+ is \d+ blocks away and only 0\.0% of the voting power \(0 of 400\) is ready/m);
+    expect(out).toMatch(/validator3 +[0-9A-F]{10}… +100 +different binary +linux\/amd64 [0-9A-F]{8}…, example-v2-nondeterministic 2\.0\.0/);
+    // The page showed the same rise, the split and its warning.
+    expect(page.seen[0]).toBe("0.0");
+    expect(page.seen[page.seen.length - 1]).toBe("100.0");
+    for (const p of ["25.0", "50.0", "75.0"]) expect(page.seen).toContain(p);
+    expect(page.seen.map(Number)).toEqual([...page.seen.map(Number)].sort((a, b) => a - b));
+    expect(page.groups).toBe(2);
+    expect(page.warned).toBe(true);
     // The halt table: every validator at H-1 with exit 20 on the genesis binary.
     const halted = out.slice(out.indexOf(`The validators when they halted at ${H}`)).split("\n").slice(2, 6);
     for (const row of halted) expect(row).toMatch(new RegExp(`^\\s+node\\d\\s+${Number(H) - 1}\\s+[0-9A-F]{8}…[0-9A-F]{4}\\s+20\\s+genesis/bin/xupgraded \\(example-v1\\)$`));

@@ -10,12 +10,15 @@
  *     attaches it again;
  *   - the readiness query answers the same tally on all four nodes at every height sampled, and the app
  *     hashes agree at every height;
- *   - the upgrade at H still halts all four (exit 20) and resumes on v2; the tally of v2 stays queryable.
+ *   - the upgrade at H still halts all four (exit 20) and resumes on v2; the tally of v2 stays queryable;
+ *   - the light-client page in Chromium shows the same: the bar, who is not ready, the warning at 50 %.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Response } from "cosmjs-types/tendermint/abci/types";
+import type { Browser, Page } from "playwright";
 import { afterAll, expect, it } from "vitest";
+import { buildPage, launchChromium, openPage, shot, waitText } from "../../examples/light-client/helpers.js";
 import { attestationToJson, decodeReadinessResponse, encodeReadinessRequest, READINESS_QUERY_PATH, type ReadinessAttestation, type ReadinessTally } from "../../../bindings/module/readiness/index.js";
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
@@ -45,8 +48,10 @@ import {
 
 const VOTING_S = 6;
 let proxy: AbciProxy | undefined;
+let browser: Browser | undefined;
 
 afterAll(async () => {
+  await browser?.close();
   await killNodes();
   await proxy?.close();
   removeTempDirs();
@@ -90,6 +95,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
   const samples: { node: number; height: number; tally: string }[] = [];
   let sampling = true;
   let sampler: Promise<void> | undefined;
+  let page: Page;
 
   /** Waits until every node's tally shows `ready` power ready (a node that does not answer yet is asked again). */
   const everyNode = (ready: bigint, what: string) =>
@@ -145,6 +151,21 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     const node3 = t.validators.find((v) => v.name === "validator3")!;
     expect(node3.status).toBe("no_attestation");
     for (const i of [0, 1, 2]) expect(vals[i].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`))).toBe(true);
+
+    // The light-client page, served by node0: the same tally, read from REST and from the raw store.
+    buildPage();
+    browser = await launchChromium();
+    page = (await openPage(browser, `${vals[0].rest}/ui?poll=500`)).page;
+    await waitText(page, "readiness-percent", "75.0% of the voting power (300 of 400)", 60_000);
+    expect(await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready")).toBe("75.0");
+    expect(await page.locator('[data-testid="not-ready"]').evaluateAll((els) => els.map((e) => [e.getAttribute("data-name"), e.getAttribute("data-status")]))).toEqual([["validator3", "no_attestation"]]);
+    expect(await page.locator('[data-testid="hash-group"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="readiness-warning"]').count()).toBe(0);
+    await page.check('input[name="mode"][value="raw"]');
+    await waitText(page, "readiness", "raw store · readiness");
+    await waitText(page, "readiness-percent", "75.0%");
+    await shot(page, "cometbft-readiness");
+    await page.check('input[name="mode"][value="rest"]');
   });
 
   it("the misbehaving validator's garbage and oversized extensions are refused by VerifyVoteExtension, and the chain goes on", async () => {
@@ -195,6 +216,12 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
   it("a withdrawn attestation leaves the tally once the validator's own vote says so", async () => {
     rmSync(readinessFilePath(net.nodes[2].home));
     await everyNode(200n, "50 % on every node");
+    // Within 1000 blocks of the height, with only half the power ready: the page warns, as the CLI does.
+    await waitText(page, "readiness-warning", /is \d+ blocks away and only 50\.0% of the voting power \(200 of 400\) is ready/, 30_000);
+    const cli = await runCli(["query", "upgrade", "readiness", "--node", urls()[2]]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/^ready: {7}\[█{12}░{12}\] 50\.0% of the voting power \(200 of 400\)$/m);
+    expect(cli.stderr).toMatch(/^warning: upgrade "v2" at height \d+ is \d+ blocks away and only 50\.0% of the voting power \(200 of 400\) is ready/);
     await writeReadinessFile(net.nodes[2].home, attestationToJson(attestation(H)));
     await everyNode(300n, "75 % again");
   });
