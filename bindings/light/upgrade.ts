@@ -17,6 +17,7 @@ import { CometClientProvider, type CometClientLike } from "./comet-provider.js";
 import { ProviderError } from "./errors.js";
 import { headerHash } from "./header.js";
 import { type ProofRoot, type ProvenKey, proveKey, proveRange } from "./proofs.js";
+import { DEFAULT_READINESS_PARAMS, READINESS_STORE, decodeParams, decodeTally, tallyKey, type ReadinessParams, type ReadinessTally } from "../module/readiness/index.js";
 import type { LightProvider } from "./provider.js";
 import { RpcProvider } from "./rpc-provider.js";
 import { type Timestamp, formatTimestamp } from "./types.js";
@@ -176,6 +177,19 @@ export class VerifiedUpgradeClient {
     const root = this.root();
     const p = await this.key(this.core.planKey(), root);
     return this.proven(p.value === undefined ? undefined : this.core.decodePlan(p.value), root, 1);
+  }
+
+  /**
+   * The readiness tally of a plan (xupgrade's extension, docs/spec/readiness.md §5): the value under its key in
+   * the `readiness` store, proven present, or absent (no tally yet), and the store's params (key 0x00). A chain
+   * without that store cannot prove it.
+   */
+  async readiness(plan: { name: string; height: bigint }): Promise<Proven<{ tally: ReadinessTally | undefined; params: ReadinessParams }>> {
+    const root = this.root();
+    const spec = { ...this.spec, storeKey: READINESS_STORE };
+    const [t, p] = await Promise.all([proveKey(this.provider, this.core, spec, root, tallyKey(plan.name, plan.height)), proveKey(this.provider, this.core, spec, root, Uint8Array.of(0x00))]);
+    const params = p.value === undefined ? { ...DEFAULT_READINESS_PARAMS } : decodeParams(p.value);
+    return this.proven({ tally: t.value === undefined ? undefined : decodeTally(t.value), params }, root, 2);
   }
 
   /** The protocol version (0 when never set, its absence proven). */

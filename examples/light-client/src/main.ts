@@ -21,7 +21,7 @@ import { doneLayoutText, readRawState, type RawState } from "./raw.js";
 import { readRestState, RestClient } from "./rest.js";
 import { readReadinessRaw, readReadinessRest, type ReadinessView } from "./readiness.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
-import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderReadiness, renderReadinessNotVerified, renderVersions, type VersionChange } from "./view.js";
+import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderReadiness, renderReadinessNotVerified, renderReadinessVerified, renderVersions, type VersionChange } from "./view.js";
 import { VerifiedReader } from "./verified.js";
 import { renderUnprovable, renderVerificationFailure, renderVerified } from "./view-verified.js";
 
@@ -183,10 +183,11 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
   const els = cardEls();
   const footer = $("footer");
   document.querySelector("main")!.classList.remove("stale");
-  renderReadinessNotVerified($("readiness"));
+  if (state.kind !== "verified") renderReadinessNotVerified($("readiness"));
   if (state.kind === "verified") {
     if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
     currentEta = renderVerified(els, state, node, heightSeen.at);
+    renderReadinessVerified($("readiness"), state.readiness, state.provenAt, node.ok ? node.value : undefined, WARN_BLOCKS);
     document.body.dataset.state = "verified";
     footer.dataset.refreshMs = String(Math.round(state.refreshMs));
     footer.dataset.verifiedHeight = state.header.height.toString();

@@ -17,6 +17,7 @@ import {
   type VerificationStep,
   type VerifiedHeader,
 } from "xupgrade/light";
+import type { ReadinessTally } from "xupgrade";
 import type { AppliedView, PlanView, VersionView } from "./model.js";
 import type { BlockMeta } from "./rpc.js";
 
@@ -49,6 +50,11 @@ export interface VerifiedFacts {
   appliedHeaders: Map<bigint, BlockMeta>;
   doneLayout: "seed" | "sdk" | undefined;
   proposals: ProposedUpgrade[];
+  /**
+   * The scheduled plan's readiness tally (an xupgrade extension), proven present or absent at `provenAt`;
+   * undefined without a plan; `problem` when it cannot be proven (a chain without the readiness store).
+   */
+  readiness: { tally: ReadinessTally | undefined } | { problem: string } | undefined;
   /** Verified (height, time in ms) of the last headers, oldest first. */
   blockTimes: { height: bigint; ms: number }[];
   witnesses: string[];
@@ -145,6 +151,17 @@ export class VerifiedReader {
         client.proposedUpgrades(),
         client.recentHeaders(20),
       ]);
+      const readiness = plan.value
+        ? await client.readiness(plan.value).then(
+            (p) => ({ tally: p.value.tally }),
+            // A node without the readiness store answers the query with an error: that chain keeps no tally. A
+            // proof that does not hold is a lie, and fails the whole verification like any other.
+            (e: unknown) => {
+              if (e instanceof VerificationError && e.check === "provider") return { problem: e.detail };
+              throw e;
+            },
+          )
+        : undefined;
       const last = applied.value.entries.at(-1);
       let versionsBefore: VersionView[] | null | undefined;
       if (last && last.height > 1n) {
@@ -197,9 +214,10 @@ export class VerifiedReader {
         appliedHeaders,
         doneLayout: applied.value.layout,
         proposals: proposals.value,
+        readiness,
         blockTimes: recent.map((x) => ({ height: x.height, ms: ms(x.time) })),
         witnesses: [...(this.confirmed.get(header.height) ?? [])],
-        proofs: all.reduce((n, p) => n + p.proofs, 0),
+        proofs: all.reduce((n, p) => n + p.proofs, 0) + (readiness && "tally" in readiness ? 2 : 0),
         signatures: this.steps.reduce((n, s) => n + (s.tally?.signaturesVerified ?? 0), 0),
         refreshMs: performance.now() - started,
       };

@@ -8,7 +8,7 @@ import { parseInfo } from "./info.js";
 import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
 import { Problem } from "./net.js";
 import type { BlockMeta } from "./rpc.js";
-import { moreThanTwoThirdsReady, percentOf, readinessWarnings, type ReadinessStatus, type ValidatorReadiness } from "xupgrade";
+import { moreThanTwoThirdsReady, percentOf, readinessWarnings, type ReadinessStatus, type ReadinessTally, type ValidatorReadiness } from "xupgrade";
 import type { ReadinessView } from "./readiness.js";
 
 type Child = Node | string | false | null | undefined;
@@ -354,12 +354,24 @@ export function renderBanner(el: HTMLElement, state: "ok" | "halted" | "degraded
 const READINESS_SOURCE: Record<Source, string> = {
   rest: "REST · xupgrade/upgrade/v1/readiness",
   raw: "raw store · readiness 0x01 ‖ plan → decodeTally",
-  verified: "not read in verified mode",
+  verified: "proven · readiness store",
 };
 
-/** Verified mode proves x/upgrade's own store only: readiness is read in the other modes, said so. */
+/** Verified mode when verification itself failed or the chain cannot be verified: nothing about readiness is shown. */
 export function renderReadinessNotVerified(el: HTMLElement): void {
-  card(el, "Readiness", READINESS_SOURCE.verified, h("p", { class: "muted", "data-testid": "readiness-not-verified" }, "Readiness is not proven by this page: switch to REST or raw store to see it, unverified."));
+  card(el, "Readiness", READINESS_SOURCE.verified, h("p", { class: "muted", "data-testid": "readiness-not-verified" }, "Nothing verified: switch to REST or raw store to see readiness, unverified."));
+}
+
+/**
+ * Verified mode: the tally proven against the verified header's app hash (the `readiness` store's value under the
+ * plan's key), or its absence, or why it cannot be proven.
+ */
+export function renderReadinessVerified(el: HTMLElement, r: { tally: ReadinessTally | undefined } | { problem: string } | undefined, provenAt: bigint, chain: ChainView | undefined, warnBlocks: bigint): void {
+  const source = `proven · readiness store at height ${provenAt}`;
+  if (r === undefined) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, "No upgrade is scheduled (proven): nothing to be ready for."));
+  if ("problem" in r) return void card(el, "Readiness", "not proven", h("p", { class: "not-verified", "data-testid": "readiness-not-verified" }, `Readiness cannot be proven on this chain: ${r.problem}`));
+  if (!r.tally) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, `No readiness tally for this plan: its absence is proven at height ${provenAt}.`));
+  renderReadiness(el, { ok: true, value: { tally: r.tally, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" } }, at: provenAt }, "verified", chain, warnBlocks, `Proven at height ${provenAt} against the app hash of verified header ${provenAt + 1n}; each attestation in it was checked against its validator's signature by every validator.`);
 }
 
 const STATUS_TEXT: Record<ReadinessStatus, string> = {
@@ -388,7 +400,7 @@ function whyNot(v: ValidatorReadiness): string {
  * group, and the same warnings as `xupgrade query upgrade readiness` (fewer than 2/3 ready within `warnBlocks`
  * of the height; app hashes that disagree).
  */
-export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: ChainView | undefined, warnBlocks: bigint): void {
+export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: ChainView | undefined, warnBlocks: bigint, proven?: string): void {
   const title = "Readiness";
   if (!part.ok) {
     card(el, title, READINESS_SOURCE[source], problemBox(part.problem));
@@ -456,10 +468,12 @@ export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, sour
     notReady.length ? list : h("p", { class: "muted", "data-testid": "all-ready" }, "Every validator is ready."),
     h("h3", {}, `Rehearsed app hashes${t.appHashesDisagree ? " — they DISAGREE" : ""}`),
     t.appHashGroups.length ? groups : h("p", { class: "muted" }, "No rehearsal reported yet."),
-    h(
-      "p",
-      { class: "muted" },
-      "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; not verified by this page: the node's app hash is not a Merkle root yet, so the tally cannot be proven against it.",
-    ),
+    proven
+      ? h("p", { class: "verified-badge", "data-testid": "readiness-proven" }, h("span", { class: "tick" }, "✓ verified"), " ", proven)
+      : h(
+          "p",
+          { class: "muted", "data-testid": "readiness-unverified" },
+          "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; read unverified here — verified mode proves the tally against a verified header.",
+        ),
   );
 }

@@ -72,14 +72,14 @@ const seconds = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));
 const hex = (u: Uint8Array | undefined) => Buffer.from(u ?? []).toString("hex");
 
 async function open(home: string): Promise<Node> {
-  const bytes = readFileSync(join(home, "config", "genesis.json"));
-  const genesis = JSON.parse(bytes.toString("utf8")) as Genesis;
+  const genesis = JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8")) as Genesis;
   const logger = captureLogger(home.slice(-6));
-  const node = await openNode({ home, chainId: genesis.chain_id, genesisHash: sha256(bytes), app: await loadApp(V1), backend: "wasm", skipUpgradeHeights: [], logger });
+  const node = await openNode({ home, chainId: genesis.chain_id, app: await loadApp(V1), backend: "wasm", skipUpgradeHeights: [], logger });
   const queries = await startNodeQueries({
     state: node.state,
+    ms: node.ms,
     queryKeeper: node.queryKeeper,
-    mounted: node.mounted,
+    keeperAt: node.keeperAt,
     blocks: { height: () => node.state.height, block: () => undefined },
     rest: "127.0.0.1:0",
     grpc: "127.0.0.1:0",

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { Response } from "cosmjs-types/tendermint/abci/types";
 import type { Browser, Page } from "playwright";
 import { afterAll, expect, it } from "vitest";
-import { buildPage, launchChromium, openPage, shot, waitText } from "../../examples/light-client/helpers.js";
+import { buildPage, launchChromium, openPage, rewritingRpcProxy, shot, waitText } from "../../examples/light-client/helpers.js";
 import { attestationToJson, decodeReadinessResponse, encodeReadinessRequest, READINESS_QUERY_PATH, type ReadinessAttestation, type ReadinessTally } from "../../../bindings/module/readiness/index.js";
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
@@ -166,6 +166,34 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     await waitText(page, "readiness-percent", "75.0%");
     await shot(page, "cometbft-readiness");
     await page.check('input[name="mode"][value="rest"]');
+  });
+
+  it("the tally is proven against verified headers: the CLI's --verify and the page's verified mode; a node that lies about it is refused", async () => {
+    const home = tempDir("xupgrade-verify-home-");
+    const cli = await runCli(["query", "upgrade", "readiness", "--verify", "--node", urls()[2], "--home", home, "-o", "json"]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).tally.ready_power).toBe("300");
+    expect(cli.stderr).toMatch(new RegExp(`^verified: the readiness tally of "v2" at ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1\\), 2 store proofs$`, "m"));
+
+    // The page in verified mode (a devnet under CometBFT is proven as a cosmos-sdk chain).
+    const verified = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500`)).page;
+    await waitText(verified, "readiness-percent", "75.0% of the voting power (300 of 400)", 60_000);
+    await waitText(verified, "readiness-proven", /Proven at height \d+ against the app hash of verified header \d+/);
+    await shot(verified, "cometbft-readiness-verified");
+    await verified.context().close();
+
+    // A node whose answer puts another tally under the key: the proof does not hold, nothing is shown as verified.
+    const forged = encodeTally({ ...(await readiness(urls()[0])).tally!, readyPower: 400n });
+    const liar = await rewritingRpcProxy(urls()[0], (path, data) => (path === "/store/readiness/key" && data.startsWith("01") ? forged : undefined));
+    try {
+      const lied = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500&rpc=${encodeURIComponent(liar.url)}&rest=${encodeURIComponent(vals[0].rest)}`)).page;
+      await lied.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
+      expect(await lied.locator('[data-testid="readiness-percent"]').count()).toBe(0);
+      expect(await lied.locator('[data-testid="readiness-not-verified"]').count()).toBe(1);
+      await lied.context().close();
+    } finally {
+      await liar.close();
+    }
   });
 
   it("the misbehaving validator's garbage and oversized extensions are refused by VerifyVoteExtension, and the chain goes on", async () => {

@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { CliError } from "../errors.js";
 import { addQueryFlags, type QueryOpts } from "../flags.js";
+import type { ReadinessOpts } from "../query/readiness.js";
 import type { VerifyOpts } from "../query/verify.js";
 
 /** --verify and its trust flags (docs/spec/light-client.md §9.2). */
@@ -26,7 +27,6 @@ function verifiable(opts: VerifyOpts): boolean {
   if (!opts.verify && given) throw new CliError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --verify`);
   return opts.verify === true;
 }
-import type { ReadinessOpts } from "../query/readiness.js";
 
 /** `query` (alias `q`) with its subcommands, on the root program. */
 export function registerQueryGroup(program: Command): void {
@@ -85,19 +85,23 @@ export function registerQueries(query: Command): void {
     async (opts: QueryOpts, cmd: Command) => (await import("../query/upgrade.js")).authority(opts, cmd),
   );
 
-  addQueryFlags(
-    upgrade
-      .command("readiness")
-      .argument("[upgrade-name]")
-      .option("--plan-height <h>", "with an upgrade name: the height of the plan of that name (default: its latest tally)")
-      .option("--warn-blocks <n>", "warn when less than 2/3 of the power is ready this many blocks before the height (default 1000)")
-      .summary("stake-weighted readiness of the scheduled upgrade (an xupgrade extension)")
-      .description(
-        "Shows how much of the voting power has attested, through its validator's vote extensions, that it is ready for the scheduled upgrade: " +
-          "the binary it will run (sha256), its pre-flight, and its rehearsal of the upgrade with the app hash reached. " +
-          "Warns when less than 2/3 is ready close to the height, and when rehearsed app hashes disagree. See docs/spec/readiness.md.",
-      ),
-  ).action(async (_name: string | undefined, opts: ReadinessOpts, cmd: Command) => (await import("../query/readiness.js")).readiness(opts, cmd));
+  addVerifyFlags(
+    addQueryFlags(
+      upgrade
+        .command("readiness")
+        .argument("[upgrade-name]")
+        .option("--plan-height <h>", "with an upgrade name: the height of the plan of that name (default: its latest tally; required with --verify)")
+        .option("--warn-blocks <n>", "warn when less than 2/3 of the power is ready this many blocks before the height (default 1000)")
+        .summary("stake-weighted readiness of the scheduled upgrade (an xupgrade extension)")
+        .description(
+          "Shows how much of the voting power has attested, through its validator's vote extensions, that it is ready for the scheduled upgrade: " +
+            "the binary it will run (sha256), its pre-flight, and its rehearsal of the upgrade with the app hash reached. " +
+            "Warns when less than 2/3 is ready close to the height, and when rehearsed app hashes disagree. See docs/spec/readiness.md.",
+        ),
+    ),
+  ).action(async (_name: string | undefined, opts: ReadinessOpts & VerifyOpts, cmd: Command) =>
+    verifiable(opts) ? (await import("../query/verify.js")).readiness(opts, cmd) : (await import("../query/readiness.js")).readiness(opts, cmd),
+  );
 
   const gov = query.command("gov").summary("Querying commands for the gov module").description("Querying commands for the gov module");
   addQueryFlags(gov.command("proposal").argument("[proposal-id]").summary("Query details of a single proposal").description("Query details for a proposal by its id")).action(

@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { toHex } from "@cosmjs/encoding";
 import { DEFAULT_READINESS_WARN_BLOCKS, percentOf, queryReadiness, readinessWarnings } from "../../../client/readiness.js";
-import { readinessResponseJson, type ReadinessTally, type ValidatorReadiness } from "../../../module/readiness/index.js";
+import { DEFAULT_READINESS_PARAMS, readinessResponseJson, type ReadinessParams, type ReadinessTally, type ValidatorReadiness } from "../../../module/readiness/index.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts } from "../flags.js";
@@ -26,20 +26,30 @@ const decimal = (flag: string, v: string | undefined, def: bigint): bigint => {
   return BigInt(v);
 };
 
+/** The flags both the plain and the verified query read. */
+export function readinessFlags(opts: ReadinessOpts, name: string): { planHeight: bigint; warnBlocks: bigint } {
+  const planHeight = decimal("plan-height", opts.planHeight, 0n);
+  if (planHeight > 0n && name === "") throw new CliError("--plan-height needs the upgrade's name");
+  return { planHeight, warnBlocks: decimal("warn-blocks", opts.warnBlocks, DEFAULT_READINESS_WARN_BLOCKS) };
+}
+
 export async function readiness(opts: ReadinessOpts, cmd: Command): Promise<void> {
   const [name = ""] = expectArgs(cmd, 0, 1);
   const ctx = new Context(opts);
-  const planHeight = decimal("plan-height", opts.planHeight, 0n);
-  if (planHeight > 0n && name === "") throw new CliError("--plan-height needs the upgrade's name");
-  const warnBlocks = decimal("warn-blocks", opts.warnBlocks, DEFAULT_READINESS_WARN_BLOCKS);
+  const { planHeight, warnBlocks } = readinessFlags(opts, name);
   const r = await queryReadiness(ctx.rpc(), { name, height: planHeight }, ctx.height);
   if (!r.tally) {
     if (r.params.voteExtensionsEnableHeight === 0n) throw new CliError("this chain keeps no readiness tally: its vote extensions are off (see docs/spec/readiness.md §6.1)");
     throw new CliError(name === "" ? "no upgrade scheduled" : `no readiness tally for upgrade ${JSON.stringify(name)}${planHeight > 0n ? ` at height ${planHeight}` : ""}`);
   }
-  if (ctx.output === "json") process.stdout.write(toJson({ ...readinessResponseJson(r), height: r.height.toString() } as unknown as JsonValue) + "\n");
-  else process.stdout.write(formatReadiness(r.tally, r.height));
-  for (const w of readinessWarnings(r.tally, r.height, warnBlocks)) warn(w);
+  printReadiness(r.tally, r.height, ctx.output, warnBlocks, r.params);
+}
+
+/** The tally read at `height`, as text or the REST JSON (plus `height`), and its warnings on stderr. */
+export function printReadiness(tally: ReadinessTally, height: bigint, output: "text" | "json", warnBlocks: bigint, params: ReadinessParams = DEFAULT_READINESS_PARAMS): void {
+  if (output === "json") process.stdout.write(toJson({ ...readinessResponseJson({ tally, params }), height: height.toString() } as unknown as JsonValue) + "\n");
+  else process.stdout.write(formatReadiness(tally, height));
+  for (const w of readinessWarnings(tally, height, warnBlocks)) warn(w);
 }
 
 const STATUS_TEXT: Record<ValidatorReadiness["status"], string> = {

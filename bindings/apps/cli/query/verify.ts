@@ -25,6 +25,7 @@ import { httpTransport } from "../http.js";
 import { print, toIndentedJson } from "../output.js";
 import { blockRecord } from "./block-record.js";
 import { planJson } from "./json.js";
+import { printReadiness, readinessFlags, type ReadinessOpts } from "./readiness.js";
 import { HEIGHT } from "../../../go/option.js";
 
 export interface VerifyOpts extends QueryOpts {
@@ -203,5 +204,27 @@ export async function applied(opts: VerifyOpts, cmd: Command): Promise<void> {
     if (meta === undefined) throw new CliError(`the node's block record of height ${p.value} is not the verified block ${toHex(header.hash).toUpperCase()}`);
     note(`verified: the block record of height ${p.value} (${toHex(header.hash).toUpperCase()}), by the hash chain down from header ${client.header.height}`);
     process.stdout.write(toIndentedJson(blockRecord(rpc, meta)) + "\n");
+  });
+}
+
+/** `query upgrade readiness --verify` (docs/spec/readiness.md §10): the tally's value in the readiness store, proven. */
+export async function readiness(opts: VerifyOpts & ReadinessOpts, cmd: Command): Promise<void> {
+  const [name = ""] = expectArgs(cmd, 0, 1);
+  const ctx = new Context(opts);
+  const { planHeight, warnBlocks } = readinessFlags(opts, name);
+  if (name !== "" && planHeight === 0n) throw new CliError("--verify with an upgrade name needs --plan-height: the tally of a plan is proven under its name and height");
+  await verified(opts, async ({ client }) => {
+    let plan = name === "" ? undefined : { name, height: planHeight };
+    if (!plan) {
+      const p = await client.currentPlan();
+      note(verifiedLine(p.value ? `plan ${JSON.stringify(p.value.name)}` : "no plan scheduled (its absence)", p, opts.witness?.length ?? 0));
+      if (!p.value) throw new CliError("no upgrade scheduled");
+      plan = { name: p.value.name, height: p.value.height };
+    }
+    const r = await client.readiness(plan);
+    const { tally, params } = r.value;
+    note(verifiedLine(tally ? `the readiness tally of ${JSON.stringify(plan.name)} at ${plan.height}` : `no readiness tally of ${JSON.stringify(plan.name)} at ${plan.height} (its absence)`, r, opts.witness?.length ?? 0));
+    if (!tally) throw new CliError(`no readiness tally for upgrade ${JSON.stringify(plan.name)} at height ${plan.height}`);
+    printReadiness(tally, r.height, ctx.output, warnBlocks, params);
   });
 }
