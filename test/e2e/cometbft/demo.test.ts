@@ -22,7 +22,8 @@ function runDemo() {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_COMETBFT: COMETBFT ?? "", XUPGRADE_DEMO_VOTING_S: "8" },
+    // The nodes serve the page this run builds (the CLI is a transpiled copy elsewhere).
+    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_COMETBFT: COMETBFT ?? "", XUPGRADE_DEMO_VOTING_S: "8", XUPGRADE_UI_DIR: join(ROOT, "dist/ui") },
   });
   let out = "";
   child.stdout.on("data", (d) => (out += d));

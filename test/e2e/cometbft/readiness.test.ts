@@ -23,6 +23,7 @@ import { attestationToJson, decodeReadinessResponse, encodeReadinessRequest, REA
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
 import { cometbftWrapper, startAbciProxy, type AbciProxy } from "../../support/abci-proxy.js";
+import { ROOT } from "../../support/paths.js";
 import { V1, V2, removeTempDirs } from "../helpers.js";
 import {
   COMETBFT,
@@ -47,6 +48,8 @@ import {
 } from "./helpers.js";
 
 const VOTING_S = 6;
+/** The nodes serve the page this run builds (the CLI the tests run is a transpiled copy elsewhere). */
+const UI = { XUPGRADE_UI_DIR: join(ROOT, "dist/ui") };
 let proxy: AbciProxy | undefined;
 let browser: Browser | undefined;
 
@@ -116,7 +119,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
       },
     });
     const wrapper = cometbftWrapper(join(tempDir("xupgrade-cometbft-wrapper-"), "cometbft"), COMETBFT!, proxy.address);
-    vals.push(...(await Promise.all(net.nodes.map((n, i) => startValidator(n, V1, i === 3 ? { args: ["--cometbft", wrapper] } : {})))));
+    vals.push(...(await Promise.all(net.nodes.map((n, i) => startValidator(n, V1, i === 3 ? { args: ["--cometbft", wrapper], env: UI } : { env: UI })))));
     await allAt(urls(), 3, 120_000);
 
     const now = (await rpcHeight(urls()[0]))!;
@@ -156,7 +159,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     buildPage();
     browser = await launchChromium();
     page = (await openPage(browser, `${vals[0].rest}/ui?poll=500`)).page;
-    await waitText(page, "readiness-percent", "75.0% of the voting power (300 of 400)", 60_000);
+    await waitText(page, "readiness", "75.0% of the voting power (300 of 400)", 60_000); // the whole card, to see what it says otherwise
     expect(await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready")).toBe("75.0");
     expect(await page.locator('[data-testid="not-ready"]').evaluateAll((els) => els.map((e) => [e.getAttribute("data-name"), e.getAttribute("data-status")]))).toEqual([["validator3", "no_attestation"]]);
     expect(await page.locator('[data-testid="hash-group"]').count()).toBe(1);
@@ -177,7 +180,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
 
     // The page in verified mode (a devnet under CometBFT is proven as a cosmos-sdk chain).
     const verified = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500`)).page;
-    await waitText(verified, "readiness-percent", "75.0% of the voting power (300 of 400)", 60_000);
+    await waitText(verified, "readiness", "75.0% of the voting power (300 of 400)", 60_000);
     await waitText(verified, "readiness-proven", /Proven at height \d+ against the app hash of verified header \d+/);
     await shot(verified, "cometbft-readiness-verified");
     await verified.context().close();
@@ -217,7 +220,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     // restarted without the proxy before the next test stops a validator.
     vals[3].proc.kill("SIGTERM");
     expect(await exitWithin(vals[3], 30_000)).toBe(0);
-    vals[3] = await startValidator(net.nodes[3], V1);
+    vals[3] = await startValidator(net.nodes[3], V1, { env: UI });
     const back = (await rpcHeight(urls()[0]))!;
     await allAt(urls(), back + 3, 90_000);
     await waitUntil(() => vals[3].records.some((r) => typeof r.msg === "string" && r.msg === "vote extensions now carry nothing"), 60_000, "node3 to extend well-formed (empty) votes");
@@ -232,7 +235,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     await allAt([urls()[0], urls()[2], urls()[3]], down + 4, 60_000);
     // Absent votes tell the tally nothing: the attestation stands while the validator is down.
     expect((await readiness(urls()[0])).tally!.validators.find((v) => v.name === "validator1")).toEqual(before);
-    vals[1] = await startValidator(net.nodes[1], V1);
+    vals[1] = await startValidator(net.nodes[1], V1, { env: UI });
     await allAt(urls(), down + 8, 90_000);
     await waitUntil(() => vals[1].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`)), 60_000, "the restarted node to attach its attestation");
     const h = (await rpcHeight(urls()[1]))!;
@@ -259,7 +262,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     expect(await Promise.all(vals.map((v) => exitWithin(v, 60_000)))).toEqual([20, 20, 20, 20]);
     sampling = false;
     await sampler;
-    vals.splice(0, 4, ...(await Promise.all(net.nodes.map((n) => startValidator(n, V2)))));
+    vals.splice(0, 4, ...(await Promise.all(net.nodes.map((n) => startValidator(n, V2, { env: UI })))));
     await allAt(urls(), H + 3, 120_000);
     for (const v of vals) expect(records(v, "upgrade applied")).toHaveLength(1);
 
