@@ -87,12 +87,12 @@ const visorEnv = (home, extra = {}) => ({
   ...extra,
 });
 
-/** What `visor run` adds: readiness attestations (checked every second here, asking the node's RPC), and node0's /readiness endpoint. */
+/** What `visor run` adds: readiness attestations (checked every second here, asking the node's RPC), and node0's endpoint with /readiness. */
 const readinessEnv = (node, index) => ({
   DAEMON_RPC_ADDRESS: node.rpc,
   DAEMON_READINESS: "true",
-  DAEMON_READINESS_INTERVAL: "1s",
-  ...(index === 0 ? { DAEMON_READINESS_ADDRESS: "127.0.0.1:0" } : {}),
+  DAEMON_RPC_POLL_INTERVAL: "1s",
+  ...(index === 0 ? { DAEMON_HTTP_ADDRESS: "127.0.0.1:0" } : {}),
 });
 
 /** Per validator: what the table shows, from its node's JSON logs and its visor's lines. */
@@ -101,7 +101,7 @@ function startValidator(index, node) {
   const args = ["visor", "run", "start", "--home", node.home];
   if (index === 0) {
     say(`$ DAEMON_HOME=$WORK/testnet/node<i> DAEMON_NAME=${DAEMON} DAEMON_POLL_INTERVAL=200ms DAEMON_SHUTDOWN_GRACE=20s \\`);
-    say(`    DAEMON_RPC_ADDRESS=<node<i> rpc> DAEMON_READINESS=true DAEMON_READINESS_INTERVAL=1s [node0: DAEMON_READINESS_ADDRESS=127.0.0.1:0] \\`);
+    say(`    DAEMON_RPC_ADDRESS=<node<i> rpc> DAEMON_READINESS=true DAEMON_RPC_POLL_INTERVAL=1s [node0: DAEMON_HTTP_ADDRESS=127.0.0.1:0] \\`);
     say(`    xupgrade visor run start --home $WORK/testnet/node<i>      (i = 0 … ${VALIDATORS - 1})`);
   }
   const child = rt.spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...visorEnv(node.home, readinessEnv(node, index)) } });
@@ -160,13 +160,13 @@ function visorLine(v, text, line) {
   if (bin) v.binary = relative(join(v.node.home, "cosmovisor"), bin[1]);
   const exited = /the node exited exit_code=(\d+)/.exec(text);
   if (exited) v.exit = exited[1];
-  const endpoint = /serving the readiness attestation at (\S+)/.exec(text);
-  if (endpoint) v.readinessUrl = endpoint[1];
+  const endpoint = /serving the visor's endpoint at (\S+)/.exec(text);
+  if (endpoint) v.readinessUrl = `${endpoint[1]}/readiness`;
   if (/readiness attestation written/.test(text)) v.attestations = (v.attestations ?? 0) + 1;
   if (!/ (INF|WRN|ERR) /.test(text)) return; // the node's own stderr
   const show =
     v.index === 0
-      ? /starting the node|upgrade "v2" needed|current now points|pre-upgrade result|relaunching|rehearsal done|readiness attestation written|serving the readiness|ERR|WRN/
+      ? /starting the node|upgrade "v2" needed|current now points|pre-upgrade result|relaunching|rehearsal done|readiness attestation written|serving the visor's endpoint|ERR|WRN/
       : /current now points|rehearsal done|readiness attestation written|ERR|WRN/;
   if (show.test(text)) line(`visor: ${text.replace(/^\S+ /, "").replace(/ module=visor$/, "")}`);
 }

@@ -6,8 +6,8 @@
  *   it and attests the binary's sha256, the rehearsal's app hash and snapshot height; the same plan and binary
  *   are not rehearsed again; a restaged binary is;
  * - `show-upgrade-info --rehearse` writes the same attestation, and `--no-attest` does not;
- * - the `/readiness` endpoint on loopback serves the file (404 before, 405 for other methods); a
- *   non-loopback DAEMON_READINESS_ADDRESS is refused;
+ * - `/readiness` on the visor's loopback endpoint (DAEMON_HTTP_ADDRESS) serves the file (404 before, 405 for
+ *   other methods), also when `visor run` registers it;
  * - `attestationOf` maps every pre-flight outcome to an attestation that passes the shape check.
  */
 import { createHash } from "node:crypto";
@@ -18,7 +18,8 @@ import { initDevnet, readGenesisKeys } from "../../../bindings/apps/devnet/index
 import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import type { UpgradeReport } from "../../../bindings/apps/visor/preflight.js";
-import { ReadinessAttester, attestationOf, serveReadiness } from "../../../bindings/apps/visor/readiness.js";
+import { startEndpoint } from "../../../bindings/apps/visor/endpoint.js";
+import { ReadinessAttester, attestationOf, readinessRoute } from "../../../bindings/apps/visor/readiness.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";
 import { readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { attestationFromJson, checkAttestation, encodeVoteExtension, decodeVoteExtension } from "../../../bindings/module/readiness/index.js";
@@ -65,11 +66,12 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     await proposeAndPass(c, keys, [softwareUpgradeAny("v2", target)]);
     await waitUntil(async () => (await c.upgrade.CurrentPlan({})).plan, 20_000, "the plan");
     c.comet.disconnect();
-    env = { DAEMON_HOME: home, DAEMON_NAME: DAEMON, DAEMON_RPC_ADDRESS: rpc, DAEMON_READINESS: "true", DAEMON_READINESS_INTERVAL: "1s", COSMOVISOR_COLOR_LOGS: "false" };
+    env = { DAEMON_HOME: home, DAEMON_NAME: DAEMON, DAEMON_RPC_ADDRESS: rpc, DAEMON_READINESS: "true", DAEMON_RPC_POLL_INTERVAL: "1s", COSMOVISOR_COLOR_LOGS: "false" };
     const parsed = parseConfig(env);
     expect(parsed.errors).toEqual([]);
     cfg = parsed.cfg;
-    expect([cfg.readiness, cfg.readinessInterval, cfg.readinessAddress]).toEqual([true, 1_000_000_000n, ""]);
+    expect([cfg.readiness, cfg.rpcPollInterval, cfg.httpAddress]).toEqual([true, 1_000_000_000n, ""]);
+    expect(parseConfig({ ...env, DAEMON_READINESS: "" }).cfg.readiness).toBe(false);
 
     const file = readinessFilePath(home);
     const lines: string[] = [];
@@ -121,24 +123,20 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     expect(text.stdout).toContain(`attested: ${readinessFilePath(home)} (the node's votes carry it)`);
   });
 
-  it("serves the attestation at /readiness on loopback only (404 before there is one, 405 for other methods)", async () => {
-    const { cfg: bad, errors } = parseConfig({ ...env, DAEMON_READINESS_ADDRESS: "0.0.0.0:0" });
-    expect(errors).toEqual(['invalid: DAEMON_READINESS_ADDRESS: "0.0.0.0:0" is not a loopback address (127.0.0.1, [::1] or localhost)']);
-    expect(parseConfig({ ...env, DAEMON_READINESS_ADDRESS: "nonsense" }).errors).toEqual(['invalid: DAEMON_READINESS_ADDRESS: "nonsense" is not host:port']);
-    void bad;
-    const withEndpoint = parseConfig({ ...env, DAEMON_READINESS_ADDRESS: "127.0.0.1:0" }).cfg;
+  it("serves the attestation at /readiness on the visor's endpoint (404 before there is one, 405 for other methods)", async () => {
     const saved = readFileSync(readinessFilePath(home), "utf8");
     rmSync(readinessFilePath(home));
-    const server = await serveReadiness(withEndpoint, silent);
+    const server = await startEndpoint("127.0.0.1:0", silent);
+    server.route("/readiness", readinessRoute(cfg));
     try {
-      const url = `http://${server.address}/readiness`;
+      const url = `${server.url}/readiness`;
       expect((await fetch(url)).status).toBe(404);
       writeFileSync(readinessFilePath(home), saved);
       const ok = await fetch(url);
       expect(ok.status).toBe(200);
       expect(await ok.json()).toEqual(JSON.parse(saved));
       expect((await fetch(url, { method: "POST", body: "x" })).status).toBe(405);
-      expect((await fetch(`http://${server.address}/other`)).status).toBe(404);
+      expect(await (await fetch(`${server.url}/other`)).json()).toEqual({ error: "not found: /other", routes: ["/readiness"] });
     } finally {
       await server.close();
     }
