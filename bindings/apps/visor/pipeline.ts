@@ -11,7 +11,11 @@
  * then SIGKILL) — never between the two halves of the switch — and the visor exits 128 + the signal's number
  * (D6 #14, #15).
  */
-import { lstat, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { lstat, rename, rm } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
+import { archiveKind } from "../../module/plan-info/archive.js";
 import { join } from "node:path";
 import { writeFileAtomic, exists } from "../../base/file.js";
 import { sleep } from "../../base/sleep.js";
@@ -21,7 +25,7 @@ import type { VisorEvents } from "./events.js";
 import { handOver } from "./orchestrator.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
-import { downloadLimits, fetchUpgrade } from "./fetch.js";
+import { binarySource, downloadLimits, fetchUpgrade } from "./fetch.js";
 import { InvalidPlanError, isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
 import { ensureBinary, type Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
@@ -60,6 +64,50 @@ export interface PipelineContext {
 /** How the pipeline ended: switched (the node restarts on the new binary), or handed over to an orchestrator (the visor exits). */
 export type PipelineOutcome = "switched" | "handed-over";
 
+/**
+ * Whether a staged binary is the one Plan.Info names (project, docs/spec/sidecar.md §6 step 2): when this
+ * platform's entry is a raw binary (not an archive) with a sha256/sha512 checksum, the staged file must have
+ * that digest. A binary staged for a plan that governance then replaced is otherwise run at the height
+ * (cosmovisor does). undefined: nothing to compare (no info, an archive, no checksum).
+ */
+async function stagedMismatch(ctx: PipelineContext, plan: VisorPlan, bin: string, temp: (p: string) => void): Promise<string | undefined> {
+  if (plan.info.trim() === "") return undefined;
+  const { cfg, layout, log } = ctx;
+  const work = await layout.tmpPath("staged-check");
+  temp(work);
+  let source;
+  try {
+    source = await binarySource(plan.info, work, {
+      layout,
+      daemonName: cfg.name,
+      mustHaveChecksum: false,
+      limits: downloadLimits(cfg, ctx.supervisor.signal),
+      log,
+      temp,
+      platform: ctx.hooks?.platform,
+    });
+  } catch (e) {
+    log.info("the staged binary is used as it is: the plan's info names no binary to compare it with", { reason: (e as Error).message });
+    return undefined;
+  }
+  const sum = source.url.checksum;
+  let archive = true;
+  try {
+    archive = archiveKind(source.url.raw) !== undefined;
+  } catch {
+    /* an unknown archive: not comparable */
+  }
+  if (!sum || archive || (sum.algo !== "sha256" && sum.algo !== "sha512")) return undefined;
+  const h = createHash(sum.algo);
+  await pipeline(createReadStream(bin), h);
+  const got = h.digest("hex");
+  if (got === sum.hex.toLowerCase()) {
+    log.info("the staged binary is the one the plan's info names", { algo: sum.algo, hex: got });
+    return undefined;
+  }
+  return `the staged binary ${bin} (${sum.algo} ${got}) is not the one the plan's info names for ${source.key} (${sum.algo} ${sum.hex.toLowerCase()}, ${source.url.raw})`;
+}
+
 /** Step 2: the upgrade's binary, staged or downloaded (into `upgrades/<dir>`, only ever complete). */
 export async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<string> {
   const { cfg, layout, log } = ctx;
@@ -70,10 +118,36 @@ export async function resolveBinary(ctx: PipelineContext, plan: VisorPlan, temp:
   );
   if (present) {
     await ensureBinary(bin);
-    log.info("using the staged upgrade binary", { bin });
-    ctx.events?.emit("binary_staged", plan, { source: "staged", bin });
-    return bin;
+    const mismatch = await stagedMismatch(ctx, plan, bin, temp);
+    if (!mismatch) {
+      log.info("using the staged upgrade binary", { bin });
+      ctx.events?.emit("binary_staged", plan, { source: "staged", bin });
+      return bin;
+    }
+    // A plan replaced after its binary was staged: the staged one goes, the plan's own is fetched.
+    if (!cfg.allowDownloadBinaries) {
+      throw new VisorError(`${mismatch}; stage the right one (\`xupgrade visor add-upgrade ${plan.rawName} <binary> --force\`) or allow downloads`);
+    }
+    const aside = await layout.tmpPath("replaced");
+    await rename(layout.upgradeDir(plan.name), aside);
+    log.warn(`${mismatch}: it was staged for another plan; moved aside, downloading the plan's own`);
+    try {
+      const got = await download(ctx, plan, temp);
+      await rm(aside, { recursive: true, force: true });
+      return got;
+    } catch (e) {
+      // The download failed: the staged binary goes back where it was.
+      await rename(aside, layout.upgradeDir(plan.name)).catch(() => {});
+      throw e;
+    }
   }
+  return download(ctx, plan, temp);
+}
+
+/** Step 2 when nothing is staged: downloaded, verified and unpacked into `upgrades/<dir>`. */
+async function download(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) => void): Promise<string> {
+  const { cfg, layout, log } = ctx;
+  const bin = layout.upgradeBin(plan.name);
   if (!cfg.allowDownloadBinaries) {
     throw new VisorError(`binary not present, downloading disabled: stat ${bin}: no such file or directory`);
   }

@@ -10,7 +10,8 @@
  *
  * | the file | current | N | decision |
  * | --- | --- | --- | --- |
- * | none, or being written | any | any | run `current` (a half-written file is read again while the node runs) |
+ * | none | any | any | run `current` |
+ * | unreadable (a write cut short) | any | any | set it aside (`cosmovisor/upgrade-info.json.unreadable`), run `current`: the node cannot start with it and writes it again at the halt |
  * | P | P | unknown, ≥ H−1 | run `current` (= H−1: the new binary applies P at H) |
  * | P | P | < H−1 | **stop**: the new binary cannot run heights before H; data/ is older than the upgrade |
  * | P, H skipped (`--unsafe-skip-upgrades`) | not P | any | run `current` |
@@ -32,6 +33,8 @@ import type { CommittedHeight } from "./node-state.js";
 
 export const DONE_MARKER = ".xupgrade-done.json";
 export const ROLLED_BACK_MARKER = ".xupgrade-rolled-back.json";
+/** Where an unreadable `data/upgrade-info.json` found with the node stopped is kept (for the operator to look at). */
+export const UNREADABLE_INFO = "upgrade-info.json.unreadable";
 
 export interface StartState {
   /** The plan in data/upgrade-info.json; "invalid" with the reason; undefined when there is no file. */
@@ -48,7 +51,7 @@ export interface StartState {
 }
 
 export type Decision =
-  | { action: "run"; reason: string; primeHeight?: bigint }
+  | { action: "run"; reason: string; primeHeight?: bigint; setAside?: boolean }
   | { action: "upgrade"; plan: VisorPlan; reason: string }
   | { action: "repoint"; plan: VisorPlan; reason: string }
   | { action: "stop"; reason: string };
@@ -60,7 +63,11 @@ export function decide(s: StartState): Decision {
   if ("problem" in s.current) return { action: "stop", reason: s.current.problem };
   const info = s.info;
   if (info === undefined) return { action: "run", reason: "no upgrade-info.json" };
-  if ("invalid" in info) return { action: "run", reason: `upgrade-info.json is not readable yet (${info.invalid}); it is read again while the node runs` };
+  if ("invalid" in info) {
+    // Nobody writes it while the node is stopped: a write cut short. The node cannot start with it (its
+    // keeper reads it at start) and writes it anew when it halts, so it is set aside, never trusted.
+    return { action: "run", reason: `upgrade-info.json is unreadable (${info.invalid}): set aside as cosmovisor/${UNREADABLE_INFO}; the node writes it again at the halt`, setAside: true };
+  }
   const { plan, manual } = info;
   const H = plan.height;
   const N = s.committed.height;

@@ -30,7 +30,7 @@ import { ChainWatch } from "./chain-watch.js";
 import type { VisorEndpoint } from "./endpoint.js";
 import { committedHeight } from "./node-state.js";
 import { handedOverName } from "./orchestrator.js";
-import { decide, describeState, readStartState, type Decision } from "./reconcile.js";
+import { decide, describeState, readStartState, UNREADABLE_INFO, type Decision } from "./reconcile.js";
 import { startTelling } from "./tell.js";
 import { writeFileAtomic } from "../../base/file.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
@@ -162,6 +162,14 @@ export async function runVisor(o: RunOptions): Promise<number> {
     watcher.upgraded(plan);
   };
 
+  /** Moves an unreadable data/upgrade-info.json out of the node's way (reconcile.ts). */
+  const setAside = async (): Promise<void> => {
+    const { rename } = await import("node:fs/promises");
+    const to = join(layout.root, UNREADABLE_INFO);
+    await rename(layout.infoFile, to);
+    log.warn(`the unreadable upgrade-info.json was moved to ${to}; the node writes it again when it halts`);
+  };
+
   /** Reconciles the disk's state (docs/spec/sidecar.md §5.1); logs one line; throws to start nothing. */
   const reconcile = async (when: string): Promise<Exclude<Decision, { action: "stop" }>> => {
     const state = await readStartState(cfg, layout, { skip, currentName, probe: () => committedHeight(layout) });
@@ -183,6 +191,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
     const stale = await layout.cleanTmp();
     if (stale.length > 0) log.info("removed temporary files of an earlier run", { entries: stale.join(",") });
     const d = await reconcile("start");
+    if (d.action === "run" && d.setAside) await setAside();
     if (d.action === "upgrade") {
       const next = await upgrade(d.plan);
       if (next !== undefined) return next;
@@ -225,7 +234,10 @@ export async function runVisor(o: RunOptions): Promise<number> {
       log.info("the node exited", { exit_code: exit.status, signal: exit.signal ?? undefined });
       await settle(watcher, layout);
       const again = await reconcile("the node stopped");
-      if (again.action === "run") return exit.status;
+      if (again.action === "run") {
+        if (again.setAside) await setAside();
+        return exit.status;
+      }
       if (again.action === "repoint") {
         await repoint(again.plan);
         continue;

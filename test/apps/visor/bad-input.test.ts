@@ -3,7 +3,7 @@
  * binary, `current` and the data directory intact, nothing written outside DAEMON_HOME, no temporary
  * files or half-made upgrade directory, and the old binary still runs.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { osArch } from "../../../bindings/apps/visor/names.js";
@@ -40,7 +40,7 @@ async function failedUpgrade(info: string, env: Record<string, string> = {}) {
   return r.error ?? "";
 }
 
-describe.concurrent("bad info files: logged, retried, never fatal; the node runs on its old binary", () => {
+describe.concurrent("bad info files found at start: set aside (the node writes the file again at its halt), never fatal; the node runs on its old binary", () => {
   for (const [what, text, message] of [
     ["garbage", "garbage{", "invalid character 'g' looking for beginning of value"],
     ["an empty name", '{"name":"","height":49}', "invalid upgrade-info.json content: name cannot be empty: invalid request"],
@@ -54,6 +54,10 @@ describe.concurrent("bad info files: logged, retried, never fatal; the node runs
       expect(r.code).toBe(0);
       expect(r.stdout).toBe("v1 start\n");
       expect(r.logs).toContain(message);
+      const aside = join(h.home, "cosmovisor", "upgrade-info.json.unreadable");
+      expect(readFileSync(aside, "utf8")).toBe(text);
+      expect(r.logs).toContain(`the unreadable upgrade-info.json was moved to ${aside}`);
+      renameSync(aside, join(h.home, "data", "upgrade-info.json")); // back, for the comparison of data/
       expectIntact(h, before, "v2");
     });
   }

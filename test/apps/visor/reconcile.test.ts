@@ -37,7 +37,7 @@ const act = (d: Decision) => d.action;
 describe("the decision table", () => {
   const rows: [string, Parameters<typeof state>[0], Decision["action"]][] = [
     ["no file", { file: "none", n: 5n }, "run"],
-    ["a half-written file", { file: "invalid", n: 99n }, "run"],
+    ["a half-written file (set aside)", { file: "invalid", n: 99n }, "run"],
     ["current is P, data at H−1 (the new binary applies it)", { cur: "v2", n: 99n }, "run"],
     ["current is P, data at H (applied)", { cur: "v2", n: 100n }, "run"],
     ["current is P, height unknown", { cur: "v2" }, "run"],
