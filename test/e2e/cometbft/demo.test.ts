@@ -107,7 +107,7 @@ describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 
     expect(out).toMatch(/^ {4}warning: rehearsals of upgrade "v2" on the state of height \d+ disagree on the app hash \(2 groups: 75\.0% [0-9A-F]{8}…, 25\.0% [0-9A-F]{8}…\)/m);
     expect(out).toMatch(/^ {4}warning: upgrade "v2" at height \d+ is \d+ blocks away and only 0\.0% of the voting power \(0 of 400\) is ready/m);
     // node0's visor served its attestation at /readiness on its loopback endpoint.
-    expect(out).toMatch(/^\$ curl http:\/\/127\.0\.0\.1:\d+\/readiness {3}\(node0's visor, loopback only\)\n {2}\{"plan":\{"name":"v2","height":"\d+"\},"platform":"[a-z0-9]+\/[a-z0-9]+","binary":\{"sha256":"[0-9a-f]{16}…"\},"preflight":\{"ok":true\},"rehearsal":\{"verdict":"passed"/m);
+    expect(out).toMatch(/^ {2}\$ curl http:\/\/127\.0\.0\.1:\d+\/readiness {3}\(node0's visor, loopback only\)\n {4}\{"plan":\{"name":"v2","height":"\d+"\},"platform":"[a-z0-9]+\/[a-z0-9]+","binary":\{"sha256":"[0-9a-f]{16}…"\},"preflight":\{"ok":true\},"rehearsal":\{"verdict":"passed"/m);
     expect(out).toMatch(/validator3 +[0-9A-F]{10}… +100 +different binary +linux\/amd64 [0-9A-F]{8}…, example-v2-nondeterministic 2\.0\.0/);
     // The page showed the same rise, the split and its warning.
     expect(page.seen[0]).toBe("0.0");
