@@ -186,9 +186,12 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
   if (state.kind !== "verified") renderReadinessNotVerified($("readiness"));
   if (state.kind === "verified") {
     if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
-    currentEta = renderVerified(els, state, node, heightSeen.at);
+    // A verified header at the plan's height over a state that still holds the plan: the halt, proven.
+    const halt = haltedFor({ chainKey: `${state.header.chainId}/verified`, height: state.header.height }, state.plan);
+    currentEta = renderVerified(els, state, node, heightSeen.at, halt !== undefined);
     renderReadinessVerified($("readiness"), state.readiness, state.provenAt, node.ok ? node.value : undefined, WARN_BLOCKS);
-    document.body.dataset.state = "verified";
+    if (halt) renderHalted(halt, []);
+    document.body.dataset.state = halt ? "halted" : "verified";
     footer.dataset.refreshMs = String(Math.round(state.refreshMs));
     footer.dataset.verifiedHeight = state.header.height.toString();
   } else if (state.kind === "failed") {
@@ -355,10 +358,7 @@ function render(snap: Snapshot): void {
     renderBanner($("banner"), "unreachable", `Node unreachable — still trying every ${POLL_MS / 1000} s.`, [...haltHint(), ...problemLines(problems)]);
   } else if (halt) {
     document.body.dataset.state = "halted";
-    renderBanner($("banner"), "halted", `Halted at height ${halt.height}, waiting for ${halt.name}.`, [
-      `The node reached the height of upgrade “${halt.name}” and stopped there, as every validator does; it still answers, from its state at height ${halt.height - 1n}. It resumes once a binary with the “${halt.name}” handler runs (a sidecar switches it by itself).`,
-      ...problemLines(problems),
-    ]);
+    renderHalted(halt, problemLines(problems));
   } else if (problems.length) {
     const worst = SEVERITY.find((k) => problems.some((p) => p.kind === k)) ?? "internal";
     document.body.dataset.state = worst === "corrupt" ? "corrupt" : "degraded";
@@ -367,6 +367,14 @@ function render(snap: Snapshot): void {
     document.body.dataset.state = "ok";
     renderBanner($("banner"), "ok", "", []);
   }
+}
+
+/** The banner of a node halted at its plan's height (docs/spec/keeper.md §6.2). */
+function renderHalted(halt: PlanView, problems: string[]): void {
+  renderBanner($("banner"), "halted", `Halted at height ${halt.height}, waiting for ${halt.name}.`, [
+    `The node reached the height of upgrade “${halt.name}” and stopped there, as every validator does; it still answers, from its state at height ${halt.height - 1n}. It resumes once a binary with the “${halt.name}” handler runs (a sidecar switches it by itself).`,
+    ...problems,
+  ]);
 }
 
 /** One line per distinct failure: "RPC status, REST current_plan: cannot reach …". */
@@ -398,7 +406,7 @@ const HEADLINE: Record<ProblemKind, string> = {
  * while the state still has the plan scheduled, on two polls in a row — a node applying the upgrade looks
  * the same for the moment it executes that block.
  */
-function haltedFor(chain: ChainView | undefined, plan: PlanView | undefined): PlanView | undefined {
+function haltedFor(chain: Pick<ChainView, "chainKey" | "height"> | undefined, plan: PlanView | undefined): PlanView | undefined {
   if (!chain || !plan || !haltedForPlan(plan, chain.height)) {
     haltSeen = undefined;
     return undefined;

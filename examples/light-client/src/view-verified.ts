@@ -36,7 +36,7 @@ export function verifiedEta(height: bigint, f: VerifiedFacts, seenAt: number): E
   return etaWithBand(height, f.header.height, f.blockTimes.map((b) => b.ms), seenAt);
 }
 
-export function renderVerified(els: Record<"chain" | "plan" | "applied" | "versions" | "agreement" | "banner", HTMLElement>, f: VerifiedFacts, node: Part<ChainView>, seenAt: number): Eta | undefined {
+export function renderVerified(els: Record<"chain" | "plan" | "applied" | "versions" | "agreement" | "banner", HTMLElement>, f: VerifiedFacts, node: Part<ChainView>, seenAt: number, halted = false): Eta | undefined {
   renderBanner(els.banner, "ok", "", []);
   const provenText = `at height ${f.provenAt}, against the app hash of header ${f.header.height}`;
   const gaps = f.blockTimes.slice(1).map((b, i) => b.ms - f.blockTimes[i].ms);
@@ -73,7 +73,7 @@ export function renderVerified(els: Record<"chain" | "plan" | "applied" | "versi
 
   // Plan, with its ETA band and the proposals in their voting period.
   const eta = f.plan ? verifiedEta(f.plan.height, f, seenAt) : undefined;
-  renderPlan(els.plan, ok<PlanView | undefined>(f.plan, f.provenAt), "verified", chain, eta, f.applied.length);
+  renderPlan(els.plan, ok<PlanView | undefined>(f.plan, f.provenAt), "verified", chain, eta, f.applied.length, halted);
   badge(els.plan, f.plan ? `plan “${f.plan.name}” ${provenText}` : `no plan: its absence ${provenText}`);
   if (f.proposals.length) els.plan.append(proposalsView(f, seenAt));
 
