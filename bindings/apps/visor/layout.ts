@@ -163,10 +163,14 @@ export class Layout {
    * `current`. The upgrade's binary must be in place. `beforeRename` is a fault-injection hook for tests.
    */
   async switchTo(planName: string, hooks: { beforeRename?: (tempLink: string) => Promise<void> | void } = {}): Promise<void> {
-    const dirName = upgradeDirName(planName, this.cfg.disableRecase);
-    await ensureBinary(this.upgradeBin(planName));
+    await this.pointCurrentAt(join("upgrades", upgradeDirName(planName, this.cfg.disableRecase)), hooks);
+  }
+
+  /** Points `current` at `target` (`genesis`, `upgrades/<dir>`, relative to the root) atomically; its binary must be in place. */
+  async pointCurrentAt(target: string, hooks: { beforeRename?: (tempLink: string) => Promise<void> | void } = {}): Promise<void> {
+    await ensureBinary(join(this.root, target, "bin", this.cfg.name));
     const temp = await this.tmpPath("current");
-    await symlink(join("upgrades", dirName), temp);
+    await symlink(target, temp);
     try {
       await hooks.beforeRename?.(temp);
     } catch (e) {

@@ -11,6 +11,10 @@
  *
  * `data/priv_validator_state.json` is CometBFT's record of the last height, round and step this validator
  * signed: a rollback must never take it backwards (rollback.ts).
+ *
+ * Whether the node runs: LevelDB (classic-level, goleveldb) holds a POSIX lock on each database's `LOCK`
+ * file for as long as it is open, and Linux lists every lock in `/proc/locks` with its device and inode — a
+ * precise answer that neither opens nor touches the database.
  */
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,9 +43,9 @@ function int64Value(b: Uint8Array): bigint | undefined {
   return undefined;
 }
 
-/** The application's last committed height, read from a copy of `data/application.db`. */
-export async function committedHeight(layout: Layout): Promise<CommittedHeight> {
-  const db = join(layout.dataDir, "application.db");
+/** The application's last committed height, read from a copy of `<dataDir>/application.db` (the node's `data/` by default). */
+export async function committedHeight(layout: Layout, dataDir = layout.dataDir): Promise<CommittedHeight> {
+  const db = join(dataDir, "application.db");
   try {
     await stat(join(db, "CURRENT"));
   } catch {
@@ -101,4 +105,43 @@ export function signedAfter(a: SignState, b: SignState | undefined): boolean {
   if (a.height !== b.height) return a.height > b.height;
   if (a.round !== b.round) return a.round > b.round;
   return a.step > b.step;
+}
+
+/** A lock held on one of `dataDir`'s databases: its `LOCK` file and the process holding it. */
+export interface HeldLock {
+  file: string;
+  pid: number;
+}
+
+/**
+ * The databases under `dataDir` that a process holds open (their `LOCK` file locked), from `/proc/locks`;
+ * undefined where the kernel does not list locks (not Linux).
+ */
+export async function heldLocks(dataDir: string): Promise<HeldLock[] | undefined> {
+  let table: string;
+  try {
+    table = await readFile("/proc/locks", "utf8");
+  } catch {
+    return undefined;
+  }
+  // `1: POSIX  ADVISORY  WRITE 29358 fe:00:10856886 0 EOF`: pid, then major:minor (hex):inode.
+  const locked = new Map<string, number>();
+  for (const line of table.split("\n")) {
+    const m = /\s(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/.exec(line);
+    if (m && !line.includes("->")) locked.set(`${parseInt(m[2], 16)}:${parseInt(m[3], 16)}:${m[4]}`, Number(m[1]));
+  }
+  const out: HeldLock[] = [];
+  const files = await walkTree(dataDir).catch(() => []);
+  for (const e of files) {
+    if (e.kind !== "file" || !/(^|\/)LOCK$/.test(e.rel)) continue;
+    const st = await stat(join(dataDir, e.rel)).catch(() => undefined);
+    if (!st) continue;
+    // Linux's dev_t: the major in bits 8–19 (and 32+), the minor in bits 0–7 (and 20–31).
+    const dev = BigInt(st.dev);
+    const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn));
+    const minor = Number((dev & 0xffn) | ((dev >> 12n) & ~0xffn));
+    const pid = locked.get(`${major}:${minor}:${st.ino}`);
+    if (pid !== undefined) out.push({ file: e.rel, pid });
+  }
+  return out;
 }

@@ -36,6 +36,7 @@ import { writeFileAtomic } from "../../base/file.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { join } from "node:path";
 import { ReadinessAttester, readinessRoute } from "./readiness.js";
+import { interruptedRollback } from "./rollback.js";
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -188,6 +189,8 @@ export async function runVisor(o: RunOptions): Promise<number> {
   telling.endpoint?.route("/readiness", readinessRoute(cfg));
 
   try {
+    const journal = await interruptedRollback(layout);
+    if (journal) throw new VisorError(`cannot start: a rollback was interrupted (${journal}); run \`xupgrade visor rollback\` again to finish it`);
     const stale = await layout.cleanTmp();
     if (stale.length > 0) log.info("removed temporary files of an earlier run", { entries: stale.join(",") });
     const d = await reconcile("start");

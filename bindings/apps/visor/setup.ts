@@ -4,9 +4,10 @@
  * (`cosmovisor/manual-upgrade.json`, so the watcher can never see the plan without knowing it is manual),
  * then `data/upgrade-info.json`, atomically.
  */
-import { chmod, copyFile, lstat, mkdir, rename, stat, unlink } from "node:fs/promises";
+import { chmod, copyFile, lstat, mkdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../../base/file.js";
+import { exists, writeFileAtomic } from "../../base/file.js";
+import { ROLLED_BACK_MARKER } from "./reconcile.js";
 import { writeUpgradeInfo } from "../../module/upgrade-info/file.js";
 import { readPlanFile } from "./info-file.js";
 import { ensureBinary, Layout, pathError, random } from "./layout.js";
@@ -95,6 +96,12 @@ export async function addUpgrade(
     throw e;
   }
   log.info(`Upgrade binary located at ${dest}`);
+  // A new binary for an upgrade that was rolled back is the operator's go-ahead to try it again (docs/spec/sidecar.md §13).
+  const rolledBack = join(layout.upgradeDir(upgradeName), ROLLED_BACK_MARKER);
+  if (await exists(rolledBack)) {
+    await rm(rolledBack, { force: true });
+    log.info(`the upgrade "${upgradeName}" was rolled back; with this binary the visor upgrades to it again`);
+  }
 
   if (o.height !== undefined) {
     const record = JSON.stringify({ name: upgradeName, height: o.height.toString(), info: "" }) + "\n";

@@ -1,5 +1,5 @@
 /**
- * `xupgrade visor init|run|add-upgrade|show-upgrade-info|prepare-upgrade|config|version`: flag parsing only;
+ * `xupgrade visor init|run|add-upgrade|show-upgrade-info|prepare-upgrade|rollback|config|version`: flag parsing only;
  * the sidecar (bindings/apps/visor, docs/spec/sidecar.md) is loaded when a visor command runs. `run` hands every
  * argument to the node (only `--cosmovisor-config <path>` is taken out, as cosmovisor does) and exits
  * with the node's status.
@@ -172,6 +172,26 @@ export function registerVisor(program: Command): void {
       const cfg = await config(cmd);
       const { prepareUpgrade } = await import("../../visor/preflight.js");
       await step(async () => prepareUpgrade(cfg, { log: await logger(cfg) }));
+    });
+
+  visor
+    .command("rollback")
+    .summary("Undo the last upgrade: restore its data backup and point `current` back (the node stopped)")
+    .description(
+      "Restores $DAEMON_HOME/data from the newest complete backup taken for the upgrade `current` records (hard-linked where it can), keeps the " +
+        "replaced data beside it, points `current` back at the binary that ran before, and marks the upgrade rolled back so no start upgrades " +
+        "to it again until `add-upgrade <name> <binary> --force` stages a fixed binary. Refused while the node runs, without a backup, or without " +
+        "room for the copy. Without --force, also refused when the new binary committed blocks past the upgrade height or the validator signed " +
+        "after the backup (priv_validator_state.json); the newer signed state is always kept (docs/spec/sidecar.md §13).",
+    )
+    .option("--force", "roll back although blocks past the upgrade height are lost or the validator signed after the backup")
+    .option("--backup <path>", "this complete backup of the upgrade (a path, or a name in DAEMON_DATA_BACKUP_DIR) instead of the newest")
+    .option(CONFIG_FLAG, CONFIG_HELP)
+    .action(async (opts: { force?: boolean; backup?: string }, cmd: Command) => {
+      expectArgs(cmd, 0, 0);
+      const cfg = await config(cmd);
+      const { rollback } = await import("../../visor/rollback.js");
+      await step(async () => rollback(cfg, { log: await logger(cfg), force: opts.force === true, backup: opts.backup }));
     });
 
   visor
