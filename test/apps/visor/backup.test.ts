@@ -165,3 +165,80 @@ describe("which backups are reused", () => {
     expect(existsSync(join(temps[0], BACKUP_MARKER))).toBe(false);
   });
 });
+
+describe("fit for the disk and the clock", () => {
+  /** A node's LevelDB with table files (a few thousand keys, compacted), as data/application.db. */
+  async function leveldb(h: Home): Promise<void> {
+    const { ClassicLevel } = await import("classic-level");
+    const db = new ClassicLevel<string, string>(join(h.home, "data", "application.db"));
+    await db.open();
+    const batch = db.batch();
+    for (let i = 0; i < 4000; i++) batch.put(`key-${i}`, `value ${i} `.repeat(40));
+    await batch.write();
+    await db.compactRange("\u0000", "\uffff");
+    await db.close();
+  }
+  const files = (dir: string, rel = ""): { rel: string; size: number; ino: number }[] =>
+    readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((e) => {
+      const r = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (e.isDirectory()) return files(dir, r);
+      const st = statSync(join(dir, r));
+      return r === BACKUP_MARKER ? [] : [{ rel: r, size: st.size, ino: st.ino }];
+    });
+
+  it("a backup on the data's file system hard-links the table files and copies the rest; the log and the marker say how many bytes each", async () => {
+    const h = await newHome("echo v1");
+    await leveldb(h);
+    await stage(h, "v2", CHAIN2_DUMMYD);
+    plan(h);
+    const data = snapshot(join(h.home, "data"));
+    const r = await visor(h, ["run", "start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" });
+    expect(r.code).toBe(0);
+    const b = join(h.home, backupsIn(h.home)[0]);
+    expect(snapshot(b, [BACKUP_MARKER])).toEqual(data);
+    const live = new Map(files(join(h.home, "data")).map((f) => [f.rel, f.ino]));
+    const all = files(b);
+    const tables = all.filter((f) => /^\d+\.ldb$/.test(f.rel.split("/").pop()!));
+    const others = all.filter((f) => !tables.includes(f));
+    expect(tables.length).toBeGreaterThan(0);
+    // Table files: the same inode as the node's (a link); everything else: a file of its own.
+    for (const f of tables) expect([f.rel, f.ino]).toEqual([f.rel, live.get(f.rel)]);
+    for (const f of others) expect([f.rel, f.ino]).not.toEqual([f.rel, live.get(f.rel)]);
+    const linked = tables.reduce((n, f) => n + f.size, 0);
+    const copied = others.reduce((n, f) => n + f.size, 0);
+    expect(marker(b)).toMatchObject({ bytes_linked: linked, bytes_copied: copied, bytes: linked + copied, files: tables.length + others.length, current: "genesis" });
+    expect(r.stderr).toMatch(new RegExp(`INF backup plan files=${tables.length + others.length} copy_bytes=${copied} link_bytes=${linked} free_bytes=\\d+ hard_links=true`));
+    expect(r.stderr).toMatch(new RegExp(`INF backup completed seconds=\\d+\\.\\d\\d files=${tables.length + others.length} bytes_copied=${copied} bytes_linked=${linked}`));
+  }, 90_000);
+
+  it("a backup that does not fit the volume is refused before anything is written, with the numbers; nothing changed", async () => {
+    const h = await newHome("echo v1");
+    await leveldb(h);
+    await stage(h, "v2", CHAIN2_DUMMYD);
+    plan(h);
+    // A sparse file larger than the volume's free space: the node's data cannot be copied there.
+    const { statfsSync, truncateSync } = await import("node:fs");
+    const fs = statfsSync(h.home);
+    const big = Math.min(fs.bavail * fs.bsize + 8 * 2 ** 30, 2 ** 44 - 2 ** 20);
+    writeFileSync(join(h.home, "data", "wal.bin"), "");
+    truncateSync(join(h.home, "data", "wal.bin"), big);
+    const outside = snapshot(h.parent, ["home"]);
+    const home = snapshot(h.home, ["data/wal.bin"]); // read whole, the sparse file would not fit in memory
+    const wal = statSync(join(h.home, "data", "wal.bin"));
+    const r = await visor(h, ["run", "start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" });
+    expect(r.code).toBe(1);
+    const m = /Error: not enough free space for the data backup: it copies .+ \((\d+) bytes; .+ of table files are hard-linked\) and needs (\d+) bytes with the margin, but (.+) has .+ \((\d+) bytes\) free; nothing was changed\. Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true\n$/.exec(r.stderr);
+    expect(m, r.stderr).not.toBeNull();
+    const [copies, need, dir, free] = [Number(m![1]), Number(m![2]), m![3], Number(m![4])];
+    expect(copies).toBeGreaterThanOrEqual(big);
+    expect(need).toBeGreaterThan(free);
+    expect(dir).toBe(h.home);
+    // Nothing changed: no backup, no switch, data/ and the home as they were (the old binary still current).
+    expect(backupsIn(h.home)).toEqual([]);
+    expect(snapshot(h.home, ["data/wal.bin", "cosmovisor/.tmp"])).toEqual(home);
+    expect(readdirSync(join(h.home, "cosmovisor", ".tmp"))).toEqual([]); // the start's height probe came and went
+    expect(snapshot(h.parent, ["home"])).toEqual(outside);
+    expect(statSync(join(h.home, "data", "wal.bin"))).toMatchObject({ size: wal.size, ino: wal.ino, mtimeMs: wal.mtimeMs });
+    expect(r.stderr).not.toContain("starting to take backup");
+  }, 90_000);
+});
