@@ -22,7 +22,7 @@ import { sleep } from "../../base/sleep.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { BackupSpaceError, backupData, checkBackupSpace, findBackup } from "./backup.js";
 import type { VisorEvents } from "./events.js";
-import { handOver } from "./orchestrator.js";
+import { handOver, imageOf } from "./orchestrator.js";
 import type { Supervisor } from "./child.js";
 import { ms, type VisorConfig } from "./config/index.js";
 import { binarySource, downloadLimits, fetchUpgrade } from "./fetch.js";
@@ -262,6 +262,7 @@ async function pipelineSteps(ctx: PipelineContext, plan: VisorPlan): Promise<Pip
 
     // Orchestrator mode: no binary here; the backup and the custom pre-upgrade, then the image tag for the orchestrator.
     if (cfg.orchestratorImageFile !== "") {
+      imageOf(plan.info); // a plan naming no image is refused before the backup: nothing changed
       await backup(ctx, plan, temp);
       checkpoint();
       if (cfg.customPreupgrade !== "") await runCustomPreUpgrade({ layout, script: cfg.customPreupgrade, plan, supervisor, log });
