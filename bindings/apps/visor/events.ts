@@ -12,10 +12,11 @@
  * | `switch` | `current` points at the new binary |
  * | `first_block` | the new binary committed the upgrade height (the node's RPC says so) |
  * | `failure` | the upgrade stopped (`error`); nothing was switched |
+ * | `rollback` | `visor rollback` restored the upgrade's backup and pointed `current` back (rollback.ts) |
  */
-export type Stage = "plan_seen" | "binary_staged" | "rehearsal" | "halt" | "backup" | "switch" | "first_block" | "failure";
+export type Stage = "plan_seen" | "binary_staged" | "rehearsal" | "halt" | "backup" | "switch" | "first_block" | "failure" | "rollback";
 
-export const STAGES: readonly Stage[] = ["plan_seen", "binary_staged", "rehearsal", "halt", "backup", "switch", "first_block", "failure"];
+export const STAGES: readonly Stage[] = ["plan_seen", "binary_staged", "rehearsal", "halt", "backup", "switch", "first_block", "failure", "rollback"];
 
 /** What the metrics also follow, which is not a stage (no webhook): the node started, the node's height. */
 export type Observation = "node_start" | "node_height";

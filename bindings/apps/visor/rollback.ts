@@ -33,6 +33,7 @@ import { exists, writeFileAtomic } from "../../base/file.js";
 import { BACKUP_MARKER, listBackups, spaceNeeded, type BackupMarker } from "./backup.js";
 import type { VisorConfig } from "./config/index.js";
 import { VisorError } from "./errors.js";
+import type { VisorEvents } from "./events.js";
 import { Layout, random } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { sameName } from "./names.js";
@@ -52,6 +53,8 @@ export interface RollbackOptions {
   /** This backup (a complete backup of the current upgrade) instead of the newest. */
   backup?: string;
   now?: Date;
+  /** Told the `rollback` stage (the webhooks, docs/spec/sidecar.md §11). */
+  events?: VisorEvents;
   /** Test hook: awaited between the journal's steps (a crash there must be resumable). */
   afterStep?: (step: "aside" | "restored") => Promise<void>;
 }
@@ -291,6 +294,7 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   await writeFileAtomic(journalFile, JSON.stringify(journal) + "\n");
   await finish(layout, journal, log, o);
   log.info(`rolled back "${name}": data/ restored from ${backup}; the replaced data is kept at ${journal.aside} (delete it when done)`);
+  o.events?.emit("rollback", { name, height: H }, { backup, current: target, data_kept: journal.aside, forced: journal.forced, seconds, bytes_copied: copied.bytesCopied, bytes_linked: copied.bytesLinked });
   return {
     upgrade: name,
     height: H,

@@ -16,7 +16,7 @@ import { committedHeight } from "../../../bindings/apps/visor/node-state.js";
 import { ROLLED_BACK_MARKER } from "../../../bindings/apps/visor/reconcile.js";
 import { rollback, ROLLBACK_JOURNAL } from "../../../bindings/apps/visor/rollback.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
-import { captureLog, config, newHome, removeTempDirs, script, snapshot, stage, visor, waitUntil, type Home } from "./helpers.js";
+import { captureLog, config, httpServer, newHome, removeTempDirs, script, snapshot, stage, visor, waitUntil, type Home } from "./helpers.js";
 
 afterAll(() => {
   removeTempDirs();
@@ -80,7 +80,19 @@ describe("visor rollback", () => {
     await newBinaryRan(h);
     const afterUpgrade = snapshot(data(h));
 
-    const r = await visor(h, ["rollback"], NO_RPC);
+    // Told to a local webhook receiver.
+    const told: { event: string; plan: unknown; details: Record<string, unknown> }[] = [];
+    const hook = await httpServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      told.push(JSON.parse(body) as (typeof told)[number]);
+      res.writeHead(204);
+      res.end();
+    });
+    const r = await visor(h, ["rollback"], { ...NO_RPC, DAEMON_WEBHOOK_URL: `${hook.url}/hook` }).finally(() => hook.close());
+    expect(told).toEqual([
+      expect.objectContaining({ event: "rollback", plan: { name: "v2", height: "100" }, details: expect.objectContaining({ current: "genesis", forced: false, data_kept: expect.stringContaining("data-rolled-back-v2-") }) }),
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/INF rollback of "v2" at height 100: data\/ committed=100, the backup committed=99; signed height 100 round 0 step 3, the backup height 100 round 0 step 3 /);
     expect(r.stderr).toMatch(/INF rolled back "v2": data\/ restored from .*data-backup-\d+-\d+-\d+; the replaced data is kept at .*data-rolled-back-v2-\d+-\d+-\d+ \(delete it when done\)/);

@@ -191,7 +191,10 @@ export function registerVisor(program: Command): void {
       expectArgs(cmd, 0, 0);
       const cfg = await config(cmd);
       const { rollback } = await import("../../visor/rollback.js");
-      await step(async () => rollback(cfg, { log: await logger(cfg), force: opts.force === true, backup: opts.backup }));
+      const log = await logger(cfg);
+      // The rollback is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
+      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
+      await step(async () => rollback(cfg, { log, force: opts.force === true, backup: opts.backup, events: telling?.events })).finally(() => telling?.close());
     });
 
   visor
