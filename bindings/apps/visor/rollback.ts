@@ -28,7 +28,7 @@
  * to start, and `visor rollback` again finishes the steps left.
  */
 import { lstat, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { exists, writeFileAtomic } from "../../base/file.js";
 import { BACKUP_MARKER, listBackups, spaceNeeded, type BackupMarker } from "./backup.js";
 import type { VisorConfig } from "./config/index.js";
@@ -148,6 +148,10 @@ async function sweepUnjournalled(layout: Layout, log: VisorLogger): Promise<void
 /** The steps after the copy, each one skipped when done already: so a rerun after a crash finishes them. */
 async function finish(layout: Layout, j: Journal, log: VisorLogger, o: Pick<RollbackOptions, "afterStep" | "now">): Promise<void> {
   const [hasData, hasRestored, hasAside] = await Promise.all([exists(layout.dataDir), exists(j.restored), exists(j.aside)]);
+  if (hasRestored && hasData && hasAside) {
+    // data/ was moved aside, then something (a node started by hand) made a new one: not ours to replace.
+    throw new VisorError(`cannot finish the rollback: ${layout.dataDir} appeared after the data was moved to ${j.aside}; move it away, then run \`xupgrade visor rollback\` again`);
+  }
   if (hasRestored && hasData && !hasAside) {
     await rename(layout.dataDir, j.aside);
     await o.afterStep?.("aside");
@@ -214,7 +218,8 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   const backups = (await listBackups(cfg.dataBackupDir, layout.dataDir)).filter((b) => sameName(b.marker.name, name));
   let chosen: { path: string; marker: BackupMarker } | undefined;
   if (o.backup !== undefined) {
-    chosen = backups.find((b) => b.path === o.backup || b.path === join(cfg.dataBackupDir, o.backup ?? ""));
+    const wanted = [resolve(o.backup), resolve(cfg.dataBackupDir, o.backup)];
+    chosen = backups.find((b) => wanted.includes(b.path));
     if (!chosen) throw new VisorError(`cannot roll back: ${o.backup} is not a complete backup of ${layout.dataDir} for the upgrade "${name}" in ${cfg.dataBackupDir}`);
   } else chosen = backups.at(-1);
   if (!chosen) {

@@ -172,6 +172,8 @@ describe("visor rollback", () => {
     const r = await visor(h, ["rollback"], NO_RPC);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Error: cannot roll back: no backup of the upgrade "v2" in .* \(DAEMON_DATA_BACKUP_DIR\) holds .*\/data; was UNSAFE_SKIP_BACKUP on\?/);
+    const named = await visor(h, ["rollback", "--backup", "data-backup-2020-1-1"], NO_RPC);
+    expect(named.stderr).toContain(`Error: cannot roll back: data-backup-2020-1-1 is not a complete backup of ${data(h)} for the upgrade "v2" in ${h.home}\n`);
     expect(sealHome(h)).toEqual(before);
   }, 180_000);
 
@@ -202,7 +204,7 @@ describe("visor rollback", () => {
     expect(r.stderr).toContain("without --force: the validator signed height 102 round 1 step 2 after the backup was taken (height 100 round 0 step 3)");
     expect(sealHome(h)).toEqual(before);
 
-    const forced = await visor(h, ["rollback", "--force"], NO_RPC);
+    const forced = await visor(h, ["rollback", "--force", "--backup", backupsIn(h)[0]], NO_RPC);
     expect(forced.code).toBe(0);
     expect(forced.stderr).toContain("kept the node's priv_validator_state.json (height 102 round 1 step 2): the signed state never goes backwards");
     expect(signedHeight(data(h))).toBe("102");
