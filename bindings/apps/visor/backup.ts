@@ -104,7 +104,7 @@ export class BackupSpaceError extends VisorError {
   ) {
     super(
       `not enough free space for the data backup: it copies ${formatBytes(estimate.bytesToCopy)} (${estimate.bytesToCopy} bytes` +
-        `${estimate.bytesToLink > 0 ? `; ${formatBytes(estimate.bytesToLink)} of table files are hard-linked` : ""}) and needs ${need} bytes with the margin, ` +
+        `${estimate.bytesToLink > 0 ? `; ${formatBytes(estimate.bytesToLink)} of immutable files are hard-linked` : ""}) and needs ${need} bytes with the margin, ` +
         `but ${backupDir} has ${formatBytes(free)} (${free} bytes) free; nothing was changed. ` +
         "Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true",
     );

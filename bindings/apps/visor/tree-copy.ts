@@ -3,8 +3,9 @@
  * rollback's restore and the committed-height probe all copy `data/` this way.
  *
  * The table files of LevelDB, Pebble and RocksDB (`<number>.ldb`, `<number>.sst`) are immutable once
- * written — the database only ever deletes them — so they are hard-linked when the copy is on the same file
- * system: the copy costs a directory entry, not the bytes. Every other file (`CURRENT`, `MANIFEST-*`, `LOG`,
+ * written — the database only ever deletes them — and so are the chunks CometBFT's WAL rotated out
+ * (`cs.wal/wal.<n>`); they are hard-linked when the copy is on the same file system: the copy costs a
+ * directory entry, not the bytes. Every other file (`CURRENT`, `MANIFEST-*`, `LOG`,
  * the active `*.log`, CometBFT's WAL, JSON state) may be changed in place and is copied, as a reflink where
  * the file system offers one (Btrfs, XFS; the kernel falls back to a plain copy elsewhere). A file that
  * cannot be linked (another file system) is copied.
@@ -14,8 +15,12 @@ import { copyFile, link, lstat, mkdir, readdir, readlink, statfs, symlink } from
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 
-/** A table file of LevelDB, Pebble or RocksDB: written once, never modified, only deleted. */
-export const isImmutableTable = (name: string): boolean => /^\d+\.(ldb|sst)$/.test(name);
+/**
+ * A file written once, never modified, only deleted (`rel` relative to `data/`): a table file of LevelDB,
+ * Pebble or RocksDB, or a chunk of CometBFT's consensus WAL that its autofile group rotated out
+ * (`cs.wal/wal.000`, …: the head `cs.wal/wal` is renamed to the next index, then only read or removed).
+ */
+export const isImmutable = (rel: string): boolean => /^\d+\.(ldb|sst)$/.test(basename(rel)) || /(^|\/)cs\.wal\/wal\.\d{3,}$/.test(rel);
 
 export interface TreeEntry {
   rel: string;
@@ -53,7 +58,7 @@ export function estimateCopy(entries: readonly TreeEntry[], canLink: boolean): C
   for (const e of entries) {
     if (e.kind !== "file") continue;
     est.files++;
-    if (canLink && isImmutableTable(basename(e.rel))) est.bytesToLink += e.size;
+    if (canLink && isImmutable(e.rel)) est.bytesToLink += e.size;
     else est.bytesToCopy += e.size;
   }
   return est;
@@ -97,7 +102,7 @@ export async function copyTree(src: string, dest: string, entries: readonly Tree
     else if (e.kind === "link") await symlink(await readlink(from), to);
     else {
       let linked = false;
-      if (o.link && isImmutableTable(basename(e.rel))) {
+      if (o.link && isImmutable(e.rel)) {
         try {
           await link(from, to);
           linked = true;

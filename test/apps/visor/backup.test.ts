@@ -227,7 +227,7 @@ describe("fit for the disk and the clock", () => {
     const wal = statSync(join(h.home, "data", "wal.bin"));
     const r = await visor(h, ["run", "start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" });
     expect(r.code).toBe(1);
-    const m = /Error: not enough free space for the data backup: it copies .+ \((\d+) bytes; .+ of table files are hard-linked\) and needs (\d+) bytes with the margin, but (.+) has .+ \((\d+) bytes\) free; nothing was changed\. Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true\n$/.exec(r.stderr);
+    const m = /Error: not enough free space for the data backup: it copies .+ \((\d+) bytes; .+ of immutable files are hard-linked\) and needs (\d+) bytes with the margin, but (.+) has .+ \((\d+) bytes\) free; nothing was changed\. Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true\n$/.exec(r.stderr);
     expect(m, r.stderr).not.toBeNull();
     const [copies, need, dir, free] = [Number(m![1]), Number(m![2]), m![3], Number(m![4])];
     expect(copies).toBeGreaterThanOrEqual(big);
@@ -241,4 +241,14 @@ describe("fit for the disk and the clock", () => {
     expect(statSync(join(h.home, "data", "wal.bin"))).toMatchObject({ size: wal.size, ino: wal.ino, mtimeMs: wal.mtimeMs });
     expect(r.stderr).not.toContain("starting to take backup");
   }, 90_000);
+});
+
+describe("which files are linked", () => {
+  it("database tables and CometBFT's rotated WAL chunks; never a file that is written in place", async () => {
+    const { isImmutable } = await import("../../../bindings/apps/visor/tree-copy.js");
+    for (const f of ["application.db/000123.ldb", "blockstore.db/000007.sst", "cs.wal/wal.000", "cs.wal/wal.1234"]) expect([f, isImmutable(f)]).toEqual([f, true]);
+    for (const f of ["application.db/000124.log", "application.db/CURRENT", "application.db/MANIFEST-000002", "application.db/LOG", "cs.wal/wal", "priv_validator_state.json", "x/wal.000", "upgrade-info.json"]) {
+      expect([f, isImmutable(f)]).toEqual([f, false]);
+    }
+  });
 });
