@@ -23,7 +23,7 @@ import { interopPeers } from "./support/peers.js";
 import { fetchLightBlock } from "../../bindings/light/provider.js";
 import { RpcProvider } from "../../bindings/light/rpc-provider.js";
 import { judgeUpgrade } from "../support/light/judge-upgrade.js";
-import { initSimd, killAll, passProposal, softwareUpgradeMsg, startSimd, waitForHalt, type SimdHome, type SimdNode } from "./support/simd.js";
+import { initSimd, killAll, passProposal, rpcHeight, softwareUpgradeMsg, startSimd, waitForHalt, type SimdHome, type SimdNode } from "./support/simd.js";
 
 const peers = interopPeers();
 const SHOTS = join(ROOT, "test-output/interop");
@@ -158,6 +158,12 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
   }, 180_000);
 
   it(`verified on ${sc.new.label} from the root taken before the upgrade: the Done record in the SDK's layout and what changed, proven; the oracle agrees`, async () => {
+    // Block H writes the Done record, and a state is proven against the next header: wait for header H+1
+    // (REST already answers at H; a loaded machine may not have made the next block yet).
+    for (const end = Date.now() + 60_000; (await rpcHeight(h.rpcUrl)) <= height; ) {
+      if (Date.now() > end) throw new Error(`${sc.new.label} made no block after the upgrade height ${height} in 60 s`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const j = await judgeUpgrade({ primary: h.rpcUrl, trustHeight: trust!.height, trustHash: trust!.hash }, async (c) => ({
       applied: (await c.appliedUpgrades()).value,
       plan: (await c.currentPlan()).value,

@@ -79,7 +79,8 @@ const input = (extra: Partial<UpgradeJudgeInput> = {}): UpgradeJudgeInput => ({ 
 
 beforeAll(async () => {
   core = await loadCore("wasm");
-  net = await simdNet({ binary: peers.simd050, chainId: "light-sdk-1", validators: 4 });
+  // Voting lasts 20 s: long enough for the page to see a proposal in its voting period on a loaded machine.
+  net = await simdNet({ binary: peers.simd050, chainId: "light-sdk-1", validators: 4, votingPeriod: "20s" });
   other = await cometbftNet({ cometbft: cometbft!, chainId: "light-elsewhere-1", validators: 1 });
   await Promise.all([net.start(), other.start()]);
   const lb = await fetchLightBlock(RpcProvider.of(net.nodes[0].rpcUrl), 3n, net.chainId);
@@ -354,7 +355,8 @@ describe("the status page in verified mode, in Chromium, against the four valida
   it("warns when a proposal's voting ends after the estimated time of its upgrade height (all proven)", async () => {
     const { page } = await open(url(net.nodes[3].rpcUrl));
     await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
-    // Voting lasts 6 s; blocks come every ~0.6 s: a height 4 blocks ahead is due long before voting ends.
+    // Voting lasts 20 s; blocks come every ~0.6 s: a height 6 blocks ahead is due long before voting ends (and
+    // if the chain passed it before the page looked, it is due now: voting still ends after it).
     const id = await net.propose(softwareUpgradeMsg({ name: "too-soon", height: Number(await net.height(3)) + 6 }));
     await waitText(page, "vote-warning", /^⚠ Voting ends after the estimated upgrade time/, 20_000);
     expect(await page.locator(`[data-testid="proposal"][data-id="${id}"]`).innerText()).toContain("too-soon");
