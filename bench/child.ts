@@ -5,7 +5,7 @@
  *   node --import tsx --expose-gc bench/child.ts cold file|inline
  *   node --import tsx --expose-gc bench/child.ts memory wasm|js [--quick]
  *   node --import tsx --expose-gc bench/child.ts state-build <dir> <keys>
- *   node --import tsx --expose-gc bench/child.ts state-measure <dir> <keys> <blocks> <proofs>
+ *   node --import tsx --expose-gc bench/child.ts state-measure <dir> <keys> <blocks> <proofs> <warm-up blocks>
  */
 import type { Backend } from "../bindings/core/contract.js";
 import { coldStart } from "./cases/instantiate.js";
@@ -20,6 +20,6 @@ if (mode === "suite") result = await runSuite([arg as Backend], (line) => proces
 else if (mode === "cold") result = await coldStart(arg as "file" | "inline");
 else if (mode === "memory") result = await memoryRun(arg as Backend, config.memoryPreBlocks, config.memoryCycles);
 else if (mode === "state-build") result = await buildState(arg, Number(rest[0]));
-else if (mode === "state-measure") result = await measureState(arg, Number(rest[0]), Number(rest[1]), Number(rest[2]));
+else if (mode === "state-measure") result = await measureState(arg, Number(rest[0]), Number(rest[1]), Number(rest[2]), Number(rest[3]));
 else throw new Error(`unknown mode ${mode}`);
 process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);

@@ -6,16 +6,25 @@
 
 /** Bytes `writeUvarint` takes for `v` (a non-negative safe integer, or 2 × one for zigzag). */
 export function uvarintSize(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
+  if (v < 0x80) return 1;
+  if (v < 0x4000) return 2;
+  if (v < 0x20_0000) return 3;
+  let n = 4;
+  for (v = Math.floor(v / 0x20_0000); v >= 0x80; v = Math.floor(v / 128)) n++;
   return n;
 }
 
 /** Writes `v` (0 ≤ v < 2^54) as a uvarint at `pos`; returns the position after it. */
 export function writeUvarint(buf: Uint8Array, pos: number, v: number): number {
+  // Integer arithmetic below 2^31 (heights, sizes, versions, nonces, lengths): the common case.
+  if (v < 0x8000_0000) {
+    while (v >= 0x80) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    return pos;
+  }
   while (v >= 0x80) {
     buf[pos++] = (v % 128) | 0x80;
     v = Math.floor(v / 128);
@@ -84,6 +93,14 @@ export class Reader {
   bytes(): Uint8Array {
     const n = this.uvarint();
     if (this.pos + n > this.buf.length) throw new Error(`truncated bytes: ${n} announced, ${this.buf.length - this.pos} left`);
+    const out = this.buf.slice(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** The next `n` bytes (a copy), with no length prefix. */
+  fixed(n: number): Uint8Array {
+    if (this.pos + n > this.buf.length) throw new Error(`truncated input: ${n} bytes expected, ${this.buf.length - this.pos} left`);
     const out = this.buf.slice(this.pos, this.pos + n);
     this.pos += n;
     return out;

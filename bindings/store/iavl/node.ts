@@ -8,10 +8,13 @@
  * - leaf:  sha256(varint 0 ‖ varint 1 ‖ varint version ‖ bytes key ‖ bytes sha256(value))
  * - inner: sha256(varint height ‖ varint size ‖ varint version ‖ bytes left hash ‖ bytes right hash)
  *
- * Stored form (IAVL v1 `writeBytes`, every child named by its node key): varint height ‖ varint size ‖
- * bytes key ‖ (leaf: bytes value | inner: bytes hash ‖ varint mode 0 ‖ varint left version ‖ varint left
- * nonce ‖ varint right version ‖ varint right nonce). A leaf's hash is not stored: it is computed when
- * first needed (`hashOf`).
+ * Stored form (docs/spec/store.md §4): a leaf as IAVL v1's `writeBytes` (varint 0 ‖ varint 1 ‖ bytes key ‖
+ * bytes value); an inner node names each child by node key together with what the parent needs of it —
+ * its hash, height and size — and not its own hash (its parent, or the version's record, holds that):
+ * varint height ‖ varint size ‖ bytes key ‖ left: varint version ‖ varint nonce ‖ 32-byte hash ‖ varint
+ * height ‖ varint size ‖ right: varint version ‖ varint nonce ‖ 32-byte hash ‖ varint height (its size is
+ * the rest). A change then rehashes and rebalances its path without reading the siblings, and a commit
+ * never reads a leaf (MutableTree).
  */
 import { bytesSize, Reader, varintSize, writeBytes, writeVarint } from "./encoding.js";
 
@@ -20,20 +23,40 @@ export type Sha256 = (data: Uint8Array) => Uint8Array;
 
 export const HASH_SIZE = 32;
 
+const NO_KEY = new Uint8Array(0);
+
 export class Node {
   /** Saved nodes: the version that saved the node; 0 while it is being built. */
   version = 0;
   nonce = 0;
+  /**
+   * An unsaved node's hash once computed; a saved node's as its parent (or the version's record) names
+   * it — a saved node is always reached through one of them.
+   */
   hash: Uint8Array | undefined = undefined;
-  /** Children of an unsaved inner node; a saved node names its children by node key instead. */
+  /**
+   * Children of an unsaved inner node: nodes being built, saved nodes, or stubs of saved nodes that were
+   * not read. A saved inner node names its children by the fields below instead.
+   */
   left: Node | undefined = undefined;
   right: Node | undefined = undefined;
   leftVersion = 0;
   leftNonce = 0;
+  leftHash: Uint8Array | undefined = undefined;
+  leftHeight = 0;
+  leftSize = 0;
   rightVersion = 0;
   rightNonce = 0;
+  rightHash: Uint8Array | undefined = undefined;
+  rightHeight = 0;
+  rightSize = 0;
   /** The working tree's epoch that made this unsaved node (MutableTree changes such nodes in place). */
   epoch = 0;
+  /**
+   * A saved node known only by what its parent records of it (node key, hash, height, size): its key,
+   * value and children are not read until needed (NodeDb.load).
+   */
+  stub = false;
 
   constructor(
     public key: Uint8Array,
@@ -45,6 +68,16 @@ export class Node {
 
   static leaf(key: Uint8Array, value: Uint8Array): Node {
     return new Node(key, value, 0, 1);
+  }
+
+  /** A stub of the saved node (version, nonce) as its parent records it. */
+  static stub(version: number, nonce: number, hash: Uint8Array | undefined, height: number, size: number): Node {
+    const n = new Node(NO_KEY, undefined, height, size);
+    n.version = version;
+    n.nonce = nonce;
+    n.hash = hash;
+    n.stub = true;
+    return n;
   }
 
   get isLeaf(): boolean {
@@ -86,42 +119,44 @@ export function innerHash(sha: Sha256, height: number, size: number, version: nu
   return sha(buf.subarray(0, pos));
 }
 
-/** The stored form of a saved node. */
-export function encodeNode(node: Node): Uint8Array {
+/** The length of a saved node's stored form (its children's fields set, for an inner node). */
+export function encodedSize(node: Node): number {
   let size = varintSize(node.height) + varintSize(node.size) + bytesSize(node.key);
-  if (node.isLeaf) size += bytesSize(node.value!);
-  else {
-    size += bytesSize(node.hash!) + 1;
-    size += varintSize(node.leftVersion) + varintSize(node.leftNonce) + varintSize(node.rightVersion) + varintSize(node.rightNonce);
-  }
-  const out = new Uint8Array(size);
-  let pos = writeVarint(out, 0, node.height);
+  if (node.height === 0) return size + bytesSize(node.value!);
+  size += varintSize(node.leftVersion) + varintSize(node.leftNonce) + HASH_SIZE + varintSize(node.leftHeight) + varintSize(node.leftSize);
+  size += varintSize(node.rightVersion) + varintSize(node.rightNonce) + HASH_SIZE + varintSize(node.rightHeight);
+  return size;
+}
+
+/** Writes the stored form of a saved node at `pos` (`encodedSize` bytes); returns the position after it. */
+export function writeNode(out: Uint8Array, pos: number, node: Node): number {
+  pos = writeVarint(out, pos, node.height);
   pos = writeVarint(out, pos, node.size);
   pos = writeBytes(out, pos, node.key);
-  if (node.isLeaf) pos = writeBytes(out, pos, node.value!);
-  else {
-    pos = writeBytes(out, pos, node.hash!);
-    out[pos++] = 0; // mode: both children by node key (no legacy hashes)
-    pos = writeVarint(out, pos, node.leftVersion);
-    pos = writeVarint(out, pos, node.leftNonce);
-    pos = writeVarint(out, pos, node.rightVersion);
-    pos = writeVarint(out, pos, node.rightNonce);
-  }
+  if (node.height === 0) return writeBytes(out, pos, node.value!);
+  pos = writeVarint(out, pos, node.leftVersion);
+  pos = writeVarint(out, pos, node.leftNonce);
+  out.set(node.leftHash!, pos);
+  pos = writeVarint(out, pos + HASH_SIZE, node.leftHeight);
+  pos = writeVarint(out, pos, node.leftSize);
+  pos = writeVarint(out, pos, node.rightVersion);
+  pos = writeVarint(out, pos, node.rightNonce);
+  out.set(node.rightHash!, pos);
+  return writeVarint(out, pos + HASH_SIZE, node.rightHeight);
+}
+
+/** The stored form of a saved node. */
+export function encodeNode(node: Node): Uint8Array {
+  const out = new Uint8Array(encodedSize(node));
+  writeNode(out, 0, node);
   return out;
 }
 
 /**
- * A node's hash. Inner nodes carry theirs; a saved leaf's is computed on first use (reading a leaf, the
- * common case, then costs no hashing).
+ * A saved node from its stored form, with the hash its parent (or the version's record) gives it; throws
+ * on anything malformed or inconsistent.
  */
-export function hashOf(sha: Sha256, n: Node): Uint8Array {
-  if (n.hash !== undefined) return n.hash;
-  if (!n.saved || !n.isLeaf) throw new Error("an unsaved node has no hash until its version is known");
-  return (n.hash = leafHash(sha, n.key, n.value!, n.version));
-}
-
-/** A saved node from its stored form; throws on anything malformed. */
-export function decodeNode(version: number, nonce: number, bytes: Uint8Array): Node {
+export function decodeNode(version: number, nonce: number, bytes: Uint8Array, hash: Uint8Array | undefined): Node {
   const r = new Reader(bytes);
   const height = r.varint();
   const size = r.varint();
@@ -133,17 +168,29 @@ export function decodeNode(version: number, nonce: number, bytes: Uint8Array): N
     node = new Node(key, r.bytes(), 0, 1);
   } else {
     node = new Node(key, undefined, height, size);
-    node.hash = r.bytes();
-    if (node.hash.length !== HASH_SIZE) throw new Error(`inner node hash of ${node.hash.length} bytes`);
-    const mode = r.varint();
-    if (mode !== 0) throw new Error(`legacy node mode ${mode} is not supported`);
     node.leftVersion = r.varint();
     node.leftNonce = r.varint();
+    node.leftHash = r.fixed(HASH_SIZE);
+    node.leftHeight = r.varint();
+    node.leftSize = r.varint();
     node.rightVersion = r.varint();
     node.rightNonce = r.varint();
+    node.rightHash = r.fixed(HASH_SIZE);
+    node.rightHeight = r.varint();
+    node.rightSize = size - node.leftSize;
+    if (node.leftSize < 1 || node.rightSize < 1) throw new Error(`inner node of size ${size} with a left child of size ${node.leftSize}`);
+    if (Math.max(node.leftHeight, node.rightHeight) + 1 !== height || Math.min(node.leftHeight, node.rightHeight) < 0) {
+      throw new Error(`inner node of height ${height} with children of heights ${node.leftHeight} and ${node.rightHeight}`);
+    }
+    if (!childKeyOk(node.leftVersion, node.leftNonce, version) || !childKeyOk(node.rightVersion, node.rightNonce, version)) {
+      throw new Error(`inner node with a child (${node.leftVersion}, ${node.leftNonce}) / (${node.rightVersion}, ${node.rightNonce}) not saved before it`);
+    }
   }
   if (r.pos !== bytes.length) throw new Error(`${bytes.length - r.pos} trailing bytes after the node`);
   node.version = version;
   node.nonce = nonce;
+  node.hash = hash;
   return node;
 }
+
+const childKeyOk = (v: number, n: number, parent: number) => v >= 1 && v <= parent && n >= 1;

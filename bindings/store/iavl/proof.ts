@@ -7,8 +7,8 @@
  */
 import { CommitmentProof, HashOp, LengthOp, type ExistenceProof, type InnerOp } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import { varintSize, writeVarint } from "./encoding.js";
-import { HASH_SIZE, hashOf, type Node } from "./node.js";
-import type { TreeReader } from "./tree.js";
+import { HASH_SIZE, type Node } from "./node.js";
+import { childHash, type TreeReader } from "./tree.js";
 import { compareBytes, concatBytes as concat } from "../../base/bytes.js";
 
 const EMPTY = new Uint8Array(0);
@@ -26,17 +26,15 @@ export function existenceProof(tree: TreeReader, key: Uint8Array): ExistenceProo
   let n: Node | undefined = tree.root;
   if (n === undefined) throw new Error("cannot prove a key in an empty tree");
   const path: InnerOp[] = [];
-  const sha = tree.ndb.sha;
   while (!n.isLeaf) {
     if (!n.saved) throw new Error("proofs are made from saved versions only");
     const head = varints(n.height, n.size, n.version);
+    // The sibling's hash is recorded in `n`: siblings are not read.
     if (compareBytes(key, n.key) < 0) {
-      const sibling = tree.right(n);
-      path.push({ hash: HashOp.SHA256, prefix: concat(head, Uint8Array.of(LENGTH_BYTE)), suffix: concat(Uint8Array.of(LENGTH_BYTE), hashOf(sha, sibling)) });
+      path.push({ hash: HashOp.SHA256, prefix: concat(head, Uint8Array.of(LENGTH_BYTE)), suffix: concat(Uint8Array.of(LENGTH_BYTE), childHash(n, true)) });
       n = tree.left(n);
     } else {
-      const sibling = tree.left(n);
-      path.push({ hash: HashOp.SHA256, prefix: concat(head, Uint8Array.of(LENGTH_BYTE), hashOf(sha, sibling), Uint8Array.of(LENGTH_BYTE)), suffix: EMPTY });
+      path.push({ hash: HashOp.SHA256, prefix: concat(head, Uint8Array.of(LENGTH_BYTE), childHash(n, false), Uint8Array.of(LENGTH_BYTE)), suffix: EMPTY });
       n = tree.right(n);
     }
   }

@@ -8,8 +8,14 @@
  * order give the same shape, node versions and root hash as the reference (test/store/iavl/vectors.json
  * comes from it). The nodes a version replaces are its orphans: they are kept as long as an older version
  * that uses them is, and pruned with it (docs/spec/store.md §3).
+ *
+ * What a change reads: the inner nodes on its path, nothing else. A saved node records its children's
+ * hashes, heights and sizes (node.ts), so a copied node refers to the children it does not change by
+ * stubs, which are never read to rebalance or rehash; and a leaf's key is the key of the inner node where
+ * the path last turned right (an inner node holds the smallest key of its right subtree), so a leaf is
+ * read only when it is the tree's first one.
  */
-import { HASH_SIZE, hashOf, innerHash, leafHash, Node, type Sha256 } from "./node.js";
+import { HASH_SIZE, innerHash, leafHash, Node, type Sha256 } from "./node.js";
 import type { NodeDb } from "./node-db.js";
 import { compareBytes } from "../../base/bytes.js";
 
@@ -37,24 +43,90 @@ export function emptyHash(sha: Sha256): Uint8Array {
   return sha(EMPTY);
 }
 
-/** A child of `node` (the in-memory one of an unsaved node, else read by node key). */
-function childOf(ndb: NodeDb, node: Node, side: "left" | "right"): Node {
-  if (side === "left") return node.left ?? ndb.get(node.leftVersion, node.leftNonce);
-  return node.right ?? ndb.get(node.rightVersion, node.rightNonce);
+/*
+ * A child of a node is either in memory (`left`/`right`: a node being built, a saved node, or a stub) or,
+ * when that is undefined, the saved node its parent's fields describe (node key, hash, height, size).
+ * Saved nodes always describe their children by these fields; a node being built copies them from the
+ * node it replaces for the children it does not change.
+ */
+
+/** A child of `node`, read: the in-memory one (a stub is read), else read by node key. */
+function childOf(ndb: NodeDb, node: Node, right: boolean): Node {
+  const c = right ? node.right : node.left;
+  if (c !== undefined) return c.stub ? ndb.load(c) : c;
+  return right ? ndb.get(node.rightVersion, node.rightNonce, node.rightHash!) : ndb.get(node.leftVersion, node.leftNonce, node.leftHash!);
+}
+
+/** A child of `node` as it is at hand: in memory, or a stub of a saved child (never read). */
+function peek(node: Node, right: boolean): Node {
+  const c = right ? node.right : node.left;
+  if (c !== undefined) return c;
+  return right
+    ? Node.stub(node.rightVersion, node.rightNonce, node.rightHash, node.rightHeight, node.rightSize)
+    : Node.stub(node.leftVersion, node.leftNonce, node.leftHash, node.leftHeight, node.leftSize);
+}
+
+/** The size of a child of `node`, without reading it. */
+function sizeOf(node: Node, right: boolean): number {
+  const c = right ? node.right : node.left;
+  return c !== undefined ? c.size : right ? node.rightSize : node.leftSize;
+}
+
+/** The height of a child of `node`, without reading it. */
+function heightOf(node: Node, right: boolean): number {
+  const c = right ? node.right : node.left;
+  return c !== undefined ? c.height : right ? node.rightHeight : node.leftHeight;
+}
+
+/** Makes child `fromRight` of `a` child `toRight` of the unsaved node `b`, without reading it. */
+function moveChild(a: Node, fromRight: boolean, b: Node, toRight: boolean): void {
+  const c = fromRight ? a.right : a.left;
+  const version = fromRight ? a.rightVersion : a.leftVersion;
+  const nonce = fromRight ? a.rightNonce : a.leftNonce;
+  const hash = fromRight ? a.rightHash : a.leftHash;
+  const height = fromRight ? a.rightHeight : a.leftHeight;
+  const size = fromRight ? a.rightSize : a.leftSize;
+  if (toRight) {
+    b.right = c;
+    b.rightVersion = version;
+    b.rightNonce = nonce;
+    b.rightHash = hash;
+    b.rightHeight = height;
+    b.rightSize = size;
+  } else {
+    b.left = c;
+    b.leftVersion = version;
+    b.leftNonce = nonce;
+    b.leftHash = hash;
+    b.leftHeight = height;
+    b.leftSize = size;
+  }
+}
+
+/** The hash of a saved child of a saved `node` (what a proof carries for a sibling). */
+export function childHash(node: Node, right: boolean): Uint8Array {
+  const c = right ? node.right : node.left;
+  const h = c !== undefined ? c.hash : right ? node.rightHash : node.leftHash;
+  if (h === undefined) throw new Error("the child of an unsaved node has no hash until it is saved");
+  return h;
 }
 
 /** Read operations on the tree under `root` (any version, saved or not). */
 export class TreeReader {
+  readonly root: Node | undefined;
+
   constructor(
     readonly ndb: NodeDb,
-    readonly root: Node | undefined,
-  ) {}
+    root: Node | undefined,
+  ) {
+    this.root = root?.stub ? ndb.load(root) : root;
+  }
 
   left(node: Node): Node {
-    return childOf(this.ndb, node, "left");
+    return childOf(this.ndb, node, false);
   }
   right(node: Node): Node {
-    return childOf(this.ndb, node, "right");
+    return childOf(this.ndb, node, true);
   }
 
   get size(): number {
@@ -82,9 +154,8 @@ export class TreeReader {
     while (!n.isLeaf) {
       if (compareBytes(key, n.key) < 0) n = this.left(n);
       else {
-        const right = this.right(n);
-        index += n.size - right.size;
-        n = right;
+        index += n.size - sizeOf(n, true);
+        n = this.right(n);
       }
     }
     const c = compareBytes(n.key, key);
@@ -97,10 +168,10 @@ export class TreeReader {
     let n = this.root;
     if (n === undefined || index < 0 || index >= n.size) return undefined;
     while (!n.isLeaf) {
-      const left = this.left(n);
-      if (index < left.size) n = left;
+      const leftSize = sizeOf(n, false);
+      if (index < leftSize) n = this.left(n);
       else {
-        index -= left.size;
+        index -= leftSize;
         n = this.right(n);
       }
     }
@@ -153,13 +224,19 @@ export class TreeReader {
     }
   }
 
-  /** Every saved node reachable from the root, in pre-order (used to orphan a whole store). */
-  *savedNodes(): IterableIterator<Node> {
+  /** The node key of every saved node reachable from the root (to orphan a whole store); leaves are not read. */
+  *savedNodes(): IterableIterator<NodeKey> {
     const todo: Node[] = this.root ? [this.root] : [];
     while (todo.length > 0) {
       const n = todo.pop()!;
-      if (n.saved) yield n;
-      if (!n.isLeaf) todo.push(this.right(n), this.left(n));
+      if (n.saved) yield { version: n.version, nonce: n.nonce };
+      if (n.isLeaf) continue;
+      for (const right of [false, true]) {
+        const c = peek(n, right);
+        if (c.isLeaf) {
+          if (c.saved) yield { version: c.version, nonce: c.nonce };
+        } else todo.push(c.stub ? this.ndb.load(c) : c);
+      }
     }
   }
 }
@@ -177,6 +254,8 @@ export class MutableTree {
    * more garbage). A new epoch starts whenever something may hold the current nodes (an iteration, a save).
    */
   private epoch = 1;
+  /** Whether the `set` under way replaced a value (rather than adding a key). */
+  private updated = false;
 
   /**
    * @param lastRoot the root of the last saved version (undefined: empty or never saved)
@@ -229,22 +308,23 @@ export class MutableTree {
       this.root = this.fresh(key, value, 0, 1);
       return false;
     }
-    const [root, updated] = this.setIn(this.root, key, value);
-    this.root = root;
-    return updated;
+    this.updated = false;
+    this.root = this.setIn(this.root, key, value, undefined);
+    return this.updated;
   }
 
   /** Removes `key`; true when it was there. */
   remove(key: Uint8Array): boolean {
     // Only a removal that happens copies nodes, so orphans are never recorded for a missing key.
-    if (this.root === undefined || !this.working.has(key)) return false;
-    this.root = this.removeIn(this.root, key).node;
+    if (this.root === undefined || !this.contains(key)) return false;
+    const root = this.removeIn(this.root, key).node;
+    this.root = root?.stub ? this.ndb.load(root) : root;
     return true;
   }
 
   /** Removes every entry (a deleted store): every saved node of the working tree becomes an orphan. */
   clear(): void {
-    for (const n of this.working.savedNodes()) this.orphans.push({ version: n.version, nonce: n.nonce });
+    for (const k of this.working.savedNodes()) this.orphans.push(k);
     this.root = undefined;
   }
 
@@ -270,21 +350,30 @@ export class MutableTree {
       if (n.saved) return;
       n.version = version;
       n.nonce = ++nonce;
-      if (!n.isLeaf) {
-        const l = n.left!;
-        const r = n.right!;
+      const l = n.left;
+      const r = n.right;
+      // Children in memory get their node keys; the others are described by n's fields already.
+      if (l !== undefined) {
         assign(l);
-        assign(r);
         n.leftVersion = l.version;
         n.leftNonce = l.nonce;
+        n.leftHeight = l.height;
+        n.leftSize = l.size;
+      }
+      if (r !== undefined) {
+        assign(r);
         n.rightVersion = r.version;
         n.rightNonce = r.nonce;
+        n.rightHeight = r.height;
+        n.rightSize = r.size;
       }
       this.hash(n, version);
+      if (l !== undefined) n.leftHash = l.hash;
+      if (r !== undefined) n.rightHash = r.hash;
       nodes.push(n);
     };
     if (this.root) assign(this.root);
-    const hash = this.root === undefined ? emptyHash(this.ndb.sha) : hashOf(this.ndb.sha, this.root);
+    const hash = this.root === undefined ? emptyHash(this.ndb.sha) : this.root.hash!;
     return { version, root: this.root, hash, nodes, orphans: this.orphans };
   }
 
@@ -293,7 +382,6 @@ export class MutableTree {
     // Until now the new nodes were reached through their in-memory links (they were not in the
     // database yet); from now on by node key, so that the links do not keep whole versions alive.
     for (const n of s.nodes) n.left = n.right = undefined;
-    this.ndb.saved(s.nodes);
     this.lastRoot = s.root;
     this.lastVersion = s.version;
     this.root = s.root;
@@ -313,33 +401,57 @@ export class MutableTree {
     this.epoch++;
   }
 
-  private forgetHashes(n: Node): void {
-    if (n.saved) return;
+  private forgetHashes(n: Node | undefined): void {
+    if (n === undefined || n.saved) return;
     n.hash = undefined;
-    if (!n.isLeaf) {
-      this.forgetHashes(n.left!);
-      this.forgetHashes(n.right!);
+    this.forgetHashes(n.left);
+    this.forgetHashes(n.right);
+  }
+
+  /**
+   * Whether `key` is in the working tree, reading inner nodes only (but for the tree's first leaf): a key
+   * equal to an inner node's is the smallest of its right subtree, and a leaf's key is that of the inner
+   * node where the path last turned right.
+   */
+  private contains(key: Uint8Array): boolean {
+    let n = this.root!;
+    let low: Uint8Array | undefined;
+    for (;;) {
+      if (n.isLeaf) return compareBytes(key, this.leafKey(n, low)) === 0;
+      const c = compareBytes(key, n.key);
+      if (c === 0) return true;
+      if (c > 0) low = n.key;
+      if (heightOf(n, c > 0) > 0) n = childOf(this.ndb, n, c > 0);
+      else {
+        const leaf = c > 0 ? n.right : n.left;
+        return compareBytes(key, leaf !== undefined ? this.leafKey(leaf, low) : (low ?? childOf(this.ndb, n, c > 0).key)) === 0;
+      }
     }
+  }
+
+  /** The key of leaf `n`, where `low` is the smallest key of its subtree if known (its own, then). */
+  private leafKey(n: Node, low: Uint8Array | undefined): Uint8Array {
+    return !n.stub ? n.key : (low ?? this.ndb.load(n).key);
   }
 
   // ---- cosmos/iavl's algorithm ----
 
-  /** The hash of `n`, an unsaved node being made `version` (or a saved one: its own version). */
+  /** The hash of `n`, an unsaved node being made `version` (or a saved one: it has its hash). */
   private hash(n: Node, version: number): Uint8Array {
     if (n.hash !== undefined) return n.hash;
+    // A node being saved has its version already; any other saved node is reached with its hash.
+    if (n.saved && (n.version !== version || n.stub)) throw new Error(`saved node (${n.version}, ${n.nonce}) was reached without its hash`);
     const sha = this.ndb.sha;
-    const v = n.saved ? n.version : version;
-    if (n.isLeaf) n.hash = leafHash(sha, n.key, n.value!, v);
-    else n.hash = innerHash(sha, n.height, n.size, v, this.hash(this.left(n), version), this.hash(this.right(n), version));
+    if (n.isLeaf) n.hash = leafHash(sha, n.key, n.value!, version);
+    else n.hash = innerHash(sha, n.height, n.size, version, this.childHash(n, false, version), this.childHash(n, true, version));
     if (n.hash.length !== HASH_SIZE) throw new Error("sha256 returned a hash that is not 32 bytes");
     return n.hash;
   }
 
-  private left(n: Node): Node {
-    return childOf(this.ndb, n, "left");
-  }
-  private right(n: Node): Node {
-    return childOf(this.ndb, n, "right");
+  private childHash(n: Node, right: boolean, version: number): Uint8Array {
+    const c = right ? n.right : n.left;
+    if (c !== undefined) return this.hash(c, version);
+    return right ? n.rightHash! : n.leftHash!;
   }
 
   /** Inner node `n`, ready to change: itself if the working tree alone holds it, else a copy (a saved `n` becomes an orphan). */
@@ -348,11 +460,29 @@ export class MutableTree {
       n.hash = undefined;
       return n;
     }
+    if (n.stub) n = this.ndb.load(n);
     const c = this.fresh(n.key, undefined, n.height, n.size);
-    c.left = this.left(n);
-    c.right = this.right(n);
+    moveChild(n, false, c, false);
+    moveChild(n, true, c, true);
     if (n.saved) this.orphans.push({ version: n.version, nonce: n.nonce });
     return c;
+  }
+
+  /** Child of the unsaved node `n` to descend into: an inner node is read, a leaf is a stub if not in memory. */
+  private step(n: Node, right: boolean): Node {
+    const c = right ? n.right : n.left;
+    if (c !== undefined) return c;
+    return heightOf(n, right) === 0 ? peek(n, right) : childOf(this.ndb, n, right);
+  }
+
+  /** Child of the unsaved node `n`, read and kept in memory (to look at its own children). */
+  private read(n: Node, right: boolean): Node {
+    const c = right ? n.right : n.left;
+    if (c !== undefined && !c.stub) return c;
+    const full = c !== undefined ? this.ndb.load(c) : childOf(this.ndb, n, right);
+    if (right) n.right = full;
+    else n.left = full;
+    return full;
   }
 
   private fresh(key: Uint8Array, value: Uint8Array | undefined, height: number, size: number): Node {
@@ -361,25 +491,30 @@ export class MutableTree {
     return n;
   }
 
-  private setIn(n: Node, key: Uint8Array, value: Uint8Array): [Node, boolean] {
+  /**
+   * Sets `key` under `n`, whose smallest key is `low` if known; returns what replaces `n` (`updated` says
+   * whether `key` existed).
+   */
+  private setIn(n: Node, key: Uint8Array, value: Uint8Array, low: Uint8Array | undefined): Node {
     if (n.isLeaf) {
-      const c = compareBytes(key, n.key);
+      const leafKey = this.leafKey(n, low);
+      const c = compareBytes(key, leafKey);
       if (c === 0) {
         if (n.saved) this.orphans.push({ version: n.version, nonce: n.nonce });
-        return [this.fresh(key, value, 0, 1), true];
+        this.updated = true;
+        return this.fresh(key, value, 0, 1);
       }
-      const inner = this.fresh(c < 0 ? n.key : key, undefined, 1, 2);
+      const inner = this.fresh(c < 0 ? leafKey : key, undefined, 1, 2);
       inner.left = c < 0 ? this.fresh(key, value, 0, 1) : n;
       inner.right = c < 0 ? n : this.fresh(key, value, 0, 1);
-      return [inner, false];
+      return inner;
     }
     n = this.clone(n);
-    let updated: boolean;
-    if (compareBytes(key, n.key) < 0) [n.left, updated] = this.setIn(n.left!, key, value);
-    else [n.right, updated] = this.setIn(n.right!, key, value);
-    if (updated) return [n, true];
+    if (compareBytes(key, n.key) < 0) n.left = this.setIn(this.step(n, false), key, value, low);
+    else n.right = this.setIn(this.step(n, true), key, value, n.key);
+    if (this.updated) return n;
     this.calcHeightAndSize(n);
-    return [this.balance(n), false];
+    return this.balance(n);
   }
 
   /**
@@ -393,41 +528,40 @@ export class MutableTree {
     }
     n = this.clone(n);
     if (compareBytes(key, n.key) < 0) {
-      const r = this.removeIn(n.left!, key);
-      if (r.node === undefined) return { node: n.right, newKey: n.key };
+      const r = this.removeIn(this.step(n, false), key);
+      if (r.node === undefined) return { node: peek(n, true), newKey: n.key };
       n.left = r.node;
       this.calcHeightAndSize(n);
       return { node: this.balance(n), newKey: r.newKey };
     }
-    const r = this.removeIn(n.right!, key);
-    if (r.node === undefined) return { node: n.left };
+    const r = this.removeIn(this.step(n, true), key);
+    if (r.node === undefined) return { node: peek(n, false) };
     n.right = r.node;
     if (r.newKey !== undefined) n.key = r.newKey;
     this.calcHeightAndSize(n);
     return { node: this.balance(n) };
   }
 
+  /** Height and size of the unsaved node `n` from its children's (recorded: nothing is read). */
   private calcHeightAndSize(n: Node): void {
-    const l = this.left(n);
-    const r = this.right(n);
-    n.height = Math.max(l.height, r.height) + 1;
-    n.size = l.size + r.size;
+    n.height = Math.max(heightOf(n, false), heightOf(n, true)) + 1;
+    n.size = sizeOf(n, false) + sizeOf(n, true);
   }
 
   private balanceOf(n: Node): number {
-    return this.left(n).height - this.right(n).height;
+    return heightOf(n, false) - heightOf(n, true);
   }
 
   /** Rebalances the unsaved node `n` (AVL rotations, as cosmos/iavl `balance`). */
   private balance(n: Node): Node {
     const b = this.balanceOf(n);
     if (b > 1) {
-      if (this.balanceOf(n.left!) >= 0) return this.rotateRight(n);
+      if (this.balanceOf(this.read(n, false)) >= 0) return this.rotateRight(n);
       n.left = this.rotateLeft(n.left!);
       return this.rotateRight(n);
     }
     if (b < -1) {
-      if (this.balanceOf(n.right!) <= 0) return this.rotateLeft(n);
+      if (this.balanceOf(this.read(n, true)) <= 0) return this.rotateLeft(n);
       n.right = this.rotateRight(n.right!);
       return this.rotateLeft(n);
     }
@@ -436,8 +570,8 @@ export class MutableTree {
 
   private rotateRight(n: Node): Node {
     n = this.clone(n);
-    const top = this.clone(n.left!);
-    n.left = top.right;
+    const top = this.clone(this.read(n, false));
+    moveChild(top, true, n, false);
     top.right = n;
     this.calcHeightAndSize(n);
     this.calcHeightAndSize(top);
@@ -446,8 +580,8 @@ export class MutableTree {
 
   private rotateLeft(n: Node): Node {
     n = this.clone(n);
-    const top = this.clone(n.right!);
-    n.right = top.left;
+    const top = this.clone(this.read(n, true));
+    moveChild(top, false, n, true);
     top.left = n;
     this.calcHeightAndSize(n);
     this.calcHeightAndSize(top);

@@ -13,7 +13,7 @@ import { bytesSize, Reader, uvarintSize, varintSize, writeBytes, writeUvarint, w
 import type { NodeKey } from "../iavl/tree.js";
 import { concatBytes } from "../../base/bytes.js";
 
-export const FORMAT = "xupgrade commit multistore: IAVL trees, SDK commit info; format 1";
+export const FORMAT = "xupgrade commit multistore: IAVL trees, SDK commit info; format 2";
 export const FORMAT_KEY = Uint8Array.of(0x46); // 'F'
 export const HEIGHT_KEY = Uint8Array.of(0x68); // 'h'
 const RECORD = 0x63; // 'c'
@@ -70,13 +70,27 @@ export function nodePrefix(name: string): Uint8Array {
 }
 
 export function nodeKey(prefix: Uint8Array, version: number, nonce: number): Uint8Array {
-  const n = prefix.length;
-  const out = new Uint8Array(n + 12);
-  out.set(prefix);
-  const view = new DataView(out.buffer);
-  writeBe64(view, n, version);
-  view.setUint32(n + 8, nonce);
-  return out;
+  return writeNodeKey(new Uint8Array(nodeKeySize(prefix)), 0, prefix, version, nonce);
+}
+
+export const nodeKeySize = (prefix: Uint8Array) => prefix.length + 12;
+
+/** Writes the key of node (version, nonce) at `pos` of `out`; returns a view of it. */
+export function writeNodeKey(out: Uint8Array, pos: number, prefix: Uint8Array, version: number, nonce: number): Uint8Array {
+  out.set(prefix, pos);
+  let at = pos + prefix.length;
+  at = writeBe32(out, at, Math.floor(version / 0x1_0000_0000));
+  at = writeBe32(out, at, version >>> 0);
+  at = writeBe32(out, at, nonce >>> 0);
+  return out.subarray(pos, at);
+}
+
+function writeBe32(out: Uint8Array, at: number, word: number): number {
+  out[at] = word >>> 24;
+  out[at + 1] = (word >>> 16) & 0xff;
+  out[at + 2] = (word >>> 8) & 0xff;
+  out[at + 3] = word & 0xff;
+  return at + 4;
 }
 
 /** One store in a version's record. */

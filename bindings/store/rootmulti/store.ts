@@ -18,8 +18,8 @@ import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import type { ProofOp } from "../../core/ics23.js";
 import { sha256 as tsSha256 } from "../../core/js/sha256.js";
 import { type KVStore } from "../../core/kv.js";
-import { NodeCache, NodeDb } from "../iavl/node-db.js";
-import { encodeNode, type Sha256 } from "../iavl/node.js";
+import { NodeCache, NodeDb, type NodeReadStats } from "../iavl/node-db.js";
+import { encodedSize, writeNode, type Node, type Sha256 } from "../iavl/node.js";
 import { commitmentProof, encodeCommitmentProof } from "../iavl/proof.js";
 import { MutableTree, TreeReader, type NodeKey, type SavedVersion } from "../iavl/tree.js";
 import type { LevelDb } from "../level.js";
@@ -38,9 +38,11 @@ import {
   encodeOrphans,
   encodeRecord,
   nodeKey,
+  nodeKeySize,
   nodePrefix,
   orphansKey,
   recordKey,
+  writeNodeKey,
   versionOfRecordKey,
   type StoreRecord,
 } from "./layout.js";
@@ -48,8 +50,13 @@ import { compareBytes } from "../../base/bytes.js";
 
 /** Versions kept when nothing else is said: a devnet's last hours at its usual block times. */
 export const DEFAULT_KEEP_RECENT = 10_000;
-/** Decoded nodes kept in memory across all stores (about 50 MB at typical key and value sizes). */
-export const DEFAULT_NODE_CACHE = 100_000;
+/** Decoded nodes kept in memory across all stores (about 25 MB at typical key and value sizes). */
+export const DEFAULT_NODE_CACHE = 40_000;
+/**
+ * Bytes of stored inner nodes kept in memory across all stores: every inner node of a store of a million
+ * keys (about 130 bytes each with 26-byte keys). Allocated up front but resident only as it fills.
+ */
+export const DEFAULT_NODE_CACHE_BYTES = 192 * 2 ** 20;
 
 export interface CommitMultiStoreOptions {
   /** fsync each commit (LevelDB `sync`). Default true. */
@@ -62,6 +69,8 @@ export interface CommitMultiStoreOptions {
   keepRecent?: number;
   /** Decoded nodes cached across all stores. */
   nodeCacheSize?: number;
+  /** Bytes of stored inner nodes cached across all stores (0: none). */
+  nodeCacheBytes?: number;
   /** SHA-256 to hash with (default the TypeScript core's; the Node entry passes node:crypto's, faster). */
   sha256?: Sha256;
   /** Stores kept out of the app hash (a host's bookkeeping). */
@@ -113,13 +122,15 @@ export class CommitMultiStore implements MultiStore {
   private latest: Version;
   private committing = false;
   private closed = false;
+  private written = 0;
+  private pruned = 0;
 
   private constructor(
     private readonly db: LevelDb,
     o: CommitMultiStoreOptions,
   ) {
     this.sha = o.sha256 ?? tsSha256;
-    this.cache = new NodeCache(o.nodeCacheSize ?? DEFAULT_NODE_CACHE);
+    this.cache = new NodeCache(o.nodeCacheSize ?? DEFAULT_NODE_CACHE, o.nodeCacheBytes ?? DEFAULT_NODE_CACHE_BYTES);
     this.keepRecent = o.keepRecent ?? DEFAULT_KEEP_RECENT;
     if (this.keepRecent !== Infinity && (!Number.isSafeInteger(this.keepRecent) || this.keepRecent < 1)) {
       throw new TypeError(`keepRecent must be an integer of at least 1, or Infinity (keep every version), got ${o.keepRecent}`);
@@ -167,7 +178,7 @@ export class CommitMultiStore implements MultiStore {
     if (this.retained.at(-1) !== height) throw new Error(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
     for (const s of this.latest.stores.values()) {
       const ndb = this.ndb(s.name);
-      const root = s.root && ndb.get(s.root.version, s.root.nonce);
+      const root = s.root && ndb.get(s.root.version, s.root.nonce, s.hash);
       this.loaded.set(s.name, { name: s.name, host: s.host, tree: new MutableTree(ndb, root, height) });
     }
   }
@@ -262,14 +273,15 @@ export class CommitMultiStore implements MultiStore {
 
     const stores = this.nextStores();
     const ops: Op[] = [];
-    const saved: [Loaded, SavedVersion][] = [];
+    const saved: [Loaded, SavedVersion, Uint8Array[]][] = [];
     const records: StoreRecord[] = [];
     const orphans = new Map<string, NodeKey[]>();
+    let written = 0;
+    let prunedNodes = 0;
     for (const s of stores) {
       const sv = s.tree.save(version);
-      saved.push([s, sv]);
-      const prefix = nodePrefix(s.name);
-      for (const n of sv.nodes) ops.push({ type: "put", key: nodeKey(prefix, n.version, n.nonce), value: encodeNode(n) });
+      saved.push([s, sv, stageNodes(ops, s.name, sv.nodes)]);
+      written += sv.nodes.length;
       if (sv.orphans.length > 0) orphans.set(s.name, sv.orphans);
       records.push({ name: s.name, host: s.host, root: sv.root && { version: sv.root.version, nonce: sv.root.nonce }, hash: sv.hash });
     }
@@ -278,7 +290,7 @@ export class CommitMultiStore implements MultiStore {
       const sv = this.loadedStore(n).tree.save(version);
       const keys = [...(orphans.get(n) ?? []), ...sv.orphans];
       if (keys.length > 0) orphans.set(n, keys);
-      saved.push([this.loadedStore(n), sv]);
+      saved.push([this.loadedStore(n), sv, []]);
     }
     records.sort((a, b) => compareBytes(encoder.encode(a.name), encoder.encode(b.name)));
     ops.push({ type: "put", key: recordKey(version), value: encodeRecord(records) });
@@ -299,8 +311,8 @@ export class CommitMultiStore implements MultiStore {
         // The nodes version p was the last to use are the orphans of the version after it.
         const next = this.retained[0];
         for (const [name, keys] of await this.readOrphans(next)) {
-          const prefix = nodePrefix(name);
-          for (const k of keys) ops.push({ type: "del", key: nodeKey(prefix, k.version, k.nonce) });
+          stageDeletes(ops, name, keys);
+          prunedNodes += keys.length;
         }
         ops.push({ type: "del", key: orphansKey(next) });
       }
@@ -314,7 +326,13 @@ export class CommitMultiStore implements MultiStore {
       this.committing = false;
     }
 
-    for (const [s, sv] of saved) s.tree.commitSaved(sv);
+    for (const [s, sv, stored] of saved) {
+      s.tree.commitSaved(sv);
+      s.tree.ndb.saved(sv.nodes, stored);
+      s.tree.ndb.replaced(sv.orphans);
+    }
+    this.written += written;
+    this.pruned += prunedNodes;
     for (const n of gone) this.loaded.delete(n);
     this.deleted.clear();
     this.retained.push(version);
@@ -357,7 +375,7 @@ export class CommitMultiStore implements MultiStore {
     const tree = (): TreeReader => {
       if (cached?.v !== this.latest) {
         const r = this.latest.stores.get(name);
-        cached = { v: this.latest, tree: this.reader(name, r?.root) };
+        cached = { v: this.latest, tree: this.reader(name, r) };
       }
       return cached.tree;
     };
@@ -374,10 +392,16 @@ export class CommitMultiStore implements MultiStore {
     return v && new VersionView(this, v);
   }
 
-  /** @internal the reader of a store's tree at a version. */
-  reader(name: string, root: NodeKey | undefined): TreeReader {
+  /** @internal the reader of a store's tree at a version (none: an empty tree). */
+  reader(name: string, record: StoreRecord | undefined): TreeReader {
     const ndb = this.ndb(name);
-    return new TreeReader(ndb, root && ndb.get(root.version, root.nonce));
+    const root = record?.root;
+    return new TreeReader(ndb, root && ndb.get(root.version, root.nonce, record!.hash));
+  }
+
+  /** Nodes served by the caches and read from the database since open, and written and pruned by commits. */
+  get nodeStats(): NodeReadStats & { written: number; pruned: number } {
+    return { ...this.cache.stats, written: this.written, pruned: this.pruned };
   }
 
   /** @internal */
@@ -472,7 +496,7 @@ export class VersionView {
   tree(name: string): TreeReader {
     const r = this.v.stores.get(name);
     if (!r) throw new Error(`store ${name} does not exist at height ${this.v.height}`);
-    return this.ms.reader(name, r.root);
+    return this.ms.reader(name, r);
   }
 
   /**
@@ -543,6 +567,33 @@ class ReadOnlyStore implements KVStore {
   iterate(start: Uint8Array, end: Uint8Array | undefined, reverse?: boolean): IterableIterator<[Uint8Array, Uint8Array]> {
     return this.tree().iterate(start, end, reverse);
   }
+}
+
+/** Puts the stored forms of `nodes` of store `name` in `ops` (keys and values in one buffer each); returns the values. */
+function stageNodes(ops: Op[], name: string, nodes: readonly Node[]): Uint8Array[] {
+  const prefix = nodePrefix(name);
+  const keySize = nodeKeySize(prefix);
+  let total = 0;
+  for (const n of nodes) total += encodedSize(n);
+  const values = new Uint8Array(total);
+  const keys = new Uint8Array(nodes.length * keySize);
+  const stored: Uint8Array[] = new Array(nodes.length);
+  let pos = 0;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    const end = writeNode(values, pos, n);
+    stored[i] = values.subarray(pos, end);
+    ops.push({ type: "put", key: writeNodeKey(keys, i * keySize, prefix, n.version, n.nonce), value: stored[i] });
+    pos = end;
+  }
+  return stored;
+}
+
+function stageDeletes(ops: Op[], name: string, nodes: readonly NodeKey[]): void {
+  const prefix = nodePrefix(name);
+  const keySize = nodeKeySize(prefix);
+  const keys = new Uint8Array(nodes.length * keySize);
+  for (let i = 0; i < nodes.length; i++) ops.push({ type: "del", key: writeNodeKey(keys, i * keySize, prefix, nodes[i].version, nodes[i].nonce) });
 }
 
 function fail(message: string): never {
