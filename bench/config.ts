@@ -20,9 +20,10 @@ export const config = QUICK
       memoryCycles: 1_000,
       /** Case 7: fresh processes per loading mode. */
       coldRuns: 1,
-      /** Case 11: keys in the app store, blocks of each size, proofs of each kind. */
+      /** Case 11: keys in the app store, measured blocks of each kind, warm-up blocks, proofs of each kind. */
       stateSizes: [1_000, 10_000],
       stateBlocks: 3,
+      stateWarmBlocks: 4,
       stateProofs: 10,
     }
   : {
@@ -35,5 +36,6 @@ export const config = QUICK
       coldRuns: 5,
       stateSizes: [10_000, 100_000, 1_000_000],
       stateBlocks: 30,
+      stateWarmBlocks: 40,
       stateProofs: 200,
     };
