@@ -54,7 +54,7 @@ export const DEFAULT_KEEP_RECENT = 10_000;
 export const DEFAULT_NODE_CACHE = 40_000;
 /**
  * Bytes of stored inner nodes kept in memory across all stores: every inner node of a store of a million
- * keys (about 130 bytes each with 26-byte keys). Allocated up front but resident only as it fills.
+ * keys (about 130 bytes each with 26-byte keys). The buffer starts at 1 MiB and doubles as it fills.
  */
 export const DEFAULT_NODE_CACHE_BYTES = 192 * 2 ** 20;
 
