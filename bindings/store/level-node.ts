@@ -10,9 +10,9 @@ function openDb(path: string, writeBufferSize?: number): ClassicLevel<Uint8Array
 
 /**
  * LevelDB's memtable for a commit multistore (its default is 4 MiB). A block of 1,000 changed keys in a
- * store of a million writes ~2 MB of nodes: with 4 MiB, level 0 fills faster than it is compacted and
- * LevelDB throttles the writes; with 32 MiB a commit at 10^6 keys takes about half the wall time and
- * the process ~15 % less CPU in all (bench/README.md, case 11). The memtable grows only as it is written.
+ * store of a million writes ~2 MB of nodes, so with 4 MiB level 0 is flushed and compacted every other
+ * block; with 32 MiB the process spends ~15 % less CPU over the same blocks at 10^6 keys (bench/README.md,
+ * case 11), for a longer log to replay at open (~0.3 s at most). The memtable grows only as it is written.
  */
 const COMMIT_WRITE_BUFFER = 32 * 2 ** 20;
 
