@@ -4,17 +4,9 @@ import { ClassicLevel } from "classic-level";
 import { DurableMultiStore, DurableStore, type DurableOptions } from "./level.js";
 import { CommitMultiStore, type CommitMultiStoreOptions } from "./rootmulti/store.js";
 
-function openDb(path: string, writeBufferSize?: number): ClassicLevel<Uint8Array, Uint8Array> {
-  return new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view", ...(writeBufferSize && { writeBufferSize }) });
+function openDb(path: string): ClassicLevel<Uint8Array, Uint8Array> {
+  return new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: "view", valueEncoding: "view" });
 }
-
-/**
- * LevelDB's memtable for a commit multistore (its default is 4 MiB). A block of 1,000 changed keys in a
- * store of a million writes ~2 MB of nodes, so with 4 MiB level 0 is flushed and compacted every other
- * block; with 32 MiB the process spends ~15 % less CPU over the same blocks at 10^6 keys (bench/README.md,
- * case 11), for a longer log to replay at open (~0.3 s at most). The memtable grows only as it is written.
- */
-const COMMIT_WRITE_BUFFER = 32 * 2 ** 20;
 
 /** A single durable store in the LevelDB directory `path` (created if missing). */
 export function openNodeStore(path: string, options?: DurableOptions): Promise<DurableStore> {
@@ -37,5 +29,5 @@ export function nodeSha256(data: Uint8Array): Uint8Array {
 
 /** A commit multistore (IAVL trees, an SDK-form app hash, proofs, past versions) in the LevelDB directory `path`. */
 export function openNodeCommitMultiStore(path: string, options?: CommitMultiStoreOptions): Promise<CommitMultiStore> {
-  return CommitMultiStore.open(openDb(path, COMMIT_WRITE_BUFFER), { sha256: nodeSha256, ...options });
+  return CommitMultiStore.open(openDb(path), { sha256: nodeSha256, ...options });
 }
