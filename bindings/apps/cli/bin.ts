@@ -21,7 +21,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import vm from "node:vm";
-import { DEFERRED_CA_CERTS } from "./ca-certs.js";
+import { DEFERRED_CA_CERTS } from "../../base/ca-certs.js";
 
 interface QueryBundle {
   runQuery(argv: string[]): Promise<number>;

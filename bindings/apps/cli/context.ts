@@ -6,7 +6,7 @@
 import { NodeAddressError } from "../../client/errors.js";
 import { CometRpc, DEFAULT_NODE } from "../../client/rpc.js";
 import { readClientConfig, type ClientConfig } from "./config.js";
-import { httpTransport } from "./http.js";
+import { httpTransport } from "../../client/http.js";
 import { CliError } from "./errors.js";
 import { defaultHome, type KeyringOpts, type QueryOpts, integerValue } from "./flags.js";
 import { parseOutput, type OutputFormat } from "./output.js";

@@ -2,8 +2,12 @@
  * Progress of the long steps (backup, download; docs/spec/sidecar.md §6 step 3, docs/spec/sidecar.md §7.2): a bar (cli-progress) when
  * stderr is a terminal — bytes, total, speed — and otherwise a log line at most every few seconds plus one
  * at the end, so redirected logs stay readable. Silenced with the visor's logs.
+ *
+ * cli-progress (and the terminal-width tables it brings, ~5 MB resident) is loaded only to draw a bar: a
+ * visor run as a service, its stderr not a terminal, never loads it.
  */
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type CliProgress from "cli-progress";
 import type { VisorLogger } from "./log.js";
 
 export interface Progress {
@@ -47,6 +51,7 @@ export function createProgress(label: string, o: ProgressOptions, initialTotal?:
   if (!o.log.enabled) return { update() {}, finish() {} };
 
   if (stream.isTTY) {
+    const cliProgress = createRequire(import.meta.url)("cli-progress") as typeof CliProgress;
     const bar = new cliProgress.SingleBar(
       {
         stream,

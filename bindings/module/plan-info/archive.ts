@@ -5,15 +5,18 @@
  * outside the target; for any symlink, hard link, device, FIFO or socket; for more than 100,000 entries or
  * more than the byte limit extracted. Setuid/setgid/sticky bits are stripped. The limits' signal stops an
  * extraction at once (the error is the signal's reason); the caller removes the half-made output.
+ *
+ * `tar`, `yauzl` and node:zlib are loaded by the extraction that uses them: the sidecar loads this module at
+ * start and may run for months before it unpacks anything.
  */
 import { createReadStream, createWriteStream } from "node:fs";
 import { chmod, lstat, mkdir, readdir, rename } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createGunzip } from "node:zlib";
-import * as tar from "tar";
-import yauzl from "yauzl";
+import type * as Zlib from "node:zlib";
+import type * as Tar from "tar";
+import type * as Yauzl from "yauzl";
 import { goQuote } from "../../go/quote.js";
 import type { DownloadLimits } from "./download.js";
 import { parseGoUrl, queryGet } from "../../go/url.js";
@@ -84,7 +87,7 @@ function checkAborted(signal: AbortSignal | undefined): void {
  * Feeds `file` into a tar Parser (settles on "end") or Unpack (settles on "close", once every file is
  * written), as tar's own file mode does; the signal aborts the parser and the read at once.
  */
-function runTar(stream: tar.Parser | tar.Unpack, file: string, done: "end" | "close", signal: AbortSignal | undefined): Promise<void> {
+function runTar(stream: Tar.Parser | Tar.Unpack, file: string, done: "end" | "close", signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const input = createReadStream(file);
     const cleanup = () => signal?.removeEventListener("abort", onAbort);
@@ -110,6 +113,7 @@ function runTar(stream: tar.Parser | tar.Unpack, file: string, done: "end" | "cl
 }
 
 async function extractTar(file: string, out: string, gzip: boolean, limits: DownloadLimits): Promise<void> {
+  const tar = await import("tar");
   let count = 0;
   let total = 0;
   let problem: Error | undefined;
@@ -127,13 +131,13 @@ async function extractTar(file: string, out: string, gzip: boolean, limits: Down
       else if (count > MAX_ENTRIES) problem = new Error(`refusing archive: more than ${MAX_ENTRIES} entries`);
       else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new Error(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     },
-  } as ConstructorParameters<typeof tar.Parser>[0]);
+  } as ConstructorParameters<typeof Tar.Parser>[0]);
   await runTar(listing, file, "end", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
     throw new Error(`cannot read archive: ${e.message}`);
   });
   if (problem) throw problem;
-  const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as ConstructorParameters<typeof tar.Unpack>[0]);
+  const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as ConstructorParameters<typeof Tar.Unpack>[0]);
   await runTar(unpack, file, "close", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
     throw new Error(`cannot extract archive: ${e.message}`);
@@ -146,18 +150,19 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 
-function openZip(file: string): Promise<yauzl.ZipFile> {
+async function openZip(file: string): Promise<Yauzl.ZipFile> {
+  const { open } = (await import("yauzl")).default;
   return new Promise((ok, fail) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (err, zip) =>
+    open(file, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (err, zip) =>
       err ? fail(new Error(`cannot read archive: ${err.message}`)) : ok(zip!),
     ),
   );
 }
 
-function readEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
+function readEntries(zip: Yauzl.ZipFile): Promise<Yauzl.Entry[]> {
   return new Promise((ok, fail) => {
-    const entries: yauzl.Entry[] = [];
-    zip.on("entry", (e: yauzl.Entry) => {
+    const entries: Yauzl.Entry[] = [];
+    zip.on("entry", (e: Yauzl.Entry) => {
       entries.push(e);
       if (entries.length > MAX_ENTRIES) {
         zip.close();
@@ -171,7 +176,7 @@ function readEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
   });
 }
 
-function entryStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
+function entryStream(zip: Yauzl.ZipFile, entry: Yauzl.Entry): Promise<NodeJS.ReadableStream> {
   return new Promise((ok, fail) => zip.openReadStream(entry, (err, s) => (err ? fail(new Error(`cannot read archive: ${err.message}`)) : ok(s!))));
 }
 
@@ -248,6 +253,7 @@ export async function installBinary(downloaded: string, kind: ArchiveKind | unde
   } else if (kind === "gz") {
     await mkdir(join(out, "bin"), { mode: 0o755 });
     const counter = { bytes: 0 };
+    const { createGunzip } = process.getBuiltinModule("node:zlib") as typeof Zlib;
     const streams = [createReadStream(downloaded), createGunzip(), limitStream(limits, counter), createWriteStream(bin, { mode: 0o755 })] as const;
     await (limits.signal ? pipeline(...streams, { signal: limits.signal }) : pipeline(...streams)).catch((e: Error) => {
       checkAborted(limits.signal);

@@ -5,12 +5,15 @@
  * Content-Length and while streaming; an idle timeout, an overall deadline and a minimum rate (a server
  * trickling one byte a second never trips the idle timeout); the digest computed on the fly and checked
  * after. An AbortSignal stops a transfer at once (the sidecar's SIGINT/SIGTERM).
+ *
+ * The sidecar loads this module at start (its limits and defaults) and may supervise a node for months
+ * before it downloads anything, so node:http, node:https and node:crypto are taken when a transfer starts
+ * (getBuiltinModule: synchronous in every bundle), not when the module loads.
  */
-import { createHash } from "node:crypto";
+import type * as Crypto from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import http from "node:http";
-import https from "node:https";
+import type * as Http from "node:http";
 import { basename } from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -18,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { messageOf } from "../../base/errors.js";
 import { formatGoDuration } from "../../go/duration.js";
 import { parseEnvDuration, parseEnvInteger } from "../../go/option.js";
+import { extraCaCerts } from "../../base/ca-certs.js";
 import type { CheckedUrl, Checksum } from "./check.js";
 import { PlanInfoError } from "./errors.js";
 
@@ -146,7 +150,7 @@ export type ProgressCallback = (bytes: number, total: number | undefined) => voi
 
 /** Counts and hashes bytes on their way to the file; fails past the byte limit. */
 function meter(limits: DownloadLimits, algo: string | undefined, onProgress?: ProgressCallback) {
-  const hash = algo ? createHash(algo) : undefined;
+  const hash = algo ? (process.getBuiltinModule("node:crypto") as typeof Crypto).createHash(algo) : undefined;
   let bytes = 0;
   let total: number | undefined;
   const stream = new Transform({
@@ -270,10 +274,12 @@ function verify(checksum: Checksum | undefined, got: string | undefined, file: s
 /** GET with redirects, the idle timeout and the Content-Length check; resolves to the body stream. */
 function httpGet(url: URL, limits: DownloadLimits, signal: AbortSignal, redirects = 0): Promise<{ body: Readable; length: number | undefined }> {
   return new Promise((resolve, reject) => {
-    const mod = url.protocol === "https:" ? https : url.protocol === "http:" ? http : undefined;
-    if (!mod) return reject(new Error(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
+    const tls = url.protocol === "https:";
+    if (!tls && url.protocol !== "http:") return reject(new Error(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
     if (signal.aborted) return reject(signal.reason);
-    const req = mod.get(url, { headers: { "user-agent": "xupgrade-cli", "accept-encoding": "identity" }, signal });
+    const mod = process.getBuiltinModule(tls ? "node:https" : "node:http") as typeof Http;
+    // An https request trusts what Node trusts, NODE_EXTRA_CA_CERTS included when the bin kept it out of Node's start-up.
+    const req = mod.get(url, { headers: { "user-agent": "xupgrade-cli", "accept-encoding": "identity" }, signal, ...(tls ? extraCaCerts() : {}) });
     const idle = () => req.destroy(idleError(limits.idleMs));
     req.setTimeout(limits.idleMs, idle);
     req.on("error", (e) => reject(new Error(networkText(e))));

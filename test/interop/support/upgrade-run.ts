@@ -58,7 +58,26 @@ export interface UpgradeTimings {
    * undefined where /proc is not there to read it.
    */
   supervisorPeakRssMiB: number | undefined;
+  /**
+   * The supervisor's peak resident set in each step (MiB; see stepMemory), from /proc/<pid>/status read every
+   * 20 ms and at each of its log lines; undefined where there is no /proc.
+   */
+  supervisorStepsMiB: StepMemory | undefined;
 }
+
+/**
+ * The steps of an upgrade, told apart by the supervisor's own lines (both say them in cosmovisor's words):
+ * - idle: supervising the old node, from the start to the halt;
+ * - backup: `starting to take backup of data directory` → `backup completed`;
+ * - download: `no upgrade binary found, beginning to download it` → `downloading binary complete`; for the
+ *   xupgrade visor, up to `checksum verified` (the transfer and its digest), then
+ * - extract: `checksum verified` → `downloading binary complete` (cosmovisor's go-getter unpacks inside its
+ *   download step and says nothing in between, so it has no extract step of its own);
+ * - after: from the last of those lines to the new node's first block (the new node supervised).
+ * A step the run did not go through (no download when staged) is absent.
+ */
+export type UpgradeStep = "idle" | "backup" | "download" | "extract" | "after";
+export type StepMemory = Partial<Record<UpgradeStep, number>>;
 
 export interface SupervisedRun extends UpgradeTimings {
   home: string;
@@ -98,6 +117,11 @@ export interface SupervisedRunOptions {
   pair?: UpgradePair;
   /** Writes every line here as well. */
   logFile?: string;
+  /**
+   * The `xupgrade` executable to run the visor with (e.g. the package's bin, dist/apps/cli/xupgrade.cjs, as an
+   * operator runs it); default the CLI as the tests run it (cliArgs()).
+   */
+  visorBin?: string;
 }
 
 /** VmHWM of a live process, MiB (one decimal), or undefined. */
@@ -109,6 +133,62 @@ function peakRssMiB(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** VmRSS and VmHWM of a live process, KiB, or undefined. */
+function memoryOf(pid: number): { rss: number; hwm: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, "utf8");
+    const rss = /^VmRSS:\s+(\d+) kB$/m.exec(text);
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(text);
+    return rss && hwm ? { rss: Number(rss[1]), hwm: Number(hwm[1]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a process's memory every `everyMs` and whenever asked (at a log line), with the time read. */
+function memorySampler(pid: number | undefined, everyMs = 20) {
+  const samples: { at: number; rss: number; hwm: number }[] = [];
+  const sample = () => {
+    const m = pid === undefined ? undefined : memoryOf(pid);
+    if (m) samples.push({ at: performance.now(), ...m });
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return { samples, sample, stop: () => clearInterval(timer) };
+}
+
+const STEP_LINES: [step: Exclude<UpgradeStep, "idle" | "after">, from: RegExp, to: RegExp][] = [
+  ["backup", /starting to take backup of data directory/, /backup completed/],
+  ["download", /no upgrade binary found, beginning to download it/, /checksum verified|downloading binary complete/],
+  ["extract", /checksum verified/, /downloading binary complete/],
+];
+
+/**
+ * Each step's peak (MiB, one decimal): the highest VmRSS read inside it, or the VmHWM read at its end when
+ * the high-water mark rose during it (a peak between two reads). `lines` are the supervisor's own lines.
+ */
+export function stepMemory(samples: { at: number; rss: number; hwm: number }[], lines: { at: number; message: string }[], halt: number, end: number): StepMemory {
+  const windows: [UpgradeStep, number, number][] = [["idle", -Infinity, halt]];
+  for (const [step, from, to] of STEP_LINES) {
+    const a = lines.find((l) => l.at >= halt && from.test(l.message));
+    const b = a && lines.find((l) => l.at >= a.at && to.test(l.message));
+    if (a && b) windows.push([step, a.at, b.at]);
+  }
+  const lastPipelineLine = Math.max(halt, ...windows.slice(1).map((w) => w[2]));
+  windows.push(["after", lastPipelineLine, end]);
+  const out: StepMemory = {};
+  for (const [step, from, to] of windows) {
+    const inside = samples.filter((s) => s.at >= from && s.at <= to);
+    if (inside.length === 0) continue;
+    const before = samples.filter((s) => s.at < from).at(-1);
+    const last = inside[inside.length - 1];
+    let kib = Math.max(...inside.map((s) => s.rss));
+    if (last.hwm > (before?.hwm ?? 0)) kib = Math.max(kib, last.hwm);
+    out[step] = Math.round((kib / 1024) * 10) / 10;
+  }
+  return out;
 }
 
 async function sha256File(path: string): Promise<string> {
@@ -143,7 +223,8 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
       await runOk(o.peers.cosmovisor, args, { env });
     }
   }
-  const cmd = o.supervisor === "xupgrade-visor" ? [process.execPath, ...cliArgs(), "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
+  const xupgrade = o.visorBin ? [o.visorBin] : [process.execPath, ...cliArgs()];
+  const cmd = o.supervisor === "xupgrade-visor" ? [...xupgrade, "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
   // One stream for both: the supervisors write their own lines on stderr or stdout, the node's pass through.
   const child = spawnCollected<SimdLog>("sh", ["-c", 'exec "$0" "$@" 2>&1', ...cmd], {
     env,
@@ -151,6 +232,9 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
     echo: process.env.XUPGRADE_TEST_LOGS === "1" ? o.supervisor : undefined,
   });
   const node: SimdNode = attach(h, child);
+  const memory = memorySampler(child.proc.pid);
+  // A read at each line too, so a step's first and last reads are its own.
+  child.proc.stdout!.on("data", memory.sample);
   const lines = () => child.records.map((r) => (r.level !== undefined ? JSON.stringify({ ...r, at: undefined }) : r.message));
   let exitCode: number | string = "running";
   try {
@@ -165,6 +249,9 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
     await node.ready();
     const appliedPlan = await (await fetch(`${h.restUrl}/cosmos/upgrade/v1beta1/applied_plan/${pair.name}`)).text();
     const cv = join(h.home, "cosmovisor");
+    memory.sample();
+    memory.stop();
+    const own = child.records.filter((r) => r.level === undefined);
     const run: SupervisedRun = {
       supervisor: o.supervisor,
       height,
@@ -172,6 +259,7 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
       haltToUpgradeBlock: Math.round(upgradeBlock.at - halt.at),
       haltToFirstNewBlock: Math.round(firstNew.at - halt.at),
       supervisorPeakRssMiB: peakRssMiB(child.proc.pid),
+      supervisorStepsMiB: memory.samples.length > 0 ? stepMemory(memory.samples, own, halt.at, firstNew.at) : undefined,
       home: h.home,
       lines: [],
       steps: child.records
@@ -194,6 +282,7 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
     run.lines = lines();
     return run;
   } finally {
+    memory.stop();
     await stopChild(child, 5_000);
     // cosmovisor v1.5.0 can leave its child behind (test/peers/README.md): anything still running on this home is ours.
     for (const pid of processesMentioning(h.home)) {

@@ -21,7 +21,7 @@ import { VerifiedUpgradeClient, trustOnFirstUse, type Proven } from "../../../li
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts, integerValue } from "../flags.js";
-import { httpTransport } from "../http.js";
+import { httpTransport } from "../../../client/http.js";
 import { print, toIndentedJson } from "../output.js";
 import { blockRecord } from "./block-record.js";
 import { planJson } from "./json.js";

@@ -1,6 +1,10 @@
-/** The optional TOML file (`-c/--cosmovisor-config`): lower-case variable names, under the environment. */
+/**
+ * The optional TOML file (`-c/--cosmovisor-config`): lower-case variable names, under the environment. The
+ * parser is loaded only when a file is given (most visors are configured by the environment alone).
+ */
 import { readFileSync } from "node:fs";
-import { parse as parseToml } from "smol-toml";
+import { createRequire } from "node:module";
+import type * as SmolToml from "smol-toml";
 import { VisorError } from "../errors.js";
 import { ENV_NAMES, type Source } from "./types.js";
 import { statError } from "./validate.js";
@@ -16,7 +20,8 @@ export function readConfigFile(path: string): Source {
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    const { parse } = createRequire(import.meta.url)("smol-toml") as typeof SmolToml;
+    doc = parse(text) as Record<string, unknown>;
   } catch (e) {
     throw new VisorError(`failed to parse config file ${JSON.stringify(path)}: ${messageOf(e).split("\n")[0]}`);
   }

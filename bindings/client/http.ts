@@ -1,5 +1,5 @@
 /**
- * The CLI's transport to the node's RPC: node:http (node:https when the URL says so) instead of fetch. A query
+ * The CLI's and the sidecar's transport to a node's RPC: node:http (node:https when the URL says so) instead of fetch. A query
  * is one or two small POSTs, and fetch's first call loads and compiles undici and its llhttp WebAssembly
  * parser: ~40 ms and ~8 MB of a ~100 ms command (bench/README.md, "peers"). node:http is part of Node's
  * startup snapshot and parses with the native llhttp.
@@ -10,11 +10,10 @@
  * GET), and the body is decoded as UTF-8 with a leading BOM dropped (Response.text()). An https request trusts
  * what Node trusts, NODE_EXTRA_CA_CERTS included when the bin kept it out of Node's start-up (ca-certs.ts).
  */
+import type * as Http from "node:http";
 import type { IncomingMessage } from "node:http";
-import { request as httpRequest } from "node:http";
-import type * as Https from "node:https";
-import type { RpcResponse, RpcTransport } from "../../client/rpc.js";
-import { extraCaCerts } from "./ca-certs.js";
+import type { RpcResponse, RpcTransport } from "./rpc.js";
+import { extraCaCerts } from "../base/ca-certs.js";
 
 const MAX_REDIRECTS = 20;
 
@@ -82,9 +81,10 @@ interface Sent extends RpcResponse {
 
 async function send(url: URL, method: string, body: string | undefined, deadline: number): Promise<Sent> {
   if (BAD_PORTS.has(Number(url.port || (url.protocol === "https:" ? 443 : 80)))) throw fetchFailed(new Error("bad port"));
-  // node:https (and TLS) only when the URL asks for it; getBuiltinModule keeps it synchronous in every bundle.
+  // node:https (and TLS) only when the URL asks for it, node:http when a request is made (the sidecar holds this
+  // module for months before its first one); getBuiltinModule keeps it synchronous in every bundle.
   const tls = url.protocol === "https:";
-  const request = tls ? (process.getBuiltinModule("node:https") as typeof Https).request : httpRequest;
+  const { request } = process.getBuiltinModule(tls ? "node:https" : "node:http") as typeof Http;
   const headers: Record<string, string | number> = { accept: "*/*" };
   if (body !== undefined) {
     headers["content-type"] = "application/json";
