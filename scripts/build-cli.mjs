@@ -2,7 +2,8 @@
 //   xupgrade.cjs                   the bin (bin.ts), CommonJS
 //   xupgrade-query.cjs (+ .v8cache) query-main.ts: `query …` alone, CommonJS, self-contained
 //   xupgrade-verify.cjs            query/verify.ts: `query … --verify` (the light client), loaded by the query bundle only then
-//   xupgrade.js + xupgrade-*.js    main.ts: every command, ES modules split per command (dependencies stay imports)
+//   xupgrade.js + xupgrade-*.js    main.ts: every command, ES modules split per command (dependencies stay imports);
+//   xupgrade-visor.js              visor-main.ts: `visor …` alone, sharing those chunks
 // then writes xupgrade-query.cjs.v8cache by running the query commands against a stand-in node on loopback.
 // All bundles sit in dist/apps/cli/, the depth tsc's output has there, so `new URL("../../../package.json",
 // import.meta.url)` and the devnet's `../../ui/` still point where they do in tsc's output.
@@ -35,7 +36,7 @@ const external = Object.keys(pkg.dependencies).filter((d) => !inlined.has(d)).fl
 
 await build({
   ...common,
-  entryPoints: { xupgrade: `${src}main.ts` },
+  entryPoints: { xupgrade: `${src}main.ts`, "xupgrade-visor": `${src}visor-main.ts` },
   format: "esm",
   splitting: true,
   outdir: out,
@@ -82,10 +83,11 @@ await build({
 // NODE_EXTRA_CA_CERTS aside before Node starts (Node 20 parses its whole root store and the file at start-up,
 // before any code runs: ~36 ms of CPU time, measured) unless Node was told to use OpenSSL's store; bin.ts puts
 // it back and the https requests trust those certificates (ca-certs.ts). Then it runs this file with `node`,
-// found on PATH as `#!/usr/bin/env node` found it.
+// found on PATH as `#!/usr/bin/env node` found it; for `visor`, with V8 flags that keep the sidecar small (bin.ts).
 const launcher = [
   "#!/bin/sh",
   `":" //; if [ "$1" = query ] || [ "$1" = q ]; then case " \${NODE_OPTIONS-} " in *" --use-openssl-ca "*) ;; *) if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then export XUPGRADE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; fi ;; esac; fi`,
+  `":" //; if [ "$1" = visor ]; then exec node --no-opt --optimize-for-size "$0" "$@"; fi`,
   `":" //; exec node "$0" "$@"`,
 ].join("\n");
 await build({ ...common, entryPoints: [`${src}bin.ts`], format: "cjs", outfile: `${out}xupgrade.cjs`, banner: { js: launcher } });

@@ -19,6 +19,20 @@ const fail = (message) => {
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 /**
+ * The installed bin runs the sidecar through its launcher (V8 flags for `visor`) and its own entry
+ * (xupgrade-visor.js): a home made by `visor init`, then `visor run` supervising a node that exits at once.
+ */
+function checkVisor(bin, dir) {
+  const daemon = join(dir, "appd");
+  writeFileSync(daemon, '#!/bin/sh\necho "node ran: $*"\n', { mode: 0o755 });
+  const env = { ...process.env, DAEMON_HOME: join(dir, "visor-home"), DAEMON_NAME: "appd" };
+  execFileSync(bin, ["visor", "init", daemon], { env, stdio: "ignore" });
+  const out = execFileSync(bin, ["visor", "run", "start", "--x"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (!out.includes("node ran: start --x")) fail(`xupgrade visor run did not run the node: ${JSON.stringify(out)}`);
+  else console.log("check-package: xupgrade visor init + run: the node ran under the installed visor");
+}
+
+/**
  * The installed bin's launcher keeps NODE_EXTRA_CA_CERTS out of Node's start-up for a query (scripts/build-cli.mjs):
  * an https node whose certificate only that file's CA signed must still be trusted, and refused without it.
  */
@@ -110,6 +124,7 @@ console.log("library: " + names.length + " names, subpaths ok");
   const bin = join(app, "node_modules/.bin/xupgrade");
   console.log(`check-package: xupgrade --version: ${run(bin, ["--version"], app).trim()}`);
   await checkExtraCaCerts(bin, work);
+  checkVisor(bin, work);
   run(bin, ["devnet", "init", "--home", join(app, "dev"), "--validators", "1", "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], app);
   node = spawn(bin, ["devnet", "start", "--home", join(app, "dev")], { cwd: app, stdio: ["ignore", "ignore", "pipe"] });
   let err = "";

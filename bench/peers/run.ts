@@ -17,7 +17,7 @@ import type { Row } from "../report.js";
 import { COSMOVISOR_VERSION, GHZ_VERSION, SDK_V047_VERSION, SDK_V050_VERSION, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
 import { EXTRA_CA_CERTS, XUPGRADE_BIN, cliCase, cliCommands, meter, queryBundleCheck, stageQueryBin, type CliRow, type CliStat } from "./cli.js";
 import { checkSameAnswers, endpoints, restClientCeiling, servicesCase, startXupgradeServer, type ServerState, type ServicesSummary } from "./services.js";
-import { sidecarCase, sidecarPending, type SidecarResult } from "./sidecar.js";
+import { sidecarCase, sidecarPending, STEPS, type SidecarResult } from "./sidecar.js";
 import { APPLIED_NAME, startSimdChain, type SimdChain } from "./simd.js";
 import { log, pinning } from "./util.js";
 
@@ -220,6 +220,19 @@ function checkTargets(cli: CliRow[], services: ServicesSummary[], sidecar: Sidec
       detail: v.status === "measured" ? `xupgrade visor ${v.xupgrade!.haltToFirstNewBlock} ms, cosmovisor ${v.cosmovisor!.haltToFirstNewBlock} ms (ratio ${x(v.ratio!)})` : `${v.status}: ${v.reason}`,
     });
   }
+  // Issue 27: the visor's peak RSS ≤ 1.2× cosmovisor's staged, ≤ 1.5× when it downloads (the appd upgrade downloads too).
+  for (const v of sidecar.variants) {
+    const limit = v.variant === "staged" ? 1.2 : 1.5;
+    const mem = v.peakMemory;
+    t.push({
+      target: `Sidecar (${v.variant}): the visor's peak RSS ≤ ${limit}× cosmovisor's`,
+      met: mem?.status === "measured" ? mem.ratio <= limit : undefined,
+      detail:
+        mem?.status === "measured"
+          ? `xupgrade visor ${mem.xupgrade.toFixed(1)} MiB, cosmovisor ${mem.cosmovisor.toFixed(1)} MiB (ratio ${x(mem.ratio)})`
+          : (mem?.reason ?? `${v.status}: ${v.reason}`),
+    });
+  }
   return t;
 }
 
@@ -260,6 +273,18 @@ function markdown(cli: CliRow[], floor: CliStat, floorWithoutExtraCa: CliStat | 
     if (mem?.status === "measured") {
       lines.push(`| ${v.variant}: peak RSS of the supervisor process (median of ${mem.samples}) | ${mem.xupgrade.toFixed(1)} MiB | ${mem.cosmovisor.toFixed(1)} MiB | ${ratio(mem.ratio)} |`);
     }
+    // Each step's resident set (the highest read inside it); cosmovisor unpacks inside its download step.
+    const steps = v.stepMemory;
+    if (!steps) continue;
+    for (const step of STEPS) {
+      const xm = steps.xupgrade[step];
+      const cm = step === "extract" ? (steps.cosmovisor.download ?? steps.cosmovisor.extract) : steps.cosmovisor[step];
+      if (xm === undefined && cm === undefined) continue;
+      const what = { idle: "idle supervising", download: "downloading", extract: "extracting", backup: "backing up" }[step];
+      const c = step === "extract" && steps.cosmovisor.extract === undefined && cm !== undefined ? `${cm.toFixed(1)} MiB (in its download)` : cm === undefined ? "–" : `${cm.toFixed(1)} MiB`;
+      lines.push(`| ${v.variant}: RSS ${what} | ${xm === undefined ? "–" : `${xm.toFixed(1)} MiB`} | ${c} | ${xm !== undefined && cm !== undefined ? ratio(xm / cm) : "–"} |`);
+    }
+    if (v.load) lines.push(`| ${v.variant}: load average (1, 5, 15 min) at start → end | ${v.load.start.join(", ")} → ${v.load.end.join(", ")} | | |`);
   }
   return lines.join("\n");
 }

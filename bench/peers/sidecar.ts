@@ -7,14 +7,23 @@
  * loopback: both supervisors back up data/, download, verify, unpack, switch, start) and "staged" (simd v0.50
  * added under `upgrades/<name>/bin` before the start, an empty Plan.Info: the same pipeline without the
  * download). Each run also reads the supervisor process's own peak resident set (VmHWM, its nodes not
- * included) just before it is stopped; the medians of each variant's runs are compared.
+ * included) just before it is stopped, and its resident set in each step (idle supervising, downloading,
+ * extracting, backing up: the harness's stepMemory); the medians of each variant's runs are compared.
+ * The visor runs as an operator runs it: the package's bin (dist/apps/cli/xupgrade.cjs, built by
+ * `npm run bench:peers`), its launcher and its V8 flags included.
  */
 import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { log, median } from "./util.js";
 
 const HARNESS = "../../test/interop/support/upgrade-run.js";
 const RELEASE = "../../test/interop/support/release.js";
+const BIN = fileURLToPath(new URL("../../dist/apps/cli/xupgrade.cjs", import.meta.url));
+
+/** The steps whose resident set is compared (the harness's UpgradeStep, "after" left out: the new node supervised). */
+export const STEPS = ["idle", "download", "extract", "backup"] as const;
+export type Step = (typeof STEPS)[number];
 
 export type SupervisorName = "xupgrade-visor" | "cosmovisor";
 
@@ -29,6 +38,8 @@ export interface SidecarVariant {
     haltToUpgradeBlock: number;
     haltToFirstNewBlock: number;
     peakRssMiB: number | undefined;
+    /** The supervisor's resident set in each step it went through, MiB (peak inside the step). */
+    stepsMiB?: Partial<Record<Step | "after", number>>;
   }[];
   /** Medians, ms. */
   xupgrade?: { haltToNewBinaryStart: number; haltToFirstNewBlock: number };
@@ -37,6 +48,10 @@ export interface SidecarVariant {
   ratio?: number;
   /** Peak resident set of the supervisor process, MiB (medians), or why it was not read. */
   peakMemory?: SidecarMemory;
+  /** Each step's resident set, medians of the runs, MiB (a step a supervisor has not: absent). */
+  stepMemory?: { xupgrade: Partial<Record<Step, number>>; cosmovisor: Partial<Record<Step, number>> };
+  /** The 1-, 5- and 15-minute load averages when the variant started and when it ended. */
+  load?: { start: number[]; end: number[] };
 }
 
 export type SidecarMemory =
@@ -45,6 +60,8 @@ export type SidecarMemory =
 
 export interface SidecarResult {
   harness: string;
+  /** What ran as `xupgrade visor`: the package's bin, or the tests' transpiled CLI when there is no build. */
+  visor?: string;
   variants: SidecarVariant[];
 }
 
@@ -57,6 +74,16 @@ export function sidecarPending(reason: string): SidecarResult {
       { variant: "appd v0.50 → v0.53", status: "skipped", reason },
     ],
   };
+}
+
+/** Each step's median over one supervisor's runs. */
+function stepMedians(runs: NonNullable<SidecarVariant["runs"]>, s: SupervisorName): Partial<Record<Step, number>> {
+  const out: Partial<Record<Step, number>> = {};
+  for (const step of STEPS) {
+    const v = runs.filter((r) => r.supervisor === s && r.stepsMiB?.[step] !== undefined).map((r) => r.stepsMiB![step]!);
+    if (v.length > 0) out[step] = median(v);
+  }
+  return out;
 }
 
 /** The medians of the peak RSS read in one variant's runs, or why there are none. */
@@ -86,6 +113,8 @@ export async function sidecarCase(
   const app = peers.app050 && peers.app053 ? { old: peers.app050, new: peers.app053, name: "v050-to-v053", daemon: "appd" } : undefined;
   const appRelease = app ? await serveRelease(app.new, { name: "appd", label: "appd-v0.53.8" }) : undefined;
   const variants: SidecarVariant[] = [];
+  const visorBin = existsSync(BIN) ? BIN : undefined;
+  const load = () => loadavg().map((l) => +l.toFixed(2));
   try {
     for (const variant of ["download", "staged", "appd v0.50 → v0.53"] as const) {
       if (variant === "appd v0.50 → v0.53" && !app) {
@@ -93,15 +122,16 @@ export async function sidecarCase(
         continue;
       }
       const measured: NonNullable<SidecarVariant["runs"]> = [];
+      const loadAtStart = load();
       for (let i = 0; i < runs; i++) {
         const order: SupervisorName[] = i % 2 ? ["cosmovisor", "xupgrade-visor"] : ["xupgrade-visor", "cosmovisor"];
         for (const supervisor of order) {
           const r = await harness.supervisedSimdUpgrade(
             variant === "staged"
-              ? { supervisor, peers, staged: true }
+              ? { supervisor, peers, staged: true, visorBin }
               : variant === "download"
-                ? { supervisor, peers, release }
-                : { supervisor, peers, pair: app, release: appRelease },
+                ? { supervisor, peers, release, visorBin }
+                : { supervisor, peers, pair: app, release: appRelease, visorBin },
           );
           measured.push({
             supervisor,
@@ -109,9 +139,11 @@ export async function sidecarCase(
             haltToUpgradeBlock: r.haltToUpgradeBlock,
             haltToFirstNewBlock: r.haltToFirstNewBlock,
             peakRssMiB: r.supervisorPeakRssMiB,
+            stepsMiB: r.supervisorStepsMiB,
           });
+          const steps = r.supervisorStepsMiB ? Object.entries(r.supervisorStepsMiB).map(([k, v]) => `${k} ${v}`).join(", ") : "?";
           log(
-            `  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms, peak RSS ${r.supervisorPeakRssMiB ?? "?"} MiB`,
+            `  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms, peak RSS ${r.supervisorPeakRssMiB ?? "?"} MiB (${steps})`,
           );
         }
       }
@@ -129,6 +161,8 @@ export async function sidecarCase(
         cosmovisor: c,
         ratio: x.haltToFirstNewBlock / c.haltToFirstNewBlock,
         peakMemory: peakMemory(measured),
+        stepMemory: { xupgrade: stepMedians(measured, "xupgrade-visor"), cosmovisor: stepMedians(measured, "cosmovisor") },
+        load: { start: loadAtStart, end: load() },
       });
     }
   } finally {
@@ -138,5 +172,5 @@ export async function sidecarCase(
     const helpers = (await import("../../test/apps/cli/helpers.js")) as typeof import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();
   }
-  return { harness: "test/interop/support/upgrade-run.ts", variants };
+  return { harness: "test/interop/support/upgrade-run.ts", visor: visorBin ? "dist/apps/cli/xupgrade.cjs (the package's bin)" : "the tests' transpiled CLI (no build)", variants };
 }

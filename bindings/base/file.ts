@@ -4,7 +4,7 @@
  * After a crash a reader finds the old file, the new one, or none, never a part; at worst a hidden
  * `.<name>.<pid>.<random>.tmp` stays behind, which no reader looks at. A failure removes the temporary file.
  */
-import { randomBytes } from "node:crypto";
+import type * as Crypto from "node:crypto";
 import { access, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -16,9 +16,15 @@ export interface AtomicWriteOptions {
   mode?: number;
 }
 
+/**
+ * `bytes` random bytes in hex, for temporary names. node:crypto is taken when a name is made (getBuiltinModule:
+ * synchronous in every bundle): a long-running process that imports this floor (the sidecar) need not load it.
+ */
+export const randomHex = (bytes: number): string => (process.getBuiltinModule("node:crypto") as typeof Crypto).randomBytes(bytes).toString("hex");
+
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(8).toString("hex")}.tmp`);
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomHex(8)}.tmp`);
   let created = false;
   try {
     const fh = await open(temp, "wx", options.mode ?? 0o666);

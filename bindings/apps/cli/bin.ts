@@ -5,7 +5,8 @@
  *     xupgrade-query.cjs.v8cache that the build wrote, so Node neither parses nor compiles what the cache
  *     holds (Node 20 has no module compile cache of its own). A cache from another Node or V8 flags is
  *     rejected by V8 and the bundle is compiled as usual: same behaviour, only slower.
- *   - xupgrade.js (main.ts, ES modules split per command) for every other command line.
+ *   - xupgrade-visor.js (visor-main.ts) for `xupgrade visor …`, and xupgrade.js (main.ts) for every other
+ *     command line: ES modules split per command, sharing their chunks.
  * XUPGRADE_CLI_WRITE_CODE_CACHE=1 writes the cache after the command ran (the build does this).
  *
  * The file starts as a POSIX sh script (the build's launcher lines, scripts/build-cli.mjs): for a query it
@@ -13,7 +14,11 @@
  * file before running anything (~36 ms of CPU time of a ~75 ms query, measured), and hands the file over in
  * XUPGRADE_EXTRA_CA_CERTS. It is put back here, and an https request trusts the same certificates Node would
  * have trusted (http.ts, extraCaCerts); a Node that trusts OpenSSL's store instead of its own is started
- * again with the variable as it was, before anything runs.
+ * again with the variable as it was, before anything runs. For `visor` it starts Node with `--no-opt
+ * --optimize-for-size`: the sidecar stays up beside the node for months and its work is I/O (streams, native
+ * hashing and inflating), so V8's optimizing compiler buys it no time, and without it and with the heap sized
+ * for memory the process holds ~4 MiB less at rest and collects a download's and an extraction's spent
+ * chunks soon instead of letting tens of MiB pile up (bench/README.md, "sidecar").
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -85,6 +90,6 @@ if (argv[0] === "query" || argv[0] === "q") {
       setTimeout(() => process.exit(code), 50).unref();
     });
 } else {
-  // main.ts's bundle runs the command line itself.
-  void import(pathToFileURL(join(__dirname, "xupgrade.js")).href);
+  // main.ts's bundle runs the command line itself; the sidecar's own entry (visor-main.ts) shares its chunks.
+  void import(pathToFileURL(join(__dirname, argv[0] === "visor" ? "xupgrade-visor.js" : "xupgrade.js")).href);
 }

@@ -3,13 +3,13 @@
  * (created → genesis when missing, an error when it is not a link or dangles — never a silent fallback), and
  * switching it atomically (a temporary link in `.tmp/`, then rename over `current`; D6 #1).
  */
-import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink, unlink } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { readCurrentName } from "./info-file.js";
 import { upgradeDirName } from "./names.js";
 import { ROOT_NAME } from "./config/index.js";
 import { VisorError } from "./errors.js";
+import { randomHex } from "../../base/file.js";
 
 export interface LayoutConfig {
   home: string;
@@ -49,7 +49,7 @@ export async function ensureBinary(path: string): Promise<void> {
   if ((st.mode & 0o111) !== 0o111) await chmod(path, (st.mode & 0o7777) | 0o111);
 }
 
-export const random = (): string => randomBytes(6).toString("hex");
+export const random = (): string => randomHex(6);
 
 export class Layout {
   readonly root: string;

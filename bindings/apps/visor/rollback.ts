@@ -40,10 +40,11 @@ import { sameName } from "./names.js";
 import { committedHeight, heldLocks, signedAfter, signState, type SignState } from "./node-state.js";
 import { formatBytes } from "./progress.js";
 import { DONE_MARKER, ROLLED_BACK_MARKER } from "./reconcile.js";
+import { journalPath } from "./rollback-journal.js";
 import { copyTree, estimateCopy, freeBytes, walkTree } from "./tree-copy.js";
 
-/** The journal of a rollback between its first rename and its end. */
-export const ROLLBACK_JOURNAL = "rollback-in-progress.json";
+export { interruptedRollback, ROLLBACK_JOURNAL } from "./rollback-journal.js";
+
 const PRIV_VALIDATOR_STATE = "priv_validator_state.json";
 
 export interface RollbackOptions {
@@ -102,13 +103,6 @@ interface Journal {
   files: number;
   bytes_copied: number;
   bytes_linked: number;
-}
-
-const journalPath = (layout: Layout) => join(layout.root, ROLLBACK_JOURNAL);
-
-/** An interrupted rollback (for `visor run`'s refusal): its journal's path, or undefined. */
-export async function interruptedRollback(layout: Layout): Promise<string | undefined> {
-  return (await exists(journalPath(layout))) ? journalPath(layout) : undefined;
 }
 
 const signText = (s: SignState) => `height ${s.height} round ${s.round} step ${s.step}`;

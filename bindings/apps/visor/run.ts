@@ -22,21 +22,24 @@ import { skipHeights, stampOf, type VisorPlan } from "./info-file.js";
 import { ensureBinary, Layout } from "./layout.js";
 import { createLogger, type VisorLogger } from "./log.js";
 import { nodeHeight } from "./node-rpc.js";
-import { Interrupted, resolveBinary, runPipeline, type PipelineHooks } from "./pipeline.js";
+import type { PipelineHooks } from "./pipeline.js";
 import { InfoWatcher } from "./watch.js";
 import { sleep } from "../../base/sleep.js";
 import { VisorError } from "./errors.js";
 import { ChainWatch } from "./chain-watch.js";
 import type { VisorEndpoint } from "./endpoint.js";
-import { committedHeight } from "./node-state.js";
 import { handedOverName } from "./orchestrator.js";
 import { decide, describeState, readStartState, UNREADABLE_INFO, type Decision } from "./reconcile.js";
 import { startTelling } from "./tell.js";
 import { writeFileAtomic } from "../../base/file.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { join } from "node:path";
-import { ReadinessAttester, readinessRoute } from "./readiness.js";
-import { interruptedRollback } from "./rollback.js";
+import { interruptedRollback } from "./rollback-journal.js";
+
+// What only an upgrade, the start's committed-height probe or the readiness attestation runs is imported when
+// it runs: a visor supervises its node for months between upgrades, and holds only the supervision loop.
+const pipelineModule = () => import("./pipeline.js");
+const readinessModule = () => import("./readiness.js");
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -126,6 +129,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
 
   /** The pipeline, then what the loop does next: undefined = start the node again, a number = exit with it. */
   const upgrade = async (plan: VisorPlan): Promise<number | undefined> => {
+    const { Interrupted, runPipeline } = await pipelineModule();
     let outcome;
     try {
       outcome = await runPipeline(ctx, plan);
@@ -151,7 +155,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
   const repoint = async (plan: VisorPlan): Promise<void> => {
     const temps: string[] = [];
     try {
-      await resolveBinary(ctx, plan, (p) => void temps.push(p));
+      await (await pipelineModule()).resolveBinary(ctx, plan, (p) => void temps.push(p));
     } finally {
       const { rm } = await import("node:fs/promises");
       for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
@@ -173,7 +177,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
 
   /** Reconciles the disk's state (docs/spec/sidecar.md §5.1); logs one line; throws to start nothing. */
   const reconcile = async (when: string): Promise<Exclude<Decision, { action: "stop" }>> => {
-    const state = await readStartState(cfg, layout, { skip, currentName, probe: () => committedHeight(layout) });
+    const state = await readStartState(cfg, layout, { skip, currentName, probe: async () => (await import("./node-state.js")).committedHeight(layout) });
     const d = decide(state);
     const target = "target" in state.current ? state.current.target : "genesis";
     log.info(`${when}: found ${describeState(state)}; ${decisionText(d, target)}`, { reason: d.reason });
@@ -185,8 +189,8 @@ export async function runVisor(o: RunOptions): Promise<number> {
   };
 
   // docs/spec/readiness.md §3: the readiness attestation, while the node runs (never during an upgrade).
-  const attester = cfg.readiness ? new ReadinessAttester({ cfg, log, layout, events }) : undefined;
-  telling.endpoint?.route("/readiness", readinessRoute(cfg));
+  const attester = cfg.readiness ? new (await readinessModule()).ReadinessAttester({ cfg, log, layout, events }) : undefined;
+  telling.endpoint?.route("/readiness", async (req) => (await readinessModule()).readinessRoute(cfg)(req));
 
   try {
     const journal = await interruptedRollback(layout);
