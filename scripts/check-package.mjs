@@ -112,7 +112,9 @@ console.log("library: " + names.length + " names, subpaths ok");
 
   // Every runtime dependency is imported by the shipped code (or is the browser polyfill abstract-level needs).
   const pkg = JSON.parse(readFileSync(join(app, "node_modules/xupgrade/package.json"), "utf8"));
-  const shipped = run("grep", ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")], app);
+  // Static and dynamic imports, and the synchronous require of a package loaded only when used (the sidecar's
+  // cli-progress, smol-toml: createRequire(import.meta.url)("<package>")).
+  const shipped = run("grep", ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")], app);
   const imported = new Set(shipped.split("\n").map((l) => /"([^"]+)"/.exec(l)?.[1]).filter((s) => s && !s.startsWith("node:")).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0])));
   const unused = Object.keys(pkg.dependencies).filter((d) => !imported.has(d) && d !== "events");
   const undeclared = [...imported].filter((d) => !(d in pkg.dependencies));
