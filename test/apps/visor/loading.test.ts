@@ -63,6 +63,7 @@ describe("what `xupgrade visor run` loads before an upgrade", () => {
       "bindings/apps/visor/preupgrade.ts",
       "bindings/apps/visor/progress.ts",
       "bindings/apps/visor/readiness.ts",
+      "bindings/apps/visor/rollback.ts",
       "bindings/apps/visor/node-state.ts",
       "bindings/apps/visor/endpoint.ts",
       "bindings/apps/visor/metrics.ts",
