@@ -16,9 +16,9 @@
  * have trusted (http.ts, extraCaCerts); a Node that trusts OpenSSL's store instead of its own is started
  * again with the variable as it was, before anything runs. For `visor` it starts Node with `--no-opt
  * --optimize-for-size`: the sidecar stays up beside the node for months and its work is I/O (streams, native
- * hashing and inflating), so V8's optimizing compiler buys it no time, and without it and with the heap sized
- * for memory the process holds ~4 MiB less at rest and collects a download's and an extraction's spent
- * chunks soon instead of letting tens of MiB pile up (bench/README.md, "sidecar").
+ * hashing and inflating), so V8's optimizing compiler buys it little, and with both flags the process holds
+ * ~4 MiB less at rest and a download's and an extraction's spent chunks are collected soon instead of
+ * piling up by tens of MiB (measured: bench/README.md, "The sidecar's memory").
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
