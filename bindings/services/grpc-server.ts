@@ -18,7 +18,7 @@ import { listen, resolveHttpLimits, type HttpLimits } from "./http.js";
 import { decodeRequest } from "./codec.js";
 import { descriptorPool, withServices } from "./descriptors.js";
 import { HEIGHT_HEADER, HeightResolver } from "./height.js";
-import { QUERY_METHODS, type QueryMethod } from "./names.js";
+import { QUERY_METHODS } from "./names.js";
 import { queryBytes, type QueryEnv } from "./query.js";
 import { reflectionServices } from "./reflection.js";
 import { answerFor, GrpcCode, QueryError } from "./status.js";
@@ -67,70 +67,44 @@ export interface GrpcServerHandle {
 
 const identity = (b: Buffer) => b;
 
-function queryServiceDefinition(env: QueryEnv): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
+/** What a method resolves before anything is sent: the height answered at, and the answer computed after the header is out. */
+interface Resolved {
+  height: bigint;
+  answer(): Uint8Array;
+}
+
+/** One unary method on raw bytes: its path and how it resolves a call (throwing what the client is answered). */
+interface RawMethod {
+  name: string;
+  path: string;
+  resolve(call: ServerUnaryCall<Buffer, Buffer>): Resolved;
+}
+
+/**
+ * The service of `methods`: each call is resolved, then `x-cosmos-block-height` is sent, then the answer is computed
+ * — so a failure to resolve (a bad request, a height out of range) carries no height, as a real node's does.
+ */
+function rawUnaryService(env: QueryEnv, methods: readonly RawMethod[]): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
   const definition: Record<string, unknown> = {};
   const implementation: UntypedServiceImplementation = {};
-  for (const method of QUERY_METHODS) {
-    definition[method] = {
-      path: env.names.methodPath(method),
+  for (const { name, path, resolve } of methods) {
+    definition[name] = {
+      path,
       requestStream: false,
       responseStream: false,
       requestSerialize: identity,
       requestDeserialize: identity,
       responseSerialize: identity,
       responseDeserialize: identity,
-      originalName: method[0].toLowerCase() + method.slice(1),
+      originalName: name[0].toLowerCase() + name.slice(1),
     };
-    implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
-      handleUnary(env, method, call, callback);
-  }
-  return { definition: definition as ServiceDefinition, implementation };
-}
-
-function handleUnary(env: QueryEnv, method: QueryMethod, call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void {
-  try {
-    const req = decodeRequest(method, call.request);
-    const headerValues = call.metadata.get(HEIGHT_HEADER).map((v) => (typeof v === "string" ? v : v.toString("latin1")));
-    const ctx = env.heights.at(HeightResolver.fromHeader(headerValues));
-    const md = new Metadata();
-    md.set(HEIGHT_HEADER, ctx.height.toString());
-    call.sendMetadata(md);
-    const bytes = queryBytes(method, ctx.keeper, req);
-    callback(null, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } catch (e) {
-    const err = answerFor(e, "grpc", env.report);
-    const details = statusMessage(err.grpcMessage);
-    callback({ code: err.grpcCode, details, name: "QueryError", message: details });
-  }
-}
-
-function hostServiceDefinition(env: QueryEnv, service: GrpcHostService): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
-  const definition: Record<string, unknown> = {};
-  const implementation: UntypedServiceImplementation = {};
-  for (const [method, answer] of Object.entries(service.methods)) {
-    definition[method] = {
-      path: `/${service.name}/${method}`,
-      requestStream: false,
-      responseStream: false,
-      requestSerialize: identity,
-      requestDeserialize: identity,
-      responseSerialize: identity,
-      responseDeserialize: identity,
-      originalName: method[0].toLowerCase() + method.slice(1),
-    };
-    implementation[method] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+    implementation[name] = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
       try {
-        const headerValues = call.metadata.get(HEIGHT_HEADER).map((v) => (typeof v === "string" ? v : v.toString("latin1")));
-        // The height rules of the upgrade service; a host service reads the latest state only.
-        const ctx = env.heights.at(HeightResolver.fromHeader(headerValues));
-        if (ctx.height !== env.heights.latest()) {
-          const msg = `${service.name} answers from the latest height only (${env.heights.latest()}), not ${ctx.height}`;
-          throw new QueryError(GrpcCode.INVALID_ARGUMENT, msg, { codespace: "sdk", code: 18, log: `${msg}: invalid request` });
-        }
+        const resolved = resolve(call);
         const md = new Metadata();
-        md.set(HEIGHT_HEADER, ctx.height.toString());
+        md.set(HEIGHT_HEADER, resolved.height.toString());
         call.sendMetadata(md);
-        const bytes = answer(new Uint8Array(call.request.buffer, call.request.byteOffset, call.request.byteLength));
+        const bytes = resolved.answer();
         callback(null, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       } catch (e) {
         const err = answerFor(e, "grpc", env.report);
@@ -140,6 +114,47 @@ function hostServiceDefinition(env: QueryEnv, service: GrpcHostService): { defin
     };
   }
   return { definition: definition as ServiceDefinition, implementation };
+}
+
+function requestedHeight(call: ServerUnaryCall<Buffer, Buffer>): bigint | undefined {
+  const values = call.metadata.get(HEIGHT_HEADER).map((v) => (typeof v === "string" ? v : v.toString("latin1")));
+  return HeightResolver.fromHeader(values);
+}
+
+/** The upgrade Query service: the request is decoded before the height header is read, as grpc-go does. */
+function queryServiceDefinition(env: QueryEnv) {
+  return rawUnaryService(
+    env,
+    QUERY_METHODS.map((method) => ({
+      name: method,
+      path: env.names.methodPath(method),
+      resolve: (call) => {
+        const req = decodeRequest(method, call.request);
+        const ctx = env.heights.at(requestedHeight(call));
+        return { height: ctx.height, answer: () => queryBytes(method, ctx.keeper, req) };
+      },
+    })),
+  );
+}
+
+/** A host's service: the height rules of the upgrade service, but it reads the latest state only. */
+function hostServiceDefinition(env: QueryEnv, service: GrpcHostService) {
+  return rawUnaryService(
+    env,
+    Object.entries(service.methods).map(([method, answer]) => ({
+      name: method,
+      path: `/${service.name}/${method}`,
+      resolve: (call) => {
+        const ctx = env.heights.at(requestedHeight(call));
+        if (ctx.height !== env.heights.latest()) {
+          const msg = `${service.name} answers from the latest height only (${env.heights.latest()}), not ${ctx.height}`;
+          throw new QueryError(GrpcCode.INVALID_ARGUMENT, msg, { codespace: "sdk", code: 18, log: `${msg}: invalid request` });
+        }
+        const request = new Uint8Array(call.request.buffer, call.request.byteOffset, call.request.byteLength);
+        return { height: ctx.height, answer: () => answer(request) };
+      },
+    })),
+  );
 }
 
 /**
