@@ -29,12 +29,12 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { builtCliMain, removeTempDirs, runCli, stageCli, tempDir, type CliResult } from "../apps/cli/helpers.js";
+import { removeTempDirs, runCli, stageCli, tempDir, type CliResult } from "../apps/cli/helpers.js";
 import { spawnCollected, type CollectedChild } from "../support/child.js";
-import { ROOT } from "../support/paths.js";
 import { processesMentioning } from "../support/processes.js";
 import { interopPeers } from "./support/peers.js";
 import { serveRelease, type Release } from "./support/release.js";
+import { childLines, devnetStartCommand, shellQuote, STAY_UP_AFTER_HALT } from "./support/node-wrapper.js";
 import { parseLog, runOk, stopChild, track, type SimdLog } from "./support/simd.js";
 
 const peers = interopPeers();
@@ -67,12 +67,12 @@ type Halt =
    * holds that probe until the exit path's probe has started; without it, exit 20 at once */
   | "exit-during-poll";
 
-const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const q = shellQuote;
 
 /** The node binary of one app version: the devnet with examples/apps/<version> (demo-visor's wrapper). */
 function nodeBinary(dir: string, version: string, o: { halt?: Halt; home?: string; probes?: string } = {}): string {
   const path = join(dir, `${DAEMON}-${version}`);
-  const start = `${q(process.execPath)} ${q(builtCliMain())} devnet start --app ${q(join(ROOT, "examples/apps", version))} "$@"`;
+  const start = devnetStartCommand(version);
   const probes = o.probes ?? "";
   const info = o.home ? join(o.home, "data/upgrade-info.json") : "";
   const status =
@@ -102,21 +102,12 @@ function nodeBinary(dir: string, version: string, o: { halt?: Halt; home?: strin
   const run =
     o.halt === undefined
       ? [`exec ${start}`]
-      : [
-          // The devnet as a child, so the wrapper outlives its exit; a signal is passed on to it and waited for
-          // (the devnet holds its store's lock until it has exited).
-          `${start} &`,
-          "child=$! stop=",
-          "trap 'stop=1; kill -TERM $child 2>/dev/null' TERM",
-          "trap 'stop=1; kill -INT $child 2>/dev/null' INT",
-          "wait $child; code=$?",
-          "while kill -0 $child 2>/dev/null; do wait $child; code=$?; done",
-          "trap - TERM INT",
-          ...(o.halt === "stay-up"
-            ? ['if [ "$code" = 20 ] && [ -z "$stop" ]; then trap \'exit 20\' TERM INT; while :; do sleep 0.1; done; fi']
-            : [`if [ "$code" = 20 ] && [ -e ${q(`${probes}/armed`)} ]; then until [ -e ${q(`${probes}/poller`)} ]; do sleep 0.05; done; fi`]),
-          'exit "$code"',
-        ];
+      : childLines(
+          start,
+          o.halt === "stay-up"
+            ? [STAY_UP_AFTER_HALT]
+            : [`if [ "$code" = 20 ] && [ -e ${q(`${probes}/armed`)} ]; then until [ -e ${q(`${probes}/poller`)} ]; do sleep 0.05; done; fi`],
+        );
   writeFileSync(
     path,
     [

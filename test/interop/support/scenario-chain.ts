@@ -22,11 +22,12 @@ import { join } from "node:path";
 import { builtCliMain, runCli, stageCli, tempDir, type CliResult } from "../../apps/cli/helpers.js";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
 import { ROOT } from "../../support/paths.js";
+import { childLines, devnetStartCommand, shellQuote, STAY_UP_AFTER_HALT } from "./node-wrapper.js";
 import { parseLog, stopChild, track, type SimdLog } from "./simd.js";
 
 export const DAEMON = "xupgraded";
 
-const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const q = shellQuote;
 
 function ok(r: CliResult, what: string): CliResult {
   if (r.code !== 0) throw new Error(`${what}: xupgrade exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
@@ -37,7 +38,6 @@ function ok(r: CliResult, what: string): CliResult {
 export function nodeBinary(dir: string, version: string, o: { label?: string; stayUp?: boolean } = {}): string {
   const label = o.label ?? version;
   const path = join(dir, `${DAEMON}-${label}`);
-  const start = `${q(process.execPath)} ${q(builtCliMain())} devnet start --app ${q(join(ROOT, "examples/apps", version))} "$@"`;
   const stayUp = o.stayUp ?? version === "v1";
   writeFileSync(
     path,
@@ -56,17 +56,7 @@ export function nodeBinary(dir: string, version: string, o: { label?: string; st
       `  while [ -e "$XUPGRADED_CTL/hold-${label}" ]; do sleep 0.05; done`,
       "  trap - TERM INT",
       "fi",
-      // The devnet as a child, so the wrapper outlives its exit; a signal is passed on and waited for (the
-      // devnet holds its store's lock until it has exited).
-      `${start} &`,
-      "child=$! stop=",
-      "trap 'stop=1; kill -TERM $child 2>/dev/null' TERM",
-      "trap 'stop=1; kill -INT $child 2>/dev/null' INT",
-      "wait $child; code=$?",
-      "while kill -0 $child 2>/dev/null; do wait $child; code=$?; done",
-      "trap - TERM INT",
-      ...(stayUp ? ['if [ "$code" = 20 ] && [ -z "$stop" ]; then trap \'exit 20\' TERM INT; while :; do sleep 0.1; done; fi'] : []),
-      'exit "$code"',
+      ...childLines(devnetStartCommand(version), stayUp ? [STAY_UP_AFTER_HALT] : []),
       "",
     ].join("\n"),
     { mode: 0o755 },
