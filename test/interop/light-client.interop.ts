@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { httpServer, type TestServer } from "../support/http.js";
 import { ROOT } from "../support/paths.js";
 import { removeTempDirs } from "../support/temp.js";
+import { waitUntil } from "../support/wait.js";
 import { UI_DIST, buildPage, launchChromium, openPage, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
@@ -160,10 +161,7 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
   it(`verified on ${sc.new.label} from the root taken before the upgrade: the Done record in the SDK's layout and what changed, proven; the oracle agrees`, async () => {
     // Block H writes the Done record, and a state is proven against the next header: wait for header H+1
     // (REST already answers at H; a loaded machine may not have made the next block yet).
-    for (const end = Date.now() + 60_000; (await rpcHeight(h.rpcUrl)) <= height; ) {
-      if (Date.now() > end) throw new Error(`${sc.new.label} made no block after the upgrade height ${height} in 60 s`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntil(async () => (await rpcHeight(h.rpcUrl)) > height, 60_000, `a block of ${sc.new.label} after the upgrade height ${height}`);
     const j = await judgeUpgrade({ primary: h.rpcUrl, trustHeight: trust!.height, trustHash: trust!.hash }, async (c) => ({
       applied: (await c.appliedUpgrades()).value,
       plan: (await c.currentPlan()).value,
