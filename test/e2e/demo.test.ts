@@ -4,51 +4,22 @@
  * time and gov periods than its defaults. And it leaves nothing behind: not on success, not on Ctrl-C (the
  * terminal's SIGINT to the process group), not on a SIGTERM to the demo alone, not when a step fails.
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../apps/devnet/helpers.js";
+import { expectDemoLeftNothing, runDemo } from "../support/demo.js";
 import { builtCliMain, processesMentioning, removeTempDirs } from "./helpers.js";
-import { ROOT } from "../apps/cli/helpers.js";
 
 afterAll(removeTempDirs);
 
-interface Demo {
-  pid: number;
-  output: () => string;
-  exited: Promise<number | string>;
-}
-
-/** examples/demo.mjs in its own process group (as a terminal runs it); stdout and stderr interleaved. */
-function runDemo(env: Record<string, string> = {}): Demo {
-  const child = spawn(process.execPath, [join(ROOT, "examples/demo.mjs")], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "5", ...env },
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise<number | string>((resolve) => child.on("close", (code, signal) => resolve(code ?? signal ?? -1)));
-  return { pid: child.pid!, output: () => out, exited };
-}
-
+/** examples/demo.mjs with a shorter block time and gov periods (and `env`). */
+const runLifecycleDemo = (env: Record<string, string> = {}) =>
+  runDemo("demo.mjs", { XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "5", ...env });
 const homeOf = (out: string) => /^\$HOME_DIR = (.+)$/m.exec(out)?.[1];
-
-/** Nothing of the demo is left: its home is removed and no process mentions it. */
-async function expectNoTrace(out: string): Promise<void> {
-  const home = homeOf(out);
-  expect(home, out).toMatch(/xupgrade-demo-/);
-  expect(existsSync(home!)).toBe(false);
-  // The node's exit is reported before its process is reaped: allow a moment.
-  await waitUntil(() => processesMentioning(home!).length === 0, 5000, "no process of the demo");
-}
+const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "HOME_DIR", /xupgrade-demo-/, 5000);
 
 describe("npm run demo (examples/demo.mjs)", () => {
   it("runs the whole lifecycle through the CLI and devnet processes and cleans up", { timeout: 120_000 }, async () => {
-    const demo = runDemo();
+    const demo = runLifecycleDemo();
     const code = await demo.exited;
     const out = demo.output();
     expect(code, out).toBe(0);
@@ -92,7 +63,7 @@ describe("npm run demo (examples/demo.mjs)", () => {
   });
 
   it("Ctrl-C (SIGINT to the process group) stops every process and removes the home; exit 130", { timeout: 60_000 }, async () => {
-    const demo = runDemo();
+    const demo = runLifecycleDemo();
     await waitUntil(() => demo.output().includes("node v1 │ serving"), 30_000, "the v1 node");
     process.kill(-demo.pid, "SIGINT");
     expect(await demo.exited).toBe(130);
@@ -101,7 +72,7 @@ describe("npm run demo (examples/demo.mjs)", () => {
   });
 
   it("SIGTERM to the demo alone: it stops the node it started itself", { timeout: 60_000 }, async () => {
-    const demo = runDemo();
+    const demo = runLifecycleDemo();
     await waitUntil(() => demo.output().includes("[4] Propose the upgrade"), 30_000, "the proposal step");
     process.kill(demo.pid, "SIGTERM");
     expect(await demo.exited).toBe(130);
@@ -110,7 +81,7 @@ describe("npm run demo (examples/demo.mjs)", () => {
   });
 
   it("a failing step (the node killed under it) ends the demo with exit 1, a one-line reason and nothing left", { timeout: 60_000 }, async () => {
-    const demo = runDemo();
+    const demo = runLifecycleDemo();
     await waitUntil(() => demo.output().includes("node v1 │ serving"), 30_000, "the v1 node");
     const home = homeOf(demo.output())!;
     const nodePids = processesMentioning(home).filter((pid) => pid !== demo.pid);

@@ -11,35 +11,17 @@
  * The checks below hold in both; each process's lines are compared only with its own (the node's stdout and
  * the visor's stderr are two pipes, so the demo may interleave them either way).
  */
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT, builtCliMain, removeTempDirs } from "../cli/helpers.js";
-import { processesMentioning, waitUntil } from "./helpers.js";
+import { expectDemoLeftNothing, runDemo } from "../../support/demo.js";
+import { waitUntil } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
-function runDemo() {
-  const child = spawn(process.execPath, [join(ROOT, "examples/demo-visor.mjs")], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, XUPGRADE_CLI: builtCliMain() },
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise<number | string>((r) => child.on("close", (code, signal) => r(code ?? signal ?? -1)));
-  return { pid: child.pid!, output: () => out, exited };
-}
-
-async function expectNoTrace(out: string): Promise<void> {
-  const work = /^\$WORK = (.+)$/m.exec(out)?.[1];
-  expect(work, out).toMatch(/xupgrade-demo-visor-/);
-  expect(existsSync(work!)).toBe(false);
-  await waitUntil(() => processesMentioning(work!).length === 0, 5000, "no process of the demo");
-}
+const runVisorDemo = () => runDemo("demo-visor.mjs", { XUPGRADE_CLI: builtCliMain() });
+const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "WORK", /xupgrade-demo-visor-/, 5000);
 
 /** The lines one process printed through the demo, in its own order: "visor", "node v1" or "node v2". */
 function linesOf(out: string, who: "visor" | "node v1" | "node v2"): string[] {
@@ -137,7 +119,7 @@ describe("the demo's halt checks", () => {
 
 describe("npm run demo:visor (examples/demo-visor.mjs)", () => {
   it("upgrades a devnet node hands-off under the visor and cleans up", { timeout: 120_000 }, async () => {
-    const demo = runDemo();
+    const demo = runVisorDemo();
     const code = await demo.exited;
     const out = demo.output();
     expect(code, out).toBe(0);
@@ -162,7 +144,7 @@ describe("npm run demo:visor (examples/demo-visor.mjs)", () => {
   });
 
   it("Ctrl-C (SIGINT to the process group) stops the visor and its node and removes everything; exit 130", { timeout: 60_000 }, async () => {
-    const demo = runDemo();
+    const demo = runVisorDemo();
     await waitUntil(() => demo.output().includes("node v1 │ serving"), 40_000, "the node under the visor");
     process.kill(-demo.pid, "SIGINT");
     expect(await demo.exited).toBe(130);

@@ -6,44 +6,26 @@
  * the nondeterministic v2 — and the light-client page, watched in Chromium meanwhile, shows the same. Nothing
  * is left behind, on success and on Ctrl-C.
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { buildPage, launchChromium, openPage, shot } from "../../examples/light-client/helpers.js";
 import { ROOT } from "../../support/paths.js";
-import { builtCliMain, processesMentioning, removeTempDirs } from "../helpers.js";
+import { expectDemoLeftNothing, runDemo, type Demo } from "../../support/demo.js";
+import { builtCliMain, removeTempDirs } from "../helpers.js";
 import { COMETBFT, describeCometbft, waitUntil } from "./helpers.js";
 
 afterAll(removeTempDirs);
 
-function runDemo() {
-  const child = spawn(process.execPath, [join(ROOT, "examples/demo-testnet.mjs")], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    // The nodes serve the page this run builds (the CLI is a transpiled copy elsewhere).
-    env: { ...process.env, XUPGRADE_CLI: builtCliMain(), XUPGRADE_COMETBFT: COMETBFT ?? "", XUPGRADE_DEMO_VOTING_S: "8", XUPGRADE_UI_DIR: join(ROOT, "dist/ui") },
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise<number | string>((r) => child.on("close", (code, signal) => r(code ?? signal ?? -1)));
-  return { pid: child.pid!, output: () => out, exited };
-}
-
-async function expectNoTrace(out: string): Promise<void> {
-  const work = /^\$WORK = (.+)$/m.exec(out)?.[1];
-  expect(work, out).toMatch(/xupgrade-demo-testnet-/);
-  expect(existsSync(work!)).toBe(false);
-  await waitUntil(() => processesMentioning(work!).length === 0, 15_000, "no process of the demo");
-}
+// The nodes serve the page this run builds (the CLI is a transpiled copy elsewhere).
+const runTestnetDemo = () =>
+  runDemo("demo-testnet.mjs", { XUPGRADE_CLI: builtCliMain(), XUPGRADE_COMETBFT: COMETBFT ?? "", XUPGRADE_DEMO_VOTING_S: "8", XUPGRADE_UI_DIR: join(ROOT, "dist/ui") });
+const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "WORK", /xupgrade-demo-testnet-/, 15_000);
 
 /**
  * Watches the light-client page of the demo's node0 (the link it prints) until readiness reaches 100 % (or a node halts):
  * every readiness it showed, in order, and the most app-hash groups and warnings it showed at once.
  */
-async function watchPage(demo: ReturnType<typeof runDemo>): Promise<{ seen: string[]; groups: number; warned: boolean }> {
+async function watchPage(demo: Demo): Promise<{ seen: string[]; groups: number; warned: boolean }> {
   await waitUntil(() => /node0 │ light client: (\S+)/.test(demo.output()), 120_000, "the page's link");
   const url = /node0 │ light client: (\S+)/.exec(demo.output())![1];
   buildPage();
@@ -74,7 +56,7 @@ async function watchPage(demo: ReturnType<typeof runDemo>): Promise<{ seen: stri
 
 describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 420_000 }, () => {
   it("four validators under four visors: the proposal, four votes, readiness 0 → 100 % (CLI and page), the same halt height, v2 everywhere; nothing left", async () => {
-    const demo = runDemo();
+    const demo = runTestnetDemo();
     const page = await watchPage(demo);
     const code = await demo.exited;
     const out = demo.output();
@@ -126,7 +108,7 @@ describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 
   });
 
   it("Ctrl-C (SIGINT to the process group) stops every visor, node and CometBFT and removes everything; exit 130", async () => {
-    const demo = runDemo();
+    const demo = runTestnetDemo();
     await waitUntil(() => demo.output().includes("→ app hashes at height 3"), 120_000, "the validators");
     process.kill(-demo.pid, "SIGINT");
     expect(await demo.exited).toBe(130);
