@@ -99,6 +99,11 @@ function runTar(stream: Tar.Parser | Tar.Unpack, file: string, done: "end" | "cl
     const onAbort = () => {
       fail(signal!.reason);
       stream.abort(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
+      // An aborted parser still hands out every entry it has already parsed — one read of a well-compressed
+      // archive can hold thousands — and an Unpack writes each as a file, racing the caller's clean-up for
+      // seconds. Its own 'entry' listener is what writes them: replace it with one that drops the entry.
+      stream.removeAllListeners("entry");
+      stream.on("entry", (entry: Tar.ReadEntry) => entry.resume());
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });

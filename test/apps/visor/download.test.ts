@@ -15,8 +15,9 @@ import { checkUrl, checksumOf } from "../../../bindings/module/plan-info/check.j
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { prepareUpgrade } from "../../../bindings/apps/visor/preflight.js";
+import { installBinary } from "../../../bindings/module/plan-info/archive.js";
 import type { DownloadLimits } from "../../../bindings/module/plan-info/download.js";
-import { captureLog, config, fakeRpc, fileServer, newHome, removeTempDirs, sha256, snapshot, tarBuffer, tempDir, trickleServer, zipBuffer, zipWithName, type Home } from "./helpers.js";
+import { captureLog, config, fakeRpc, fileServer, newHome, removeTempDirs, sha256, snapshot, tarBuffer, tempDir, trickleServer, waitUntil, zipBuffer, zipWithName, type Home } from "./helpers.js";
 
 const files = new Map<string, Buffer>();
 let server: Awaited<ReturnType<typeof fileServer>>;
@@ -249,6 +250,26 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     } finally {
       await trickle.close();
     }
+  });
+
+  it("D16: an extraction stopped by the signal writes no more files (its clean-up is not raced for seconds)", async () => {
+    // 30,000 one-byte files compress to ~300 KB: one read of the archive holds thousands of parsed entries.
+    const many = tarBuffer([{ name: "bin/", type: "5" }, { name: "bin/dummyd", body: "#!/bin/sh\n", mode: 0o755 }, ...Array.from({ length: 30_000 }, (_, i) => ({ name: `lib/f${i}`, body: "x" }))]);
+    const dir = tempDir();
+    writeFileSync(join(dir, "v2.tar.gz"), many);
+    const out = join(dir, "out");
+    const written = () => (existsSync(join(out, "lib")) ? readdirSync(join(out, "lib")).length : 0);
+    const ctl = new AbortController();
+    const extracting = installBinary(join(dir, "v2.tar.gz"), "tar.gz", out, "dummyd", "v2.tar.gz", { maxBytes: 1 << 30, idleMs: 60_000, signal: ctl.signal });
+    const settled = extracting.then(() => "extracted", (e: Error) => e.message);
+    await waitUntil(() => written() > 0, 30_000, "the extraction to write files");
+    ctl.abort(new Error("interrupted by SIGTERM"));
+    expect(await settled).toBe("interrupted by SIGTERM");
+    const atAbort = written();
+    // What was in flight may still land; before the fix every parsed entry did (thousands within the second).
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(written() - atAbort).toBeLessThan(50);
+    expect(written()).toBeLessThan(30_000);
   });
 
   it("D14: a redirect loop, an https → http redirect, an ftp:// URL", async () => {
