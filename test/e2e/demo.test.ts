@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { waitUntil } from "../apps/devnet/helpers.js";
-import { expectDemoLeftNothing, runDemo } from "../support/demo.js";
+import { demoDir, expectDemoLeftNothing, runDemo } from "../support/demo.js";
 import { builtCliMain, processesMentioning, removeTempDirs } from "./helpers.js";
 
 afterAll(removeTempDirs);
@@ -14,7 +14,6 @@ afterAll(removeTempDirs);
 /** examples/demo.mjs with a shorter block time and gov periods (and `env`). */
 const runLifecycleDemo = (env: Record<string, string> = {}) =>
   runDemo("demo.mjs", { XUPGRADE_CLI: builtCliMain(), XUPGRADE_DEMO_BLOCK_MS: "100", XUPGRADE_DEMO_PERIOD_S: "5", ...env });
-const homeOf = (out: string) => /^\$HOME_DIR = (.+)$/m.exec(out)?.[1];
 const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "HOME_DIR", /xupgrade-demo-/, 5000);
 
 describe("npm run demo (examples/demo.mjs)", () => {
@@ -83,7 +82,7 @@ describe("npm run demo (examples/demo.mjs)", () => {
   it("a failing step (the node killed under it) ends the demo with exit 1, a one-line reason and nothing left", { timeout: 60_000 }, async () => {
     const demo = runLifecycleDemo();
     await waitUntil(() => demo.output().includes("node v1 │ serving"), 30_000, "the v1 node");
-    const home = homeOf(demo.output())!;
+    const home = demoDir(demo.output(), "HOME_DIR")!;
     const nodePids = processesMentioning(home).filter((pid) => pid !== demo.pid);
     expect(nodePids.length).toBeGreaterThan(0);
     for (const pid of nodePids) {

@@ -30,12 +30,17 @@ export function runDemo(script: string, env: Record<string, string>): Demo {
   return { pid: child.pid!, output: () => out, exited };
 }
 
+/** The directory the demo printed as `$<variable> = <dir>`, if it has. */
+export function demoDir(out: string, variable: string): string | undefined {
+  return new RegExp(`^\\$${variable} = (.+)$`, "m").exec(out)?.[1];
+}
+
 /**
  * Nothing of the demo is left: the directory it printed as `$<variable> = <dir>` (named like `prefix`) is gone,
  * and within `timeoutMs` no process mentions it (a child's exit is reported before it is reaped).
  */
 export async function expectDemoLeftNothing(out: string, variable: string, prefix: RegExp, timeoutMs: number): Promise<void> {
-  const dir = new RegExp(`^\\$${variable} = (.+)$`, "m").exec(out)?.[1];
+  const dir = demoDir(out, variable);
   expect(dir, out).toMatch(prefix);
   expect(existsSync(dir!)).toBe(false);
   await waitUntil(() => processesMentioning(dir!).length === 0, timeoutMs, "no process of the demo");
