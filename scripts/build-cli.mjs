@@ -18,6 +18,7 @@ import {
   QueryCurrentPlanResponse,
   QueryModuleVersionsResponse,
 } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
+import { NODE_FLAGS } from "../dist/apps/cli/node-flags.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = `${root}dist/apps/cli/`;
@@ -83,11 +84,13 @@ await build({
 // NODE_EXTRA_CA_CERTS aside before Node starts (Node 20 parses its whole root store and the file at start-up,
 // before any code runs: ~36 ms of CPU time, measured) unless Node was told to use OpenSSL's store; bin.ts puts
 // it back and the https requests trust those certificates (ca-certs.ts). Then it runs this file with `node`,
-// found on PATH as `#!/usr/bin/env node` found it; for `visor`, with V8 flags that keep the sidecar small (bin.ts).
+// found on PATH as `#!/usr/bin/env node` found it; for `visor` and `devnet`, with their V8 flags (node-flags.ts).
+const withFlags = (command) => `":" //; if [ "$1" = ${command} ]; then exec node ${NODE_FLAGS[command].join(" ")} "$0" "$@"; fi`;
 const launcher = [
   "#!/bin/sh",
   `":" //; if [ "$1" = query ] || [ "$1" = q ]; then case " \${NODE_OPTIONS-} " in *" --use-openssl-ca "*) ;; *) if [ -n "\${NODE_EXTRA_CA_CERTS-}" ]; then export XUPGRADE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS"; unset NODE_EXTRA_CA_CERTS; fi ;; esac; fi`,
-  `":" //; if [ "$1" = visor ]; then exec node --no-opt --optimize-for-size "$0" "$@"; fi`,
+  withFlags("visor"),
+  withFlags("devnet"),
   `":" //; exec node "$0" "$@"`,
 ].join("\n");
 await build({ ...common, entryPoints: [`${src}bin.ts`], format: "cjs", outfile: `${out}xupgrade.cjs`, banner: { js: launcher } });

@@ -146,6 +146,12 @@ console.log("library: " + names.length + " names, subpaths ok");
   const html = await page.text();
   if (page.status !== 200 || !html.includes("xupgrade light client")) fail(`${rest}/ui answered ${page.status}`);
   else console.log(`check-package: the installed devnet serves /ui (${rest}/ui)`);
+  // The launcher exec's Node with the devnet's V8 flags (bindings/apps/cli/node-flags.ts): the node is that process.
+  if (existsSync(`/proc/${node.pid}/cmdline`)) {
+    const argv = readFileSync(`/proc/${node.pid}/cmdline`, "utf8").split("\0");
+    if (!argv.includes("--no-allocation-site-pretenuring")) fail(`the installed devnet runs without its V8 flags: ${argv.join(" ")}`);
+    else console.log("check-package: the installed devnet runs with --no-allocation-site-pretenuring");
+  }
 } catch (e) {
   fail(e.stderr ? `${e.message}\n${e.stderr}` : e.message);
 } finally {

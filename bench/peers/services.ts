@@ -11,6 +11,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
+import { NODE_FLAGS } from "../../bindings/apps/cli/node-flags.js";
 import { getJson, log, median, quantile, stop, track, type Pinning } from "./util.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -62,7 +63,8 @@ export interface XupgradeServer extends Servers {
 
 /** Starts serve-xupgrade.ts (pinned like simd) and waits for its READY line. */
 export async function startXupgradeServer(state: ServerState, pin: Pinning | undefined): Promise<XupgradeServer> {
-  const cmd = [...(pin?.server ?? []), process.execPath, "--import", "tsx", here("./serve-xupgrade.ts"), JSON.stringify(state)];
+  // With the V8 flags the package's bin gives a devnet node, the process that serves these queries to users.
+  const cmd = [...(pin?.server ?? []), process.execPath, ...NODE_FLAGS.devnet, "--import", "tsx", here("./serve-xupgrade.ts"), JSON.stringify(state)];
   const child = track(spawn(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] }));
   const ready = await new Promise<Servers & { rpc: string }>((resolve, reject) => {
     let out = "";

@@ -14,11 +14,8 @@
  * file before running anything (~36 ms of CPU time of a ~75 ms query, measured), and hands the file over in
  * XUPGRADE_EXTRA_CA_CERTS. It is put back here, and an https request trusts the same certificates Node would
  * have trusted (http.ts, extraCaCerts); a Node that trusts OpenSSL's store instead of its own is started
- * again with the variable as it was, before anything runs. For `visor` it starts Node with `--no-opt
- * --optimize-for-size`: the sidecar stays up beside the node for months and its work is I/O (streams, native
- * hashing and inflating), so V8's optimizing compiler buys it little, and with both flags the process holds
- * ~4 MiB less at rest and a download's and an extraction's spent chunks are collected soon instead of
- * piling up by tens of MiB (measured: bench/README.md, "The sidecar's memory").
+ * again with the variable as it was, before anything runs. For `visor` and `devnet` it starts Node with
+ * the V8 flags of node-flags.ts (which says why, with the measurements).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
