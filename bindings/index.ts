@@ -69,6 +69,7 @@ export {
   decodeVoteExtension,
   encodeVoteExtension,
   moreThanTwoThirdsReady,
+  preflightText,
   tallyKey,
   type ReadinessAttestation,
   type ReadinessParams,

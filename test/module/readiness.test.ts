@@ -21,6 +21,7 @@ import {
   encodeVoteExtension,
   moreThanTwoThirdsReady,
   plannedSha256,
+  preflightText,
   readTally,
   recordVotes,
   saveTally,
@@ -203,6 +204,15 @@ const key = (i: number) => Buffer.from(bytes(20, i + 1)).toString("hex").toUpper
 
 describe("the tally", () => {
   const vals = [V(0, 40n), V(1, 30n), V(2, 20n), V(3, 10n)];
+
+  it("counts a pre-flight that found no binary as failed, and says it found none", () => {
+    const none = attestation({ binarySha256: new Uint8Array(0), preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n });
+    const wrong = attestation({ preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n });
+    const attested = new Map([[key(0), { attestation: none, height: 10n }], [key(1), { attestation: wrong, height: 10n }]]);
+    const t = tallyReadiness({ plan: PLAN, validators: vals, attested, updatedHeight: 10n });
+    expect(t.validators.slice(0, 2).map((v) => v.status)).toEqual(["failed", "failed"]);
+    expect([none, wrong, attestation()].map(preflightText)).toEqual(["pre-flight found no binary", "pre-flight failed", "pre-flight ok"]);
+  });
 
   it("counts each validator's power under its status, and groups rehearsed app hashes by snapshot height", () => {
     const attested = new Map([

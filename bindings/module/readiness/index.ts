@@ -10,6 +10,7 @@ export {
   decodeVoteExtension,
   encodeAttestation,
   encodeVoteExtension,
+  preflightText,
   type ReadinessAttestation,
   type RehearsalVerdict,
 } from "./attestation.js";

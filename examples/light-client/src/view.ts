@@ -8,7 +8,7 @@ import { parseInfo } from "./info.js";
 import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
 import { Problem } from "./net.js";
 import type { BlockMeta } from "./rpc.js";
-import { moreThanTwoThirdsReady, percentOf, readinessWarnings, type ReadinessStatus, type ReadinessTally, type ValidatorReadiness } from "xupgrade";
+import { moreThanTwoThirdsReady, percentOf, preflightText, readinessWarnings, type ReadinessStatus, type ReadinessTally, type ValidatorReadiness } from "xupgrade";
 import type { ReadinessView } from "./readiness.js";
 
 type Child = Node | string | false | null | undefined;
@@ -388,7 +388,7 @@ const short = (b: Uint8Array) => (b.length ? `${hexOf(b).slice(0, 10)}…` : "�
 function whyNot(v: ValidatorReadiness): string {
   const a = v.attestation;
   if (!a) return "its votes carry no attestation for this plan";
-  const parts = [`${a.platform} binary ${short(a.binarySha256)}`, `pre-flight ${a.preflightOk ? "ok" : "failed"}`];
+  const parts = [`${a.platform} binary ${short(a.binarySha256)}`, preflightText(a)];
   if (a.rehearsal === "failed") parts.push(`its rehearsal at height ${a.snapshotHeight} would halt the node with exit code ${a.rehearsalExitCode}`);
   else if (a.rehearsal === "passed") parts.push(`rehearsed at height ${a.snapshotHeight} → ${short(a.appHash)}`);
   else parts.push("not rehearsed");

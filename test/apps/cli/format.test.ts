@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { toIndentedJson, toJson } from "../../../bindings/apps/cli/output.js";
 import { needsQuotes, toYaml } from "../../../bindings/apps/cli/yaml.js";
+import { formatReadiness } from "../../../bindings/apps/cli/query/readiness.js";
+import type { ReadinessAttestation, ReadinessTally, ValidatorReadiness } from "../../../bindings/module/readiness/index.js";
 
 describe("text output (YAML, keys sorted)", () => {
   it("renders the plan exactly as docs/spec/interfaces.md §7.1", () => {
@@ -35,5 +37,35 @@ describe("text output (YAML, keys sorted)", () => {
   it("JSON uses Go's escaping and keeps key order", () => {
     expect(toJson({ b: "<&>", a: "\u2028" })).toBe('{"b":"\\u003c\\u0026\\u003e","a":"\\u2028"}');
     expect(toIndentedJson({ a: { b: 1, c: [] }, d: "x" })).toBe('{\n  "a": {\n    "b": 1,\n    "c": []\n  },\n  "d": "x"\n}');
+  });
+});
+
+describe("the readiness tally as text", () => {
+  const attestation = (over: Partial<ReadinessAttestation>): ReadinessAttestation => ({
+    planName: "v2", planHeight: 300n, platform: "linux/amd64", binarySha256: new Uint8Array(32).fill(0xab), preflightOk: true,
+    rehearsal: "passed", rehearsalExitCode: 0, appHash: new Uint8Array(32).fill(0xcd), snapshotHeight: 250n, binaryVersion: "", ...over,
+  });
+  const validator = (name: string, power: bigint, status: ValidatorReadiness["status"], a?: ReadinessAttestation): ValidatorReadiness => ({
+    address: new Uint8Array(20).fill(name.charCodeAt(0)), name, power, status, attestation: a, attestedHeight: a ? 240n : 0n,
+  });
+
+  it("says which failed validators have no binary at all and which have a wrong one", () => {
+    const tally: ReadinessTally = {
+      planName: "v2", planHeight: 300n, updatedHeight: 241n, totalPower: 40n, readyPower: 10n, differentBinaryPower: 0n, failedPower: 20n, notRehearsedPower: 0n, noAttestationPower: 10n,
+      validators: [
+        validator("alice", 10n, "ready", attestation({})),
+        validator("bob", 10n, "failed", attestation({ binarySha256: new Uint8Array(0), preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })),
+        validator("carol", 10n, "failed", attestation({ preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })),
+        validator("dave", 10n, "no_attestation"),
+      ],
+      appHashGroups: [], expectedBinaries: [], appHashesDisagree: false,
+    };
+    const lines = formatReadiness(tally, 250n).split("\n");
+    const line = (name: string) => lines.find((l) => l.trimStart().startsWith(`${name} `)) ?? "";
+    expect(line("alice")).toMatch(/ ready .*pre-flight ok, rehearsed at 250/);
+    expect(line("bob")).toMatch(/ failed .*linux\/amd64 -, pre-flight found no binary, not rehearsed/);
+    expect(line("carol")).toMatch(/ failed .*linux\/amd64 ABABABAB…, pre-flight failed, not rehearsed/);
+    expect(line("dave")).toMatch(/ no attestation .*nothing attested for this plan/);
+    expect(lines[2]).toBe("not ready:   different binary 0.0%, failed 50.0%, not rehearsed 0.0%, no attestation 25.0%");
   });
 });

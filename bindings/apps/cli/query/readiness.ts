@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 import { toHex } from "@cosmjs/encoding";
 import { DEFAULT_READINESS_WARN_BLOCKS, percentOf, queryReadiness, readinessWarnings } from "../../../client/readiness.js";
-import { DEFAULT_READINESS_PARAMS, readinessResponseJson, type ReadinessParams, type ReadinessTally, type ValidatorReadiness } from "../../../module/readiness/index.js";
+import { DEFAULT_READINESS_PARAMS, preflightText, readinessResponseJson, type ReadinessParams, type ReadinessTally, type ValidatorReadiness } from "../../../module/readiness/index.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts } from "../flags.js";
@@ -73,7 +73,7 @@ function why(v: ValidatorReadiness): string {
   if (!a) return "nothing attested for this plan";
   const parts = [`${a.platform} ${short(a.binarySha256)}`];
   if (a.binaryVersion) parts.push(a.binaryVersion);
-  parts.push(`pre-flight ${a.preflightOk ? "ok" : "failed"}`);
+  parts.push(preflightText(a));
   if (a.rehearsal === "passed") parts.push(`rehearsed at ${a.snapshotHeight} → ${short(a.appHash)}`);
   else if (a.rehearsal === "failed") parts.push(`rehearsal at ${a.snapshotHeight} would halt with exit code ${a.rehearsalExitCode}`);
   else parts.push("not rehearsed");

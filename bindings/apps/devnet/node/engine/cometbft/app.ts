@@ -25,7 +25,7 @@ import type { DeepPartial } from "cosmjs-types/helpers";
 import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
 import { AbciConsensusHalt, AbciHalt, fitTxs, txDataSize, type AbciApplication, type RequestOf } from "../../../../../abci/index.js";
 import type { Plan } from "../../../../../core/types.js";
-import { decodeVoteExtension, encodeVoteExtension, type ReadinessVote } from "../../../../../module/readiness/index.js";
+import { decodeVoteExtension, encodeVoteExtension, preflightText, type ReadinessVote } from "../../../../../module/readiness/index.js";
 import type { ReadinessFileReader } from "../../../../../module/readiness/file.js";
 import { buildInjection, checkInjection, checkPlacement, InjectionError, isInjection } from "./vote-extensions.js";
 import type { AbciQueryRouter } from "../../../../../services/abci.js";
@@ -138,7 +138,7 @@ export class CometApp implements AbciApplication {
       const a = file.attestation;
       if (a.planName === plan.name && a.planHeight === plan.height) {
         attach = encodeVoteExtension(a);
-        what = `the readiness attestation of "${a.planName}" at ${a.planHeight}: pre-flight ${a.preflightOk ? "ok" : "failed"}, rehearsal ${a.rehearsal}`;
+        what = `the readiness attestation of "${a.planName}" at ${a.planHeight}: ${preflightText(a)}, rehearsal ${a.rehearsal}`;
       } else what = `nothing: ${this.o.readiness.path} attests "${a.planName}" at ${a.planHeight}, the scheduled plan is "${plan.name}" at ${plan.height}`;
     }
     if (what !== this.attaching) {
