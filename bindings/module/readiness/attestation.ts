@@ -46,7 +46,6 @@ const PLATFORM = /^(any|[a-z0-9]+\/[a-z0-9]+)$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Throws a ReadinessError naming the first field outside its rule. */
 /**
  * The pre-flight's verdict in words, for logs, the CLI and the page. A validator whose pre-flight found no
  * binary and one whose binary failed its checksum both count as "failed" in the tally (docs/spec/readiness.md
@@ -57,6 +56,7 @@ export function preflightText(a: Pick<ReadinessAttestation, "preflightOk" | "bin
   return a.binarySha256.length === 0 ? "pre-flight found no binary" : "pre-flight failed";
 }
 
+/** Throws a ReadinessError naming the first field outside its rule. */
 export function checkAttestation(a: ReadinessAttestation): void {
   const fail = (kind: ReadinessError["kind"], message: string) => new ReadinessError(kind, message);
   const nameBytes = utf8.encode(a.planName).length;
