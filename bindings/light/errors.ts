@@ -25,6 +25,7 @@ export type Check =
   | "voting-power"
   | "trust-level"
   | "witness"
+  | "freshness"
   | "proof-missing"
   | "proof";
 
@@ -308,4 +309,37 @@ export class MissingProofError extends VerificationError {
 export class ProofError extends VerificationError {
   override name = "ProofError";
   readonly check = "proof";
+}
+
+/**
+ * The newest header the node gave is older than the freshness bound allows: the node is behind, or serves an old
+ * state as its latest. (A chain halted for an upgrade is not stale: its verified state says so.)
+ */
+export class StaleHeaderError extends VerificationError {
+  override name = "StaleHeaderError";
+  readonly check = "freshness";
+  constructor(
+    readonly headerTime: string,
+    readonly ageMs: number,
+    readonly maxAgeMs: number,
+    height: bigint,
+  ) {
+    super(
+      `the node's latest header is from ${headerTime}, ${formatAge(ageMs)} ago, older than the freshness bound (${formatAge(maxAgeMs)}): ` +
+        "the node is behind or serves an old state as its latest; ask another node, or allow an older state (--max-age)",
+      height,
+    );
+  }
+}
+
+/** An age as a person reads it: "42 s", "12 min 5 s", "3 h 20 min", "2 d 4 h". */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min${s % 60 ? ` ${s % 60} s` : ""}`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
+  const d = Math.floor(h / 24);
+  return `${d} d${h % 24 ? ` ${h % 24} h` : ""}`;
 }

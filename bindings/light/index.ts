@@ -48,6 +48,8 @@ export {
   ProposerPrioritiesDivergeError,
   MissingProofError,
   ProofError,
+  StaleHeaderError,
+  formatAge,
   type Check,
   type ProviderFailure,
 } from "./errors.js";
