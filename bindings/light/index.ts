@@ -8,7 +8,32 @@
  *
  * A failure is a VerificationError naming the check and the height; nothing it touched is verified.
  */
-export { VerifiedUpgradeClient, providerOf, trustOnFirstUse, type Node, type ProposedUpgrade, type Proven, type VerifiedHeader, type VerifiedUpgradeOptions } from "./upgrade.js";
+export {
+  VerifiedUpgradeClient,
+  providerOf,
+  trustOnFirstUse,
+  type Freshness,
+  type Node,
+  type ProposedUpgrade,
+  type Proven,
+  type VerifiedHeader,
+  type VerifiedUpgradeOptions,
+} from "./upgrade.js";
+export {
+  NoTrustRootError,
+  describeRoot,
+  rememberVerified,
+  resolveTrustRoot,
+  unconfirmedWarning,
+  type ResolvedRoot,
+  type RootOrigin,
+  type RootRequest,
+  type RootSource,
+  type RootStore,
+  type SavedRoot,
+  type TrustOrigin,
+} from "./trust-root.js";
+export { dataHash, proveTxs } from "./txs.js";
 export { LightClient, type LightClientOptions, type VerificationStep } from "./client.js";
 export { verify, verifyAdjacent, verifyNonAdjacent, headerExpired, lightBlock, type LightBlock, type VerifyOptions } from "./verifier.js";
 export { verifyCommitLight, verifyCommitLightTrusting, DEFAULT_TRUST_LEVEL, type CommitTally, type TrustLevel } from "./commit.js";

@@ -14,13 +14,13 @@ import type { DoneEntries, ModuleVersion, Plan } from "../core/types.js";
 import { type StateSpec, stateSpec } from "./chains.js";
 import { LightClient, type LightClientOptions } from "./client.js";
 import { CometClientProvider, type CometClientLike } from "./comet-provider.js";
-import { ProviderError } from "./errors.js";
+import { ProviderError, StaleHeaderError } from "./errors.js";
 import { headerHash } from "./header.js";
 import { type ProofRoot, type ProvenKey, proveKey, proveRange } from "./proofs.js";
 import { DEFAULT_READINESS_PARAMS, READINESS_STORE, decodeParams, decodeTally, tallyKey, type ReadinessParams, type ReadinessTally } from "../module/readiness/index.js";
 import type { LightProvider } from "./provider.js";
 import { RpcProvider } from "./rpc-provider.js";
-import { type Timestamp, formatTimestamp } from "./types.js";
+import { type Timestamp, formatTimestamp, timestampNs } from "./types.js";
 import type { LightBlock } from "./verifier.js";
 
 /** A node: an RPC endpoint (`http(s)://…`, `tcp://…`), a cosmjs CometClient, or any LightProvider. */
@@ -50,6 +50,19 @@ export interface Proven<T> {
   header: VerifiedHeader;
   /** The store proofs it took. */
   proofs: number;
+}
+
+/**
+ * How fresh the verified header is against this machine's clock (docs/spec/light-client.md §2.2), and — when it
+ * is old — whether the verified state explains why: the chain halted at this height for a scheduled upgrade.
+ */
+export interface Freshness {
+  height: bigint;
+  time: Timestamp;
+  /** How long ago the header's time was, by the local clock (0 when the header is a little ahead). */
+  ageMs: number;
+  /** The verified plan is for this header's height: no block comes after it until the upgrade's binary runs. */
+  halted?: { height: bigint; upgrade: string };
 }
 
 /** An upgrade a gov proposal in its voting period would schedule. */
@@ -147,6 +160,21 @@ export class VerifiedUpgradeClient {
   async sync(height?: bigint): Promise<VerifiedHeader> {
     this.head = height === undefined ? await this.light.verifyLatest() : await this.light.verifyAtHeight(height);
     return verified(this.head);
+  }
+
+  /**
+   * The verified header's age, refused as stale beyond `maxAgeMs` (0 or undefined: no bound) — unless the state it
+   * proves shows the chain halted there for an upgrade (the plan's height is the header's: PreBlock of that block
+   * stops every node running the old binary), which is a legitimate state and said so, not hidden.
+   */
+  async freshness(o: { maxAgeMs?: number; nowMs?: number } = {}): Promise<Freshness> {
+    const h = this.head.signedHeader.header;
+    const ageMs = Math.max(0, (o.nowMs ?? Date.now()) - Number(timestampNs(h.time) / 1_000_000n));
+    const fresh: Freshness = { height: h.height, time: h.time, ageMs };
+    if (!o.maxAgeMs || ageMs <= o.maxAgeMs) return fresh;
+    const plan = await this.currentPlan();
+    if (plan.value && plan.value.height === h.height) return { ...fresh, halted: { height: h.height, upgrade: plan.value.name } };
+    throw new StaleHeaderError(formatTimestamp(h.time), ageMs, o.maxAgeMs, h.height);
   }
 
   private root(): ProofRoot {
