@@ -11,6 +11,8 @@ const INTEGER = /^(height|page|per_page|minHeight|maxHeight|limit)$/;
 
 function uriValue(key: string, v: unknown): string {
   if (typeof v === "boolean" || typeof v === "number") return String(v);
+  // A structure (broadcast_evidence's evidence) goes as its JSON, which CometBFT reads with its JSON decoder.
+  if (typeof v === "object") return JSON.stringify(v);
   const s = String(v);
   if (INTEGER.test(key) && /^-?\d+$/.test(s)) return s;
   if (key === "data" || key === "hash") return `0x${s}`;

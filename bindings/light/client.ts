@@ -3,12 +3,23 @@
  * root, a header at any later height is verified by skipping straight to it when more than 1/3 of the trusted
  * validators signed it, else by bisection (a header 9/16 of the way first, as CometBFT picks it); every
  * verified header becomes a trust root for the next. Witnesses are then asked for the same header
- * (./detector.ts). Unlike CometBFT's client, a primary that serves an invalid header is not replaced by a
- * witness: the failure is the answer, and nothing is verified.
+ * (./detector.ts): at least one is required, as in CometBFT, unless the caller opts out explicitly. Unlike
+ * CometBFT's client, a primary that serves an invalid header is not replaced by a witness: the failure is the
+ * answer, and nothing is verified.
  */
-import { type CommitTally, DEFAULT_TRUST_LEVEL, type TrustLevel, verifyCommitLight } from "./commit.js";
-import { compareFirstWithWitnesses, detectDivergence } from "./detector.js";
-import { ChainIdMismatchError, HeaderOrderError, InvalidHeaderError, LastBlockIdMismatchError, NewValSetCantBeTrustedError, ProviderError, TrustedHashMismatchError } from "./errors.js";
+import { type CommitTally, DEFAULT_TRUST_LEVEL, type TrustLevel, validateTrustLevel, verifyCommitLight } from "./commit.js";
+import { type WitnessReport, compareFirstWithWitnesses, detectDivergence } from "./detector.js";
+import {
+  ChainIdMismatchError,
+  HeaderOrderError,
+  InvalidHeaderError,
+  LastBlockIdMismatchError,
+  NewValSetCantBeTrustedError,
+  NoWitnessesError,
+  ProviderError,
+  TrustOptionsError,
+  TrustedHashMismatchError,
+} from "./errors.js";
 import { headerHash, headerProblem } from "./header.js";
 import { type LightProvider, fetchLightBlock } from "./provider.js";
 import type { SignatureEngine } from "./signatures.js";
@@ -21,8 +32,16 @@ export interface LightClientOptions {
   /** Default: the trusted header's own chain id (the trusted hash commits to it). */
   chainId?: string;
   trust: TrustOptions;
-  /** Other nodes asked for the same headers; a conflict fails verification. */
+  /**
+   * Other nodes asked for the same headers: at least one must have the same one, and a conflict fails
+   * verification. At least one is required unless `withoutWitnesses` is set.
+   */
   witnesses?: readonly LightProvider[];
+  /**
+   * Run without witnesses, on the primary's word alone: it can then present a fork of the chain as verified,
+   * and nothing would tell. Outputs should say so (`LightClient.withoutWitnesses`).
+   */
+  withoutWitnesses?: boolean;
   /** Default 1/3 (CometBFT's DefaultTrustLevel). */
   trustLevel?: TrustLevel;
   /** Default 10 s. */
@@ -36,17 +55,22 @@ export interface LightClientOptions {
   onStep?: (step: VerificationStep) => void;
 }
 
-/** One step the client took. */
+/**
+ * One step the client took. "witness": a witness confirmed the header; "witness-faulty": one answered something
+ * malformed or unverifiable; "witness-unavailable": one could not answer (docs/spec/light-client.md §4.7).
+ */
 export interface VerificationStep {
-  kind: "root" | "adjacent" | "skipping" | "witness";
+  kind: "root" | "adjacent" | "skipping" | "witness" | "witness-faulty" | "witness-unavailable";
   /** The trusted height the step started from (the root's own height for "root"). */
   from: bigint;
   height: bigint;
   hash: Uint8Array;
-  /** Signatures verified and the power they carry (not for "witness"). */
+  /** Signatures verified and the power they carry (not for the witness kinds). */
   tally?: CommitTally;
-  /** For "witness": the witness that confirmed the header. */
+  /** For the witness kinds: the witness. */
   witness?: string;
+  /** For "witness-faulty" and "witness-unavailable": why. */
+  reason?: string;
 }
 
 /** A header verified backwards (by the hash chain of last block ids), without its validator set. */
@@ -69,6 +93,8 @@ export class LightClient {
   readonly root: TrustRoot;
   private readonly trusted = new Map<bigint, LightBlock>();
   private readonly below = new Map<bigint, VerifiedHeaderRecord>();
+  /** What the witnesses said of each verified height that was compared with them. */
+  private readonly reports = new Map<bigint, WitnessReport>();
   private latest: LightBlock;
   private readonly o: Required<Omit<LightClientOptions, "chainId" | "trust" | "engine" | "onStep">> & Pick<LightClientOptions, "engine" | "onStep">;
 
@@ -82,6 +108,7 @@ export class LightClient {
     this.root = root;
     this.o = {
       witnesses: options.witnesses ?? [],
+      withoutWitnesses: options.withoutWitnesses ?? false,
       trustLevel: options.trustLevel ?? DEFAULT_TRUST_LEVEL,
       maxClockDriftNs: options.maxClockDriftNs ?? DEFAULT_MAX_CLOCK_DRIFT_NS,
       maxBlockLagMs: options.maxBlockLagMs ?? DEFAULT_MAX_BLOCK_LAG_MS,
@@ -101,16 +128,47 @@ export class LightClient {
    */
   static async create(primary: LightProvider, options: LightClientOptions): Promise<LightClient> {
     const root = trustRoot(options.trust);
+    if (options.trustLevel) validateTrustLevel(options.trustLevel);
+    const witnesses = options.witnesses?.length ?? 0;
+    if (options.withoutWitnesses && witnesses > 0) {
+      throw new TrustOptionsError(`withoutWitnesses is set, but ${witnesses} witness${witnesses === 1 ? " was" : "es were"} given: drop one or the other`);
+    }
+    if (!options.withoutWitnesses && witnesses === 0) throw new NoWitnessesError();
     const block = await fetchLightBlock(primary, root.height, options.chainId);
     if (!equalBytes(block.hash, root.hash)) throw new TrustedHashMismatchError(root.hash, block.hash, root.height);
     const client = new LightClient(primary, options, root, block);
     const { commit } = block.signedHeader;
     const tally = await verifyCommitLight(client.chainId, block.validatorSet, commit.blockId, block.height, commit, options.engine);
     options.onStep?.({ kind: "root", from: block.height, height: block.height, hash: block.hash, tally });
-    for (const w of await compareFirstWithWitnesses(block, client.o.witnesses, client.chainId)) {
-      options.onStep?.({ kind: "witness", from: block.height, height: block.height, hash: block.hash, witness: w });
-    }
+    client.record(block, await compareFirstWithWitnesses(block, client.o.witnesses, client.chainId));
     return client;
+  }
+
+  /** Whether the client runs on the primary's word alone (LightClientOptions.withoutWitnesses). */
+  get withoutWitnesses(): boolean {
+    return this.o.withoutWitnesses;
+  }
+
+  /** The witnesses' labels. */
+  get witnesses(): string[] {
+    return this.o.witnesses.map((w) => w.label);
+  }
+
+  /**
+   * What the witnesses said of a verified header: which confirmed it, which were faulty or unavailable, and why.
+   * Undefined for a height that was not compared with them (a header in between, or none without witnesses).
+   */
+  witnessReport(height: bigint): WitnessReport | undefined {
+    return this.reports.get(height);
+  }
+
+  private record(block: LightBlock, report: WitnessReport): void {
+    if (this.o.witnesses.length === 0) return;
+    this.reports.set(block.height, report);
+    const step = { from: block.height, height: block.height, hash: block.hash };
+    for (const witness of report.confirmed) this.o.onStep?.({ ...step, kind: "witness", witness });
+    for (const f of report.faulty) this.o.onStep?.({ ...step, kind: "witness-faulty", witness: f.witness, reason: f.reason });
+    for (const f of report.unavailable) this.o.onStep?.({ ...step, kind: "witness-unavailable", witness: f.witness, reason: f.reason });
   }
 
   /** The highest verified light block: the trust root for what comes next. */
@@ -150,12 +208,13 @@ export class LightClient {
     const target = await fetchLightBlock(this.primary, height, this.chainId);
     const o = this.verifyOptions();
     const trace = await this.verifySkipping(this.primary, trusted, target, o, true);
-    const confirmed = await detectDivergence(trace, this.o.witnesses, {
+    const report = await detectDivergence(trace, this.o.witnesses, {
       chainId: this.chainId,
       maxBlockLagMs: this.o.maxBlockLagMs,
-      verifyWitnessTrace: (witness, block) => this.verifySkipping(witness, trace[0], block, o, false),
+      primary: this.primary,
+      verifySkipping: (source, from, to) => this.verifySkipping(source, from, to, o, false),
     });
-    for (const w of confirmed) this.o.onStep?.({ kind: "witness", from: target.height, height: target.height, hash: target.hash, witness: w });
+    this.record(target, report);
     for (const b of trace.slice(1)) this.keep(b);
     return target;
   }
@@ -204,6 +263,7 @@ export class LightClient {
     if (this.trusted.size > KEEP) {
       const oldest = [...this.trusted.keys()].filter((h) => h !== this.root.height).sort((a, b) => (a < b ? -1 : 1))[0];
       this.trusted.delete(oldest);
+      this.reports.delete(oldest);
     }
   }
 

@@ -2,9 +2,10 @@
  * A cosmjs CometClient (`connectComet(url)`, a Comet38Client or Tendermint37Client) as a LightProvider, so a
  * cosmjs application can hand the light client the client it already has. Only its decoded answers are used
  * (the interface below is the part of cosmjs' types read here; cosmjs itself is not a dependency). Times keep
- * their nanoseconds (cosmjs' DateWithNanoseconds).
+ * their nanoseconds (cosmjs' DateWithNanoseconds). cosmjs has no `broadcast_evidence` call, so this provider
+ * cannot report evidence of an attack; the detector says so (give the node as an RPC URL to report to it).
  */
-import { ProviderError } from "./errors.js";
+import { ProviderError, type ProviderFailure } from "./errors.js";
 import type { AbciAnswer, AbciRequest, LightProvider, NodeStatus } from "./provider.js";
 import type { BlockID, Header, SignedHeader, Timestamp, Validator } from "./types.js";
 import { timestampFromNs } from "./types.js";
@@ -69,6 +70,18 @@ export interface CometClientLike {
 }
 
 const PER_PAGE = 100;
+
+/**
+ * What a cosmjs error says about the node: an error it answered (cosmjs throws the JSON-RPC error object as its
+ * message), no answer at all, or — anything else, cosmjs failing to read what it got — an unreadable answer.
+ */
+function failureOf(msg: string): ProviderFailure {
+  if (/is not available/.test(msg)) return "not-found";
+  if (/must be less than or equal to/.test(msg)) return "too-high";
+  if (/ECONNREFUSED|ECONNRESET|fetch failed|socket|network|timeout|timed out|aborted|Bad status on response/i.test(msg)) return "unreachable";
+  if (/^\{"code":/.test(msg)) return "rpc";
+  return "garbage";
+}
 const EMPTY = new Uint8Array(0);
 
 const time = (d: CjDate): Timestamp => timestampFromNs(BigInt(d.getTime()) * 1_000_000n + BigInt(d.nanoseconds ?? 0));
@@ -106,9 +119,15 @@ export class CometClientProvider implements LightProvider {
       return await f();
     } catch (e) {
       const msg = (e as Error).message ?? String(e);
-      const failure = /is not available/.test(msg) ? "not-found" : /must be less than or equal to/.test(msg) ? "too-high" : /ECONNREFUSED|fetch failed|socket|network/i.test(msg) ? "unreachable" : "rpc";
-      throw new ProviderError(this.label, `${what}: ${msg}`, failure, height);
+      throw new ProviderError(this.label, `${what}: ${msg}`, failureOf(msg), height);
     }
+  }
+
+  /** cosmjs' CometClient has no `broadcast_evidence`: always refused, and said so. */
+  reportEvidence(): Promise<Uint8Array> {
+    return Promise.reject(
+      new ProviderError(this.label, "cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)", "rpc"),
+    );
   }
 
   async status(): Promise<NodeStatus> {

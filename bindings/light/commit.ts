@@ -7,7 +7,7 @@
  */
 import { toHex } from "@cosmjs/encoding";
 import { voteSignBytesOf } from "./encoding.js";
-import { InvalidCommitError, NewValSetCantBeTrustedError, NotEnoughVotingPowerError, WrongSignatureError, hex } from "./errors.js";
+import { InvalidCommitError, NewValSetCantBeTrustedError, NotEnoughVotingPowerError, TrustOptionsError, WrongSignatureError, hex } from "./errors.js";
 import { verifySignatures, type SignatureCheck, type SignatureEngine } from "./signatures.js";
 import type { BlockID, Commit } from "./types.js";
 import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
@@ -21,6 +21,22 @@ export interface TrustLevel {
 }
 
 export const DEFAULT_TRUST_LEVEL: TrustLevel = { numerator: 1n, denominator: 3n };
+
+/**
+ * CometBFT's ValidateTrustLevel: 1/3 ≤ level ≤ 1. Below 1/3, the signers a skip trusts could all be faulty;
+ * above 1, no commit could carry enough of the trusted power.
+ */
+export function validateTrustLevel(level: TrustLevel): void {
+  const { numerator: n, denominator: d } = level;
+  if (typeof n !== "bigint" || typeof d !== "bigint") {
+    throw new TrustOptionsError(`the trust level's numerator and denominator must be bigints (1n/3n), got ${String(n)}/${String(d)}`);
+  }
+  const given = `${n}/${d}`;
+  if (d === 0n) throw new TrustOptionsError(`the trust level ${given} has a zero denominator`);
+  if (d < 0n || n < 0n) throw new TrustOptionsError(`the trust level ${given} must be within [1/3, 1]: it is negative`);
+  if (n * 3n < d) throw new TrustOptionsError(`the trust level ${given} must be within [1/3, 1]: below 1/3, every validator a skip trusts could be faulty`);
+  if (n > d) throw new TrustOptionsError(`the trust level ${given} must be within [1/3, 1]: above 1, no commit could carry enough of the trusted power`);
+}
 
 /** What a commit check did: the power it counted against the threshold, the signatures that carry it, and how many of them it had to verify (the rest were verified earlier in the same step). */
 export interface CommitTally {

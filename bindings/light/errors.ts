@@ -4,6 +4,8 @@
  * concerns one header, at which height. Nothing a failed check touched may be shown as verified.
  */
 import { toHex } from "@cosmjs/encoding";
+import type { EvidenceSent } from "./evidence.js";
+import { equalBytes } from "../base/bytes.js";
 
 /** The named checks, in the order docs/spec/light-client.md §4 runs them. */
 export type Check =
@@ -249,7 +251,8 @@ export class NewValSetCantBeTrustedError extends VerificationError {
 
 /**
  * A witness answered a different header for the same height. `attack` when the witness's header also
- * verifies from the trust root: two valid headers at one height, a light client attack (or a fork).
+ * verifies from the trust root: two valid headers at one height, a light client attack (or a fork) — then
+ * it is a LightClientAttackError. At the trust root, any other header fails it.
  */
 export class ConflictingHeadersError extends VerificationError {
   override name = "ConflictingHeadersError";
@@ -261,12 +264,15 @@ export class ConflictingHeadersError extends VerificationError {
     height: bigint,
     /** Why the witness's own header does not verify; undefined when it does (an attack). */
     readonly witnessProblem: string | undefined,
+    /** What followed (the evidence sent), said after the conflict. */
+    more = "",
   ) {
     super(
       `witness ${witness} has a conflicting header: primary ${hex(primaryHash)}, witness ${hex(witnessHash)} — ` +
         (witnessProblem === undefined
           ? "both are signed by the trusted validators: a light client attack (or a fork)"
-          : `the witness's header does not verify either (${witnessProblem})`),
+          : `the witness's header does not verify either (${witnessProblem})`) +
+        more,
       height,
     );
   }
@@ -275,15 +281,29 @@ export class ConflictingHeadersError extends VerificationError {
   }
 }
 
-/** No witness confirmed the header (each failed to answer, or answered an unreadable block). */
-export class WitnessUnavailableError extends VerificationError {
-  override name = "WitnessUnavailableError";
+/** A witness that did not confirm a header, and why (docs/spec/light-client.md §4.7). */
+export interface WitnessFault {
+  witness: string;
+  reason: string;
+}
+
+const faults = (label: string, list: readonly WitnessFault[]) => (list.length ? [`${label}: ${list.map((f) => `${f.witness} (${f.reason})`).join("; ")}`] : []);
+
+/**
+ * No witness confirmed the header. Each is named in one of two groups: *faulty* — it answered something malformed
+ * or unverifiable (an unreadable answer, a block of another chain or that fails its own checks, a conflicting
+ * header that does not verify) — or *unavailable* — it could not answer (unreachable, timed out, an error, a
+ * height it has not reached or no longer keeps).
+ */
+export class NoWitnessConfirmedError extends VerificationError {
+  override name = "NoWitnessConfirmedError";
   readonly check = "witness";
   constructor(
-    readonly reasons: string[],
+    readonly faulty: readonly WitnessFault[],
+    readonly unavailable: readonly WitnessFault[],
     height: bigint,
   ) {
-    super(`no witness confirmed the header: ${reasons.join("; ")}`, height);
+    super(`no witness confirmed the header — ${[...faults("faulty", faulty), ...faults("unavailable", unavailable)].join(" — ")}`, height);
   }
 }
 
@@ -342,4 +362,56 @@ export function formatAge(ms: number): string {
   if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
   const d = Math.floor(h / 24);
   return `${d} d${h % 24 ? ` ${h % 24} h` : ""}`;
+}
+
+/**
+ * The client was started without a witness and without saying so (CometBFT's ErrNoWitnesses): a primary alone
+ * could present a fork of the chain as verified, and nothing would tell.
+ */
+export class NoWitnessesError extends VerificationError {
+  override name = "NoWitnessesError";
+  readonly check = "witness";
+  constructor() {
+    super(
+      "no witness was given: the light client compares the primary's headers with at least one other node's (a witness), " +
+        "so that the primary alone cannot present a fork as the chain; give one (witnesses: [<another node>]), " +
+        "or opt out explicitly (withoutWitnesses: true), accepting that risk",
+    );
+  }
+}
+
+function sentText(e: EvidenceSent): string {
+  const n = e.evidence.byzantineValidators.length;
+  const what = `against the ${e.against} (${e.kind}, common height ${e.evidence.commonHeight}, ${n} byzantine validator${n === 1 ? "" : "s"}, hash ${hex(e.hash)}), sent to ${e.sentTo}: `;
+  if (!e.answer.accepted) return what + `not taken (${e.answer.error})`;
+  return what + (equalBytes(e.answer.hash, e.hash) ? "accepted" : `accepted under another hash, ${hex(e.answer.hash)}`);
+}
+
+/**
+ * A light client attack (CometBFT's ErrLightClientAttack): a witness's header conflicts with the primary's and
+ * both verify from the trusted header. As CometBFT's detector does, evidence against each side was sent to the
+ * other (`broadcast_evidence`); each node's answer is reported. Verification fails all the same.
+ */
+export class LightClientAttackError extends ConflictingHeadersError {
+  override name = "LightClientAttackError";
+  constructor(
+    witness: string,
+    primaryHash: Uint8Array,
+    witnessHash: Uint8Array,
+    height: bigint,
+    readonly evidence: readonly EvidenceSent[],
+    /** Why the primary's header could not be examined against the witness's trace (then no evidence against the witness). */
+    readonly unexamined?: string,
+  ) {
+    super(
+      witness,
+      primaryHash,
+      witnessHash,
+      height,
+      undefined,
+      ". Evidence " +
+        evidence.map(sentText).join("; evidence ") +
+        (unexamined === undefined ? "" : `; no evidence against the witness: the primary's header could not be examined against its trace (${unexamined})`),
+    );
+  }
 }

@@ -35,8 +35,21 @@ export {
 } from "./trust-root.js";
 export { dataHash, proveTxs } from "./txs.js";
 export { LightClient, type LightClientOptions, type VerificationStep } from "./client.js";
+export type { WitnessReport } from "./detector.js";
+export {
+  attackKind,
+  byzantineValidators,
+  conflictingHeaderIsInvalid,
+  evidenceHash,
+  newLightClientAttackEvidence,
+  type AttackKind,
+  type EvidenceAnswer,
+  type EvidenceSent,
+  type LightClientAttackEvidence,
+} from "./evidence.js";
+export { evidenceJson, lightBlockJson } from "./cmtjson.js";
 export { verify, verifyAdjacent, verifyNonAdjacent, headerExpired, lightBlock, type LightBlock, type VerifyOptions } from "./verifier.js";
-export { verifyCommitLight, verifyCommitLightTrusting, DEFAULT_TRUST_LEVEL, type CommitTally, type TrustLevel } from "./commit.js";
+export { verifyCommitLight, verifyCommitLightTrusting, validateTrustLevel, DEFAULT_TRUST_LEVEL, type CommitTally, type TrustLevel } from "./commit.js";
 export { headerHash, validateSignedHeader } from "./header.js";
 export { ValidatorSet, keyAddress, MAX_TOTAL_VOTING_POWER, type KeyType } from "./validators.js";
 export { voteSignBytes, headerLeaves, validatorBytes } from "./encoding.js";
@@ -69,12 +82,15 @@ export {
   NotEnoughVotingPowerError,
   NewValSetCantBeTrustedError,
   ConflictingHeadersError,
-  WitnessUnavailableError,
+  NoWitnessConfirmedError,
   ProposerPrioritiesDivergeError,
   MissingProofError,
   ProofError,
   StaleHeaderError,
+  NoWitnessesError,
+  LightClientAttackError,
   formatAge,
   type Check,
+  type WitnessFault,
   type ProviderFailure,
 } from "./errors.js";

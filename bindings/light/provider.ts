@@ -4,6 +4,7 @@
  * checked for shape and self-consistency here (LightBlock.ValidateBasic), and verified by ./verifier.ts.
  */
 import { ProviderError } from "./errors.js";
+import type { LightClientAttackEvidence } from "./evidence.js";
 import type { Header, SignedHeader, Validator } from "./types.js";
 import { type LightBlock, lightBlock } from "./verifier.js";
 import { ValidatorSet } from "./validators.js";
@@ -51,6 +52,11 @@ export interface LightProvider {
   abciQuery(request: AbciRequest): Promise<AbciAnswer>;
   /** The headers from `minHeight` to `maxHeight` (at most 20, as `blockchain` gives them), in any order. */
   headers(minHeight: bigint, maxHeight: bigint): Promise<Header[]>;
+  /**
+   * Hands evidence of a light client attack to the node (`broadcast_evidence`); resolves to the hash the node
+   * gives it. A provider without it cannot report evidence (the detector says so).
+   */
+  reportEvidence?(evidence: LightClientAttackEvidence): Promise<Uint8Array>;
 }
 
 /**

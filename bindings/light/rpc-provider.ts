@@ -1,6 +1,6 @@
 /**
  * A node's CometBFT JSON-RPC as a LightProvider (`commit`, `validators` page by page, `abci_query`, `status`),
- * through the client's CometRpc. Every field is read strictly — hashes as hex, signatures and keys as base64,
+ * through the client's CometRpc, and `broadcast_evidence` for the detector. Every field is read strictly — hashes as hex, signatures and keys as base64,
  * times as RFC 3339 with their nanoseconds — and anything else is a ProviderError naming the field.
  */
 import { fromBase64, fromHex, toHex } from "@cosmjs/encoding";
@@ -8,7 +8,9 @@ import { ClientError } from "../client/errors.js";
 import { CometRpc, RpcError, isObject } from "../client/rpc.js";
 import { browserTransport } from "../client/uri-transport.js";
 import { parseRfc3339Nanos } from "../go/time.js";
+import { evidenceJson } from "./cmtjson.js";
 import { ProviderError } from "./errors.js";
+import type { LightClientAttackEvidence } from "./evidence.js";
 import type { AbciAnswer, AbciRequest, LightProvider, NodeStatus, ProofOp } from "./provider.js";
 import type { BlockID, Commit, CommitSig, Header, SignedHeader, Timestamp, Validator } from "./types.js";
 import { timestampFromNs } from "./types.js";
@@ -215,6 +217,13 @@ export class RpcProvider implements LightProvider {
       if (!isObject(m)) throw r.fail(`result.block_metas[${i}]`, "is not an object");
       return r.header(r.obj(m, "header", `result.block_metas[${i}]`), `result.block_metas[${i}].header`);
     });
+  }
+
+  /** `broadcast_evidence`: the node checks the evidence against its own chain; its answer is the evidence's hash. */
+  async reportEvidence(evidence: LightClientAttackEvidence): Promise<Uint8Array> {
+    const r = new Reader(this.label, "broadcast_evidence", undefined);
+    const res = await this.call("broadcast_evidence", { evidence: evidenceJson(evidence) });
+    return r.b64(res, "hash", "result");
   }
 
   async abciQuery(q: AbciRequest): Promise<AbciAnswer> {

@@ -75,14 +75,14 @@ describe("proven x/upgrade state", () => {
   });
 
   it("a Done record in the seed's layout, by name: present with its height, absent proven", async () => {
-    const c = await VerifiedUpgradeClient.connect(seed.url, { trust: { height: 1n, hash: seed.chain.hash(1n) } });
+    const c = await VerifiedUpgradeClient.connect(seed.url, { trust: { height: 1n, hash: seed.chain.hash(1n) }, withoutWitnesses: true });
     await c.sync();
     expect((await c.doneRecord("v1")).value).toBe(7n);
     expect((await c.doneRecord("v9")).value).toBe(0n);
     expect((await c.appliedUpgrades()).value).toEqual({ layout: "seed", entries: [{ name: "v1", height: 7n }] });
     expect((await c.appliedPlan("v9")).value).toBe(0n);
     // and in the SDK's layout, by height and name
-    const sdk = await VerifiedUpgradeClient.connect(node.url, { trust: { height: 1n, hash: node.chain.hash(1n) } });
+    const sdk = await VerifiedUpgradeClient.connect(node.url, { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await sdk.sync();
     expect((await sdk.doneRecord("v1", 12n)).value).toBe(12n);
     expect((await sdk.doneRecord("v1", 13n)).value).toBe(0n);
@@ -97,7 +97,7 @@ describe("proven x/upgrade state", () => {
       return body.result;
     });
     servers.push(short);
-    const c = await VerifiedUpgradeClient.connect(short.url, { trust: { height: 1n, hash: node.chain.hash(1n) } });
+    const c = await VerifiedUpgradeClient.connect(short.url, { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await c.sync();
     const versions = await c.moduleVersions();
     expect(versions.value).toHaveLength(SIMD_VERSIONS.length);
@@ -105,7 +105,7 @@ describe("proven x/upgrade state", () => {
   });
 
   it("a state the node no longer keeps is a provider failure naming the height", async () => {
-    const c = await VerifiedUpgradeClient.connect(node.url, { trust: { height: 1n, hash: node.chain.hash(1n) } });
+    const c = await VerifiedUpgradeClient.connect(node.url, { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await c.sync(node.chain.latest - 1n);
     await expect(c.currentPlan()).rejects.toMatchObject({ check: "provider", height: node.stateHeight - 1n });
   });
@@ -132,12 +132,12 @@ describe("a lying node's store answers are refused", () => {
   it("through CometBFT's URI form (GET), as the page asks, the same verdicts", async () => {
     const { CometRpc } = await import("../../bindings/client/rpc.js");
     const { uriTransport } = await import("../../bindings/client/uri-transport.js");
-    const c = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(node.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) } });
+    const c = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(node.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await c.sync();
     expect((await c.currentPlan()).value).toEqual(PLAN);
     const liar = await lyingNode(node.url, { mode: "proof-byte", above: 1n });
     servers.push(liar);
-    const bad = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(liar.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) } });
+    const bad = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(liar.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await bad.sync();
     await expect(bad.currentPlan()).rejects.toMatchObject({ check: "proof" });
   });

@@ -71,6 +71,7 @@ export async function judgeUpgrade<T>(input: UpgradeJudgeInput, read: (c: Verifi
     const client = await VerifiedUpgradeClient.connect(new RpcProvider(p.rpc), {
       trust: { height: input.trustHeight, hash: input.trustHash, period: trustingPeriodNs },
       witnesses: ws.map((w) => new RpcProvider(w.rpc)),
+      withoutWitnesses: ws.length === 0,
       now: () => now,
       maxBlockLagMs: 3000,
       onStep: (s) => steps.push(s),

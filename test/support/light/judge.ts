@@ -54,6 +54,7 @@ export async function judge(input: JudgeInput, proofs: (client: LightClient) => 
       chainId: input.chainId,
       trust: { height: input.trustHeight, hash: input.trustHash, period: trustingPeriodNs },
       witnesses: ws.map((w) => new RpcProvider(w.rpc)),
+      withoutWitnesses: ws.length === 0,
       now: () => now,
       maxBlockLagMs: 3000,
       onStep: (s) => steps.push(s),

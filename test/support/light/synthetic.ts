@@ -9,9 +9,10 @@ import { toBase64, toHex } from "@cosmjs/encoding";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { commitJson, headerJson, validatorJson } from "../../../bindings/light/cmtjson.js";
 import { voteSignBytes } from "../../../bindings/light/encoding.js";
 import { headerHash } from "../../../bindings/light/header.js";
-import { formatTimestamp, timestampFromNs, type Commit, type CommitSig, type Header, type Timestamp, type Validator } from "../../../bindings/light/types.js";
+import { formatTimestamp, timestampFromNs, type Commit, type CommitSig, type Header, type Validator } from "../../../bindings/light/types.js";
 import { ValidatorSet, keyAddress, type KeyType } from "../../../bindings/light/validators.js";
 import type { TestServer } from "../http.js";
 import { RpcFault, serveJsonRpc } from "./rpc-server.js";
@@ -57,6 +58,12 @@ export interface SyntheticOptions {
   nextValidatorsHashAt?: (height: bigint) => Uint8Array | undefined;
   /** Heights the node keeps (default all from 1 to latest). */
   available?: (height: bigint) => boolean;
+  /** The round of the commit of height h (default 0). */
+  roundAt?: (height: bigint) => number;
+  /** The time of height h (default: genesis + (h − 1) × interval). */
+  timeAt?: (height: bigint) => bigint;
+  /** `broadcast_evidence`: what the node answers (the evidence's hash), or throws an RpcFault; default: refused. */
+  acceptEvidence?: (evidence: unknown) => Uint8Array;
 }
 
 export class SyntheticChain {
@@ -94,7 +101,7 @@ export class SyntheticChain {
   }
 
   timeNs(height: bigint): bigint {
-    return this.genesisNs + (height - 1n) * this.intervalNs;
+    return this.o.timeAt?.(height) ?? this.genesisNs + (height - 1n) * this.intervalNs;
   }
 
   header(height: bigint): Header {
@@ -143,7 +150,7 @@ export class SyntheticChain {
       const base = this.timeNs(height) + this.intervalNs / 2n;
       const unsigned: Commit = {
         height,
-        round: 0,
+        round: this.o.roundAt?.(height) ?? 0,
         blockId: this.blockId(height),
         signatures: members.map((m, i): CommitSig => {
           const signs = this.o.signs ? this.o.signs(height, i) : true;
@@ -213,6 +220,10 @@ export class SyntheticChain {
         }
         return { last_height: this.latest.toString(), block_metas: metas };
       }
+      case "broadcast_evidence": {
+        if (!this.o.acceptEvidence) throw new RpcFault("a synthetic node keeps no evidence pool");
+        return { hash: toBase64(this.o.acceptEvidence(params.evidence)) };
+      }
       default:
         throw new RpcFault(`Method not found: ${method}`, -32601, "Method not found");
     }
@@ -238,42 +249,3 @@ function toValidator(m: Member): Validator {
 }
 
 const HEX = (b: Uint8Array) => toHex(b).toUpperCase();
-const ts = (t: Timestamp) => formatTimestamp(t);
-
-export function headerJson(h: Header): unknown {
-  return {
-    version: { block: h.version.block.toString(), app: h.version.app.toString() },
-    chain_id: h.chainId,
-    height: h.height.toString(),
-    time: ts(h.time),
-    last_block_id: { hash: HEX(h.lastBlockId.hash), parts: { total: h.lastBlockId.partSetHeader.total, hash: HEX(h.lastBlockId.partSetHeader.hash) } },
-    last_commit_hash: HEX(h.lastCommitHash),
-    data_hash: HEX(h.dataHash),
-    validators_hash: HEX(h.validatorsHash),
-    next_validators_hash: HEX(h.nextValidatorsHash),
-    consensus_hash: HEX(h.consensusHash),
-    app_hash: HEX(h.appHash),
-    last_results_hash: HEX(h.lastResultsHash),
-    evidence_hash: HEX(h.evidenceHash),
-    proposer_address: HEX(h.proposerAddress),
-  };
-}
-
-export function commitJson(c: Commit): unknown {
-  return {
-    height: c.height.toString(),
-    round: c.round,
-    block_id: { hash: HEX(c.blockId.hash), parts: { total: c.blockId.partSetHeader.total, hash: HEX(c.blockId.partSetHeader.hash) } },
-    signatures: c.signatures.map((s) => ({
-      block_id_flag: s.blockIdFlag,
-      validator_address: HEX(s.validatorAddress),
-      timestamp: ts(s.timestamp),
-      signature: s.signature.length ? toBase64(s.signature) : null,
-    })),
-  };
-}
-
-export function validatorJson(v: Validator): unknown {
-  const pk = v.pubKey.ed25519 ? { type: "tendermint/PubKeyEd25519", value: toBase64(v.pubKey.ed25519) } : { type: "tendermint/PubKeySecp256k1", value: toBase64(v.pubKey.secp256k1!) };
-  return { address: HEX(v.address), pub_key: pk, voting_power: v.votingPower.toString(), proposer_priority: v.proposerPriority.toString() };
-}
