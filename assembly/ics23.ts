@@ -2,9 +2,10 @@
 // the same checks in the same order, the same refusals (assembly/ics23-reasons.ts). Nothing is allocated per
 // call: a proof is read where the host wrote it (IO), its existence proofs into two static slots (one per
 // neighbour), their inner ops into growable regions, and every hash preimage is built in one scratch region.
+// What a verified proof proved is left at ics23Facts(): the places, in IO, of the entries it checked.
 import { sha256 } from "./sha256";
 import { H_OUT_LEN, IO, OUT, ensure, regionPtr, setHeaderI32 } from "./memory";
-import { M_FIELD_ZERO, M_GROUP, M_ILLEGAL_WIRE_TYPE, M_LENGTH_PAST_END, M_TRUNCATED_FIXED, M_TRUNCATED_VARINT, M_VARINT_OVERFLOW, M_WRONG_WIRE_TYPE } from "./status";
+import { M_FIELD_ZERO, M_GROUP, M_ILLEGAL_WIRE_TYPE, M_LENGTH_PAST_END, M_TRUNCATED_VARINT, M_VARINT_OVERFLOW, M_WRONG_WIRE_TYPE } from "./status";
 import {
   E_APP_HASH_MISMATCH, E_COMPRESSED_INDEX, E_EMPTY_BATCH, E_EMPTY_KEY, E_EMPTY_PROOF, E_EMPTY_VALUE, E_IAVL_HEIGHT, E_IAVL_REMAINDER,
   E_IAVL_SIZE, E_IAVL_VARINT, E_IAVL_VERSION, E_INNER_HASH, E_INNER_LEAF_PREFIX, E_INNER_PREFIX_LONG, E_INNER_PREFIX_SHORT,
@@ -12,7 +13,10 @@ import {
   E_LENGTH_REQUIRED, E_MALFORMED, E_MAX_DEPTH, E_MIN_DEPTH, E_NO_BATCH_ENTRY, E_NO_LEAF, E_NO_NEIGHBOURS, E_NOT_ADJACENT,
   E_NOT_EXISTENCE, E_NOT_LEFT_MOST, E_NOT_LEFT_OF_RIGHT, E_NOT_NONEXISTENCE, E_NOT_RIGHT_MOST, E_NOT_RIGHT_OF_LEFT, E_OK,
   E_ROOT_MISMATCH, E_TENDERMINT_PREFIX, E_UNSUPPORTED_HASH, E_UNSUPPORTED_LENGTH, E_VALUE_MISMATCH, S_LEFT, S_NONE, S_RIGHT,
-  W_INNER, W_LEAF, W_PROOF,
+  W_INNER, W_LEAF, W_PROOF, E_NON_CANONICAL, N_ONEOF, N_TWICE, N_UNKNOWN, N_DEFAULT, N_ORDER, N_VARINT, N_INT32, N_UNPACKED,
+  MSG_COMMITMENT_PROOF, MSG_EXISTENCE_PROOF, MSG_NON_EXISTENCE_PROOF, MSG_LEAF_OP, MSG_INNER_OP, MSG_BATCH_PROOF, MSG_BATCH_ENTRY,
+  MSG_COMPRESSED_BATCH_PROOF, MSG_COMPRESSED_BATCH_ENTRY, MSG_COMPRESSED_EXISTENCE_PROOF, MSG_COMPRESSED_NON_EXISTENCE_PROOF,
+  F_EXIST, F_LEFT, F_RIGHT, F_SIZE,
 } from "./ics23-reasons";
 
 // ---- the refusal's details, read by the host (bindings/core/wasm/ics23.ts) ----
@@ -154,20 +158,35 @@ function clearSlot(s: i32): void {
   memory.fill(slot(s), 0, 64);
 }
 
-// ---- protobuf ----
+// ---- protobuf, as an honest encoder writes it (docs/spec/core.md §14.2) ----
 
 let pos: usize = 0;
 let end: usize = 0;
 let vval: u64 = 0;
 let tagField: i32 = 0;
 let tagWire: i32 = 0;
+// The message being read (MSG_*), for a refusal's wording: set by each message's loop before every tag.
+let msg: i32 = 0;
+
+// Which varint a non-minimal one is (E_NON_CANONICAL's v for N_VARINT).
+const V_TAG = 0;
+const V_LENGTH = 1;
+const V_VALUE = 2;
+const V_ELEMENT = 3;
 
 @inline function malformed(reason: i32, field: i32, wire: i32): i32 {
   return fail(E_MALFORMED, W_PROOF, 0, reason, field, wire, 0);
 }
 
-/** A varint as gogoproto reads it: at most 10 bytes, bits past 64 dropped. */
-function varint(field: i32): i32 {
+function nonCanonical(form: i32, field: i32, other: i32): i32 {
+  return fail(E_NON_CANONICAL, W_PROOF, 0, form, msg, field, <i64>other);
+}
+
+/**
+ * A varint: at most 10 bytes, as gogoproto reads it, and minimal — no trailing zero group, and a tenth byte
+ * only to carry bit 63 (gogoproto drops the bits past 64; an encoder never writes them).
+ */
+function varint(field: i32, role: i32): i32 {
   let x: u64 = 0;
   for (let i = 0; i < 10; i++) {
     if (pos >= end) return malformed(M_TRUNCATED_VARINT, field, 0);
@@ -175,57 +194,47 @@ function varint(field: i32): i32 {
     x |= (c & 0x7f) << (<u64>(7 * i));
     if (c < 0x80) {
       vval = x;
+      if (i > 0 && (c == 0 || (i == 9 && c != 1))) return nonCanonical(N_VARINT, role == V_TAG ? fieldOf(x) : field, role);
       return E_OK;
     }
   }
   return malformed(M_VARINT_OVERFLOW, field, 0);
 }
 
+/** A tag's field number; -1 past 32 bits (unknown to every message here). */
+@inline function fieldOf(t: u64): i32 {
+  return (t >> 32) != 0 ? -1 : <i32>(<u32>t >>> 3);
+}
+
 function tag(): i32 {
-  const e = varint(0);
+  const e = varint(0, V_TAG);
   if (e) return e;
   tagWire = <i32>(vval & 7);
-  tagField = (vval >> 32) != 0 ? -1 : <i32>(<u32>vval >>> 3);
+  tagField = fieldOf(vval);
   if (tagField == 0) return malformed(M_FIELD_ZERO, 0, tagWire);
   if (tagWire == 6 || tagWire == 7) return malformed(M_ILLEGAL_WIRE_TYPE, tagField, tagWire);
   if (tagWire == 4) return malformed(M_GROUP, tagField, tagWire);
   return E_OK;
 }
 
-/** Reads a length prefix; the value's end is left in vval. */
-function lengthEnd(field: i32): i32 {
-  const e = varint(field);
-  if (e) return e;
-  if (vval > <u64>(end - pos)) return malformed(M_LENGTH_PAST_END, field, 2);
-  vval = <u64>pos + vval;
+/**
+ * A known field: its wire type (`want`), then its place after field `last`: one member of a oneof, fields in
+ * ascending order, a singular field once (a repeated one contiguous, which ascending order implies here).
+ */
+function known(f: i32, w: i32, want: i32, last: i32, repeated: bool, oneof: bool): i32 {
+  if (w != want) return malformed(M_WRONG_WIRE_TYPE, f, w);
+  if (oneof && last != 0) return nonCanonical(N_ONEOF, f, last);
+  if (f < last) return nonCanonical(N_ORDER, f, last);
+  if (f == last && !repeated) return nonCanonical(N_TWICE, f, 0);
   return E_OK;
 }
 
-function skip(field: i32, wire: i32): i32 {
-  let depth = wire == 3 ? 1 : 0;
-  let w = wire;
-  while (true) {
-    if (w == 0) {
-      const e = varint(field);
-      if (e) return e;
-    } else if (w == 2) {
-      const e = lengthEnd(field);
-      if (e) return e;
-      pos = <usize>vval;
-    } else if (w == 1 || w == 5) {
-      const n: usize = w == 1 ? 8 : 4;
-      if (end - pos < n) return malformed(M_TRUNCATED_FIXED, field, w);
-      pos += n;
-    }
-    if (depth == 0) return E_OK;
-    const e = varint(field);
-    if (e) return e;
-    w = <i32>(vval & 7);
-    if (w == 6 || w == 7) return malformed(M_ILLEGAL_WIRE_TYPE, field, w);
-    if (w == 3) depth++;
-    else if (w == 4) depth--;
-    if (depth == 0) return E_OK;
-  }
+/** Reads a length prefix; the value's end is left in vval. */
+function lengthEnd(field: i32): i32 {
+  const e = varint(field, V_LENGTH);
+  if (e) return e;
+  if (vval > <u64>(end - pos)) return malformed(M_LENGTH_PAST_END, field, 2);
+  vval = <u64>pos + vval;
   return E_OK;
 }
 
@@ -233,31 +242,41 @@ function skip(field: i32, wire: i32): i32 {
 let bPtr: usize = 0;
 let bLen: i32 = 0;
 
-function bytesField(field: i32, wire: i32): i32 {
-  if (wire != 2) return malformed(M_WRONG_WIRE_TYPE, field, wire);
+/** A bytes field's value (never empty: an encoder leaves an empty one out). */
+function bytesField(field: i32): i32 {
   const e = lengthEnd(field);
   if (e) return e;
   bPtr = pos;
   bLen = <i32>(<usize>vval - pos);
+  if (bLen == 0) return nonCanonical(N_DEFAULT, field, 0);
   pos = <usize>vval;
   return E_OK;
 }
 
 let enumValue: i32 = 0;
 
-function enumField(field: i32, wire: i32): i32 {
-  if (wire != 0) return malformed(M_WRONG_WIRE_TYPE, field, wire);
-  const e = varint(field);
+/** An int32 varint: a sign-extended 32-bit value (Go keeps the low 32 bits of any other). */
+function int32Field(field: i32, role: i32): i32 {
+  const e = varint(field, role);
   if (e) return e;
+  const high = vval >> 31;
+  if (high != 0 && high != 0x1ffffffff) return nonCanonical(N_INT32, field, 0);
   enumValue = <i32>vval;
+  return E_OK;
+}
+
+/** An enum's value (never 0: an encoder leaves the default out). */
+function enumField(field: i32): i32 {
+  const e = int32Field(field, V_VALUE);
+  if (e) return e;
+  if (enumValue == 0) return nonCanonical(N_DEFAULT, field, 0);
   return E_OK;
 }
 
 /** Enters a submessage: `end` becomes its end; the enclosing end is returned through outerEnd. */
 let outerEnd: usize = 0;
 
-function enter(field: i32, wire: i32): i32 {
-  if (wire != 2) return malformed(M_WRONG_WIRE_TYPE, field, wire);
+function enter(field: i32): i32 {
   const e = lengthEnd(field);
   if (e) return e;
   outerEnd = end;
@@ -267,23 +286,25 @@ function enter(field: i32, wire: i32): i32 {
 
 function decodeLeaf(s: i32): i32 {
   setX(s, X_HAS_LEAF, 1);
+  let last = 0;
   while (pos < end) {
+    msg = MSG_LEAF_OP;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
-    if (f >= 1 && f <= 4) {
-      e = enumField(f, w);
+    if (f < 1 || f > 5) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, f == 5 ? 2 : 0, last, false, false);
+    if (e) return e;
+    last = f;
+    if (f <= 4) {
+      e = enumField(f);
       if (e) return e;
       setX(s, f == 1 ? X_HASH : f == 2 ? X_PREHASH_KEY : f == 3 ? X_PREHASH_VALUE : X_LENGTH, enumValue);
-    } else if (f == 5) {
-      e = bytesField(f, w);
+    } else {
+      e = bytesField(f);
       if (e) return e;
       setX(s, X_PREFIX_PTR, <i32>bPtr);
       setX(s, X_PREFIX_LEN, bLen);
-    } else {
-      e = skip(f, w);
-      if (e) return e;
     }
   }
   return E_OK;
@@ -292,25 +313,27 @@ function decodeLeaf(s: i32): i32 {
 /** An InnerOp into the record at `at`. */
 function decodeInner(at: usize): i32 {
   memory.fill(at, 0, INNER);
+  let last = 0;
   while (pos < end) {
+    msg = MSG_INNER_OP;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
+    if (f < 1 || f > 3) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, f == 1 ? 0 : 2, last, false, false);
+    if (e) return e;
+    last = f;
     if (f == 1) {
-      e = enumField(f, w);
+      e = enumField(f);
       if (e) return e;
       store<i32>(at, enumValue, 0);
-    } else if (f == 2 || f == 3) {
-      e = bytesField(f, w);
+    } else {
+      e = bytesField(f);
       if (e) return e;
       const slotAt = at + (f == 2 ? 4 : 12);
       store<i32>(slotAt, <i32>bPtr);
       store<i32>(slotAt, bLen, 4);
       if (f == 3) store<i32>(at, 1, 20);
-    } else {
-      e = skip(f, w);
-      if (e) return e;
     }
   }
   return E_OK;
@@ -340,78 +363,72 @@ function pushIndex(s: i32, index: i32): i32 {
   return E_OK;
 }
 
-/** An ExistenceProof (or, compressed, a CompressedExistenceProof) into slot s, merging into what it holds. */
+/** An ExistenceProof (or, compressed, a CompressedExistenceProof) into slot s. */
 function decodeExist(s: i32, compressed: bool): i32 {
   setX(s, X_PRESENT, 1);
+  let last = 0;
   while (pos < end) {
+    msg = compressed ? MSG_COMPRESSED_EXISTENCE_PROOF : MSG_EXISTENCE_PROOF;
     let e = tag();
     if (e) return e;
     const f = tagField;
     const w = tagWire;
+    if (f < 1 || f > 4) return nonCanonical(N_UNKNOWN, f, 0);
+    // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
+    if (f == 4 && compressed && w == 0) return nonCanonical(N_UNPACKED, f, 0);
+    e = known(f, w, 2, last, f == 4 && !compressed, false);
+    if (e) return e;
+    last = f;
     if (f == 1 || f == 2) {
-      e = bytesField(f, w);
+      e = bytesField(f);
       if (e) return e;
       setX(s, f == 1 ? X_KEY_PTR : X_VAL_PTR, <i32>bPtr);
       setX(s, f == 1 ? X_KEY_LEN : X_VAL_LEN, bLen);
-    } else if (f == 3) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      e = decodeLeaf(s);
-      if (e) return e;
-      end = outer;
-    } else if (f == 4 && !compressed) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      e = pushInner(s);
-      if (e) return e;
-      end = outer;
-    } else if (f == 4 && w == 2) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
+      continue;
+    }
+    e = enter(f);
+    if (e) return e;
+    const outer = outerEnd;
+    if (f == 3) e = decodeLeaf(s);
+    else if (!compressed) e = pushInner(s);
+    else {
       while (pos < end) {
-        e = varint(f);
+        e = int32Field(f, V_ELEMENT);
         if (e) return e;
-        e = pushIndex(s, <i32>vval);
+        e = pushIndex(s, enumValue);
         if (e) return e;
       }
-      end = outer;
-    } else if (f == 4) {
-      e = enumField(f, w);
-      if (e) return e;
-      e = pushIndex(s, enumValue);
-      if (e) return e;
-    } else {
-      e = skip(f, w);
-      if (e) return e;
     }
+    if (e) return e;
+    end = outer;
   }
   return E_OK;
 }
 
 /** A NonExistenceProof: its left neighbour into slot 0, its right into slot 1. */
 function decodeNonExist(compressed: bool): i32 {
+  let last = 0;
   while (pos < end) {
+    msg = compressed ? MSG_COMPRESSED_NON_EXISTENCE_PROOF : MSG_NON_EXISTENCE_PROOF;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
+    if (f < 1 || f > 3) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, 2, last, false, false);
+    if (e) return e;
+    last = f;
     if (f == 1) {
-      e = bytesField(f, w);
+      // the key it proves absent: read and, as in ics23, never used
+      e = bytesField(f);
       if (e) return e;
-    } else if (f == 2 || f == 3) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      e = decodeExist(f == 2 ? 0 : 1, compressed);
-      if (e) return e;
-      end = outer;
-    } else {
-      e = skip(f, w);
-      if (e) return e;
+      continue;
     }
+    e = enter(f);
+    if (e) return e;
+    const outer = outerEnd;
+    e = decodeExist(f == 2 ? 0 : 1, compressed);
+    if (e) return e;
+    end = outer;
   }
   return E_OK;
 }
@@ -425,34 +442,34 @@ const K_COMPRESSED = 4;
 let entryCount: i32 = 0;
 
 /**
- * A BatchEntry or CompressedBatchEntry at pos: its member (the oneof's last) decoded once to check it, and
- * recorded as [kind, start, end] for a later decode into the slots.
+ * A BatchEntry or CompressedBatchEntry at pos: its member decoded once to check it, and recorded as
+ * [kind, start, end] for a later decode into the slots.
  */
 function decodeEntry(compressed: bool): i32 {
   let kind = K_NONE;
   let start: usize = 0;
   let stop: usize = 0;
+  let last = 0;
   while (pos < end) {
+    msg = compressed ? MSG_COMPRESSED_BATCH_ENTRY : MSG_BATCH_ENTRY;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
-    if (f == 1 || f == 2) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      start = pos;
-      stop = end;
-      clearSlot(0);
-      clearSlot(1);
-      e = f == 1 ? decodeExist(0, compressed) : decodeNonExist(compressed);
-      if (e) return e;
-      kind = f == 1 ? K_EXIST : K_NONEXIST;
-      end = outer;
-    } else {
-      e = skip(f, w);
-      if (e) return e;
-    }
+    if (f < 1 || f > 2) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, 2, last, false, true);
+    if (e) return e;
+    last = f;
+    e = enter(f);
+    if (e) return e;
+    const outer = outerEnd;
+    start = pos;
+    stop = end;
+    clearSlot(0);
+    clearSlot(1);
+    e = f == 1 ? decodeExist(0, compressed) : decodeNonExist(compressed);
+    if (e) return e;
+    kind = f == 1 ? K_EXIST : K_NONEXIST;
+    end = outer;
   }
   const at = grow(R_ENTRIES, (entryCount + 1) * 12) + <usize>(entryCount * 12);
   store<i32>(at, kind, 0);
@@ -466,34 +483,32 @@ function decodeEntry(compressed: bool): i32 {
 function decodeBatch(compressed: bool): i32 {
   entryCount = 0;
   lookupCount = 0;
+  let last = 0;
   while (pos < end) {
+    msg = compressed ? MSG_COMPRESSED_BATCH_PROOF : MSG_BATCH_PROOF;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
-    if (f == 1 || (f == 2 && compressed)) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      if (f == 1) e = decodeEntry(compressed);
-      else {
-        const at = grow(R_LOOKUP, (lookupCount + 1) * INNER) + <usize>(lookupCount * INNER);
-        e = decodeInner(at);
-        lookupCount++;
-      }
-      if (e) return e;
-      end = outer;
-    } else {
-      e = skip(f, w);
-      if (e) return e;
+    if (f != 1 && !(f == 2 && compressed)) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, 2, last, true, false);
+    if (e) return e;
+    last = f;
+    e = enter(f);
+    if (e) return e;
+    const outer = outerEnd;
+    if (f == 1) e = decodeEntry(compressed);
+    else {
+      const at = grow(R_LOOKUP, (lookupCount + 1) * INNER) + <usize>(lookupCount * INNER);
+      e = decodeInner(at);
+      lookupCount++;
     }
+    if (e) return e;
+    end = outer;
   }
   return E_OK;
 }
 
 let proofKind = K_NONE;
-let memberStart: usize = 0;
-let memberEnd: usize = 0;
 
 /** Decodes entry i of the batch into the slots. */
 function loadEntry(i: i32): i32 {
@@ -513,35 +528,33 @@ function loadEntry(i: i32): i32 {
   return load<i32>(base(R_ENTRIES) + <usize>(i * 12));
 }
 
-/** A CommitmentProof of `len` bytes at `ptr`: the last oneof member on the wire wins. */
+/** A CommitmentProof of `len` bytes at `ptr`: at most one member of its oneof. */
 function decodeProof(ptr: usize, len: i32): i32 {
   pos = ptr;
   end = ptr + <usize>len;
   proofKind = K_NONE;
   resolving = false;
+  let last = 0;
   while (pos < end) {
+    msg = MSG_COMMITMENT_PROOF;
     let e = tag();
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
-    if (f >= 1 && f <= 4) {
-      e = enter(f, w);
-      if (e) return e;
-      const outer = outerEnd;
-      memberStart = pos;
-      memberEnd = end;
-      clearSlot(0);
-      clearSlot(1);
-      if (f == 1) e = decodeExist(0, false);
-      else if (f == 2) e = decodeNonExist(false);
-      else e = decodeBatch(f == 4);
-      if (e) return e;
-      proofKind = f == 1 ? K_EXIST : f == 2 ? K_NONEXIST : f == 3 ? K_BATCH : K_COMPRESSED;
-      end = outer;
-    } else {
-      e = skip(f, w);
-      if (e) return e;
-    }
+    if (f < 1 || f > 4) return nonCanonical(N_UNKNOWN, f, 0);
+    e = known(f, tagWire, 2, last, false, true);
+    if (e) return e;
+    last = f;
+    e = enter(f);
+    if (e) return e;
+    const outer = outerEnd;
+    clearSlot(0);
+    clearSlot(1);
+    if (f == 1) e = decodeExist(0, false);
+    else if (f == 2) e = decodeNonExist(false);
+    else e = decodeBatch(f == 4);
+    if (e) return e;
+    proofKind = f == 1 ? K_EXIST : f == 2 ? K_NONEXIST : f == 3 ? K_BATCH : K_COMPRESSED;
+    end = outer;
   }
   if (proofKind == K_COMPRESSED) {
     // Decompress, as ics23 v0.11 does before anything else: every index of every entry resolved, in order.
@@ -553,7 +566,6 @@ function decodeProof(ptr: usize, len: i32): i32 {
   }
   return E_OK;
 }
-
 // ---- hashing ----
 
 // The root each slot calculates; the reference root a proof is checked against.
@@ -936,6 +948,32 @@ function verifyNonExist(key: usize, keyLen: i32): i32 {
   return E_OK;
 }
 
+// ---- what a verified proof proved ----
+
+const FACTS: usize = memory.data(F_SIZE, 8);
+
+export function ics23Facts(): usize {
+  return FACTS;
+}
+
+function fact(record: i32, s: i32): void {
+  const at = FACTS + <usize>record;
+  store<i32>(at, xi(s, X_PRESENT), 0);
+  store<i32>(at, xi(s, X_KEY_PTR), 4);
+  store<i32>(at, xi(s, X_KEY_LEN), 8);
+  store<i32>(at, xi(s, X_VAL_PTR), 12);
+  store<i32>(at, xi(s, X_VAL_LEN), 16);
+}
+
+/** The entry just verified, still in the slots: an existence proof in slot 0, or the two neighbours. */
+function recordFacts(absent: bool): void {
+  memory.fill(FACTS, 0, F_SIZE);
+  if (absent) {
+    fact(F_LEFT, 0);
+    fact(F_RIGHT, 1);
+  } else fact(F_EXIST, 0);
+}
+
 // ---- the entry points ----
 
 /** NonExistenceProof.Calculate over the slots, into the reference root. */
@@ -1040,9 +1078,10 @@ function nonMembership(key: usize, keyLen: i32): i32 {
 }
 
 /**
- * mode 0: CommitmentProof.Calculate (the root to OUT); 1: VerifyMembership; 2: VerifyNonMembership. IO holds
- * the spec, the root, the proof, the key and the value, back to back, with the lengths given (specLen 0 for
- * mode 0). Returns E_OK or the reason, with the details at ics23Detail().
+ * mode 0: CommitmentProof.Calculate (the root to OUT); 1: VerifyMembership; 2: VerifyNonMembership (the
+ * neighbours it checked at ics23Facts()). IO holds the spec, the root, the proof, the key and the value, back to
+ * back, with the lengths given (specLen 0 for mode 0). Returns E_OK or the reason, with the details at
+ * ics23Detail().
  */
 export function ics23Verify(mode: i32, specLen: i32, rootLen: i32, proofLen: i32, keyLen: i32, valueLen: i32): i32 {
   const io = regionPtr(IO);
@@ -1064,7 +1103,10 @@ export function ics23Verify(mode: i32, specLen: i32, rootLen: i32, proofLen: i32
   refPtr = root;
   refLen = rootLen;
   hasRef = true;
-  return mode == 1 ? membership(key, keyLen, value, valueLen) : nonMembership(key, keyLen);
+  if (mode == 1) return membership(key, keyLen, value, valueLen);
+  e = nonMembership(key, keyLen);
+  if (!e) recordFacts(true);
+  return e;
 }
 
 const CHAIN_VALUE: usize = memory.data(32, 8);
@@ -1072,7 +1114,8 @@ const CHAIN_VALUE: usize = memory.data(32, 8);
 /**
  * A store proof's ops in turn (bindings/core/js/ics23.ts verifyChain). IO: the app hash (appHashLen bytes),
  * the value (valueLen bytes; -1: prove absence), then `count` ops, each [u32 specLen][spec][u32 keyLen][key]
- * [u32 dataLen][data]. Returns E_OK or the reason, the failing op's index at ics23Detail() + 28.
+ * [u32 dataLen][data]. Returns E_OK or the reason, the failing op's index at ics23Detail() + 28; op 0's
+ * verified entry (or neighbours) at ics23Facts().
  */
 export function ics23VerifyChain(count: i32, appHashLen: i32, valueLen: i32): i32 {
   const io = regionPtr(IO);
@@ -1097,6 +1140,7 @@ export function ics23VerifyChain(count: i32, appHashLen: i32, valueLen: i32): i3
       store<i32>(DETAIL, i, 28);
       return e;
     }
+    if (i == 0) recordFacts(vlen < 0);
     memory.copy(CHAIN_VALUE, refPtr, 32);
     value = CHAIN_VALUE;
     vlen = 32;

@@ -13,7 +13,7 @@ export {
 } from "./keeper";
 export { decodeDoneEntriesAnyLayout, decodeEntries, encodeHeightsBE } from "./entries";
 export { parseCoin } from "./coin";
-export { ics23Detail, ics23Verify, ics23VerifyChain, sha256Digest } from "./ics23";
+export { ics23Detail, ics23Facts, ics23Verify, ics23VerifyChain, sha256Digest } from "./ics23";
 // Every constant the host's generated copy holds, as the compiler resolved them (test/core/constants.test.ts).
 export { constantTable } from "./constants.generated";
 

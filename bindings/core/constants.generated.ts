@@ -113,6 +113,7 @@ export const Ics23Reason = {
   NotAdjacent: 39,
   AppHashMismatch: 40,
   CompressedIndex: 41,
+  NonCanonical: 42,
 } as const;
 
 /** assembly/ics23-reasons.ts: where in an existence proof a check failed (§14.4). */
@@ -127,6 +128,42 @@ export const Ics23Side = {
   None: 0,
   Left: 1,
   Right: 2,
+} as const;
+
+/** assembly/ics23-reasons.ts: which non-canonical form an ICS23 proof was refused for (§14.2). */
+export const Ics23Form = {
+  Oneof: 1,
+  Twice: 2,
+  Unknown: 3,
+  Default: 4,
+  Order: 5,
+  Varint: 6,
+  Int32: 7,
+  Unpacked: 8,
+} as const;
+
+/** assembly/ics23-reasons.ts: the message of a CommitmentProof a non-canonical form is in (§14.2). */
+export const Ics23Message = {
+  CommitmentProof: 1,
+  ExistenceProof: 2,
+  NonExistenceProof: 3,
+  LeafOp: 4,
+  InnerOp: 5,
+  BatchProof: 6,
+  BatchEntry: 7,
+  CompressedBatchProof: 8,
+  CompressedBatchEntry: 9,
+  CompressedExistenceProof: 10,
+  CompressedNonExistenceProof: 11,
+} as const;
+
+/** assembly/ics23-reasons.ts: offsets in the block at ics23Facts(): what a verified proof proved (§14.4). */
+export const Ics23Fact = {
+  Exist: 0,
+  Left: 20,
+  Right: 40,
+  Record: 20,
+  Size: 60,
 } as const;
 
 /** assembly/host.ts: kvGetPlan's answer when the stored plan is the value the core already holds (§2.3). */
@@ -242,12 +279,37 @@ export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [
   ["E_NOT_ADJACENT", Ics23Reason.NotAdjacent],
   ["E_APP_HASH_MISMATCH", Ics23Reason.AppHashMismatch],
   ["E_COMPRESSED_INDEX", Ics23Reason.CompressedIndex],
+  ["E_NON_CANONICAL", Ics23Reason.NonCanonical],
   ["W_PROOF", Ics23Where.Proof],
   ["W_LEAF", Ics23Where.Leaf],
   ["W_INNER", Ics23Where.Inner],
   ["S_NONE", Ics23Side.None],
   ["S_LEFT", Ics23Side.Left],
   ["S_RIGHT", Ics23Side.Right],
+  ["N_ONEOF", Ics23Form.Oneof],
+  ["N_TWICE", Ics23Form.Twice],
+  ["N_UNKNOWN", Ics23Form.Unknown],
+  ["N_DEFAULT", Ics23Form.Default],
+  ["N_ORDER", Ics23Form.Order],
+  ["N_VARINT", Ics23Form.Varint],
+  ["N_INT32", Ics23Form.Int32],
+  ["N_UNPACKED", Ics23Form.Unpacked],
+  ["MSG_COMMITMENT_PROOF", Ics23Message.CommitmentProof],
+  ["MSG_EXISTENCE_PROOF", Ics23Message.ExistenceProof],
+  ["MSG_NON_EXISTENCE_PROOF", Ics23Message.NonExistenceProof],
+  ["MSG_LEAF_OP", Ics23Message.LeafOp],
+  ["MSG_INNER_OP", Ics23Message.InnerOp],
+  ["MSG_BATCH_PROOF", Ics23Message.BatchProof],
+  ["MSG_BATCH_ENTRY", Ics23Message.BatchEntry],
+  ["MSG_COMPRESSED_BATCH_PROOF", Ics23Message.CompressedBatchProof],
+  ["MSG_COMPRESSED_BATCH_ENTRY", Ics23Message.CompressedBatchEntry],
+  ["MSG_COMPRESSED_EXISTENCE_PROOF", Ics23Message.CompressedExistenceProof],
+  ["MSG_COMPRESSED_NON_EXISTENCE_PROOF", Ics23Message.CompressedNonExistenceProof],
+  ["F_EXIST", Ics23Fact.Exist],
+  ["F_LEFT", Ics23Fact.Left],
+  ["F_RIGHT", Ics23Fact.Right],
+  ["F_RECORD", Ics23Fact.Record],
+  ["F_SIZE", Ics23Fact.Size],
   ["UNCHANGED", UNCHANGED],
   ["H_REASON", H_REASON],
   ["H_FIELD", H_FIELD],

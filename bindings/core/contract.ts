@@ -12,7 +12,7 @@
  * bigint in [1, 2^63-1]. The core reports bad *data* (bytes, store values, plans failing ValidateBasic)
  * as UpgradeError.
  */
-import type { Ics23Spec, ProofOp } from "./ics23.js";
+import type { Ics23Spec, NonMembershipFacts, ProofOp, StoreProofFacts } from "./ics23.js";
 import type { KVStore } from "./kv.js";
 import type { CompletedUpgrade, DoneEntries, ModuleVersion, Coin, Plan, VersionMap } from "./types.js";
 
@@ -74,25 +74,32 @@ export interface Core {
 
   /**
    * ICS23 proofs (docs/spec/core.md §14): `proof` is a protobuf `cosmos.ics23.v1.CommitmentProof` (existence,
-   * non-existence, batch or compressed batch), `spec` one of "iavl", "tendermint", "smt" or a ProofSpec. The
-   * checks are cosmos/ics23's; a refusal throws an Ics23Error whose `kind` names the check that failed and
-   * whose message says where (e.g. `left neighbour: inner op 3: inner prefix has 3 bytes, fewer than the
-   * spec's minimum 4`). Ill-formed arguments are a TypeError (§2.5).
+   * non-existence, batch or compressed batch), `spec` one of "iavl", "tendermint", "smt" or a ProofSpec. Only a
+   * canonical encoding is read (as gogoproto or ts-proto write one, §14.2; anything else is refused as
+   * `non-canonical-proof`). The checks are cosmos/ics23's; a refusal throws an Ics23Error whose `kind` names
+   * the check that failed and whose message says where (e.g. `left neighbour: inner op 3: inner prefix has 3
+   * bytes, fewer than the spec's minimum 4`). Ill-formed arguments are a TypeError (§2.5). What a verification
+   * proved is returned from the very bytes it checked (fresh copies): a caller reads nothing else of the proof.
    */
   /** CommitmentProof.Calculate: the root the proof's (first) existence proof hashes to; no spec checks. */
   ics23CalculateRoot(proof: Uint8Array): Uint8Array;
   /** VerifyMembership: `key` holds `value` under `root`; returns normally or throws an Ics23Error. */
   ics23VerifyMembership(spec: Ics23Spec, root: Uint8Array, proof: Uint8Array, key: Uint8Array, value: Uint8Array): void;
-  /** VerifyNonMembership: `key` is absent under `root` (its neighbours are proven and adjacent). */
-  ics23VerifyNonMembership(spec: Ics23Spec, root: Uint8Array, proof: Uint8Array, key: Uint8Array): void;
+  /**
+   * VerifyNonMembership: `key` is absent under `root` (its neighbours are proven and adjacent); returns those
+   * neighbours (of the proof, or of the batch entry it checked).
+   */
+  ics23VerifyNonMembership(spec: Ics23Spec, root: Uint8Array, proof: Uint8Array, key: Uint8Array): NonMembershipFacts;
   /**
    * A Cosmos SDK store proof: the `ProofOps` of `abci_query` on `/store/<storeName>/key` with `prove`, checked
    * against the app hash of the header that commits to that state (the header at the query height + 1), as the
    * SDK's proof runtime does it (ops `ics23:iavl` for the key in the store, then `ics23:simple` for the store in
    * the multistore). `value` is the value the node answered: the proof must show the key holds it; `undefined`:
-   * the proof must show the key is absent. Returns normally or throws an Ics23Error (`at.op` names the op).
+   * the proof must show the key is absent. Returns what op 0 proved about the key — the existence entry it
+   * verified, or the neighbours of the non-existence entry it verified — or throws an Ics23Error (`at.op` names
+   * the op).
    */
-  ics23VerifyStoreProof(appHash: Uint8Array, proofOps: readonly ProofOp[], storeName: string, key: Uint8Array, value: Uint8Array | undefined): void;
+  ics23VerifyStoreProof(appHash: Uint8Array, proofOps: readonly ProofOp[], storeName: string, key: Uint8Array, value: Uint8Array | undefined): StoreProofFacts;
 
   /** Binds the keeper operations to one upgrade store. */
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession;

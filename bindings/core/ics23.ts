@@ -6,11 +6,30 @@
  * cores cannot drift apart in wording.
  */
 import { checkBytes, checkString } from "./args.js";
-import { Ics23Reason, Ics23Side, Ics23Where } from "./constants.generated.js";
+import { Ics23Fact, Ics23Form, Ics23Message, Ics23Reason, Ics23Side, Ics23Where } from "./constants.generated.js";
 import { toHex } from "./errors.js";
 import { malformedDetail } from "./status.js";
 
-export { Ics23Reason, Ics23Side, Ics23Where };
+export { Ics23Fact, Ics23Form, Ics23Message, Ics23Reason, Ics23Side, Ics23Where };
+
+// ---- what a verified proof proved (both cores return these; fresh copies of the bytes they checked) ----
+
+/** A leaf a verified ICS23 proof proved present, as the verifier decoded it. */
+export interface ProvenLeaf {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
+}
+
+/** What a verified non-existence proof proved: the key is absent, between these proven, adjacent neighbours. */
+export interface NonMembershipFacts {
+  readonly left: ProvenLeaf | undefined;
+  readonly right: ProvenLeaf | undefined;
+}
+
+/** What a verified store proof proved about its key (op 0, the key in its store). */
+export type StoreProofFacts =
+  | { readonly kind: "exists"; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly kind: "absent"; readonly key: Uint8Array; readonly left: ProvenLeaf | undefined; readonly right: ProvenLeaf | undefined };
 
 /** cosmos.ics23.v1.HashOp. The cores compute SHA-256 only; any other op in a proof or spec is refused. */
 export const HashOp = { NO_HASH: 0, SHA256: 1, SHA512: 2, KECCAK: 3, RIPEMD160: 4, BITCOIN: 5, SHA512_256: 6, BLAKE2B_512: 7, BLAKE2S_256: 8, BLAKE3: 9 } as const;
@@ -316,6 +335,7 @@ export type Ics23ErrorKind =
   | "neighbours-not-adjacent"
   | "app-hash-mismatch"
   | "compressed-index"
+  | "non-canonical-proof"
   // the op list of a store proof (checked before any hashing)
   | "no-proof-ops"
   | "proof-op-type"
@@ -395,6 +415,7 @@ const KINDS: Record<number, Ics23ErrorKind> = {
   [Ics23Reason.NotAdjacent]: "neighbours-not-adjacent",
   [Ics23Reason.AppHashMismatch]: "app-hash-mismatch",
   [Ics23Reason.CompressedIndex]: "compressed-index",
+  [Ics23Reason.NonCanonical]: "non-canonical-proof",
 };
 
 const HASH_NAMES = ["NO_HASH", "SHA256", "SHA512", "KECCAK", "RIPEMD160", "BITCOIN", "SHA512_256", "BLAKE2B_512", "BLAKE2S_256", "BLAKE3"];
@@ -402,6 +423,51 @@ const LENGTH_NAMES = ["NO_PREFIX", "VAR_PROTO", "VAR_RLP", "FIXED32_BIG", "FIXED
 const hashName = (op: number) => HASH_NAMES[op] ?? `${op}`;
 const lengthName = (op: number) => LENGTH_NAMES[op] ?? `${op}`;
 const VARINTS = ["height", "size", "version"];
+
+/** The messages of a CommitmentProof by Ics23Message number, and their fields' names (proofs.proto). */
+const MESSAGE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Ics23Message).map(([name, n]) => [n, name]));
+const FIELD_NAMES: Record<string, readonly string[]> = {
+  CommitmentProof: ["", "exist", "nonexist", "batch", "compressed"],
+  ExistenceProof: ["", "key", "value", "leaf", "path"],
+  NonExistenceProof: ["", "key", "left", "right"],
+  LeafOp: ["", "hash", "prehash_key", "prehash_value", "length", "prefix"],
+  InnerOp: ["", "hash", "prefix", "suffix"],
+  BatchProof: ["", "entries"],
+  BatchEntry: ["", "exist", "nonexist"],
+  CompressedBatchProof: ["", "entries", "lookup_inners"],
+  CompressedBatchEntry: ["", "exist", "nonexist"],
+  CompressedExistenceProof: ["", "key", "value", "leaf", "path"],
+  CompressedNonExistenceProof: ["", "key", "left", "right"],
+};
+
+/** What is not canonical about a proof's encoding (§14.2): `form` in message `m` at `field`, `other` the field before it or the varint's role. */
+function nonCanonicalText(form: number, m: number, field: number, other: number): string {
+  const message = MESSAGE_NAMES[m] ?? `message ${m}`;
+  const nameOf = (f: number) => FIELD_NAMES[message]?.[f] || undefined;
+  const named = (f: number) => (nameOf(f) ? `field ${f} (${nameOf(f)})` : `field ${f}`);
+  switch (form) {
+    case Ics23Form.Oneof:
+      return `${message} holds two proofs (field ${other} ${nameOf(other)}, then field ${field} ${nameOf(field)})`;
+    case Ics23Form.Twice:
+      return `${message} ${named(field)} appears twice`;
+    case Ics23Form.Unknown:
+      return field < 0 ? `unknown field (a number of 2^29 or more) in ${message}` : `unknown field ${field} in ${message}`;
+    case Ics23Form.Default:
+      return `${message} ${named(field)} is written with its default value`;
+    case Ics23Form.Order:
+      return `field ${field} of ${message} comes after field ${other}`;
+    case Ics23Form.Varint: {
+      const which = [`the tag of ${message} ${field < 0 ? "field 2^29 or more" : `field ${field}`}`, `the length of ${message} ${named(field)}`, `the value of ${message} ${named(field)}`, `an element of ${message} ${named(field)}`];
+      return `a varint is not minimally encoded (${which[other] ?? "?"})`;
+    }
+    case Ics23Form.Int32:
+      return `${message} ${named(field)} holds a value beyond int32`;
+    case Ics23Form.Unpacked:
+      return `${message} ${named(field)} is not written packed`;
+    default:
+      return `form ${form} of ${message} ${named(field)}`;
+  }
+}
 
 /** The text of a refusal, without where it happened. */
 function reasonText(f: Ics23Failure): string {
@@ -489,6 +555,8 @@ function reasonText(f: Ics23Failure): string {
       return "the calculated app hash does not match the app hash";
     case Ics23Reason.CompressedIndex:
       return `the compressed batch refers to inner op ${a} of its lookup table, which has ${b}`;
+    case Ics23Reason.NonCanonical:
+      return `the proof is not canonically encoded: ${nonCanonicalText(a, b, f.c, Number(v))}`;
     default:
       throw new Error(`core returned unknown ICS23 reason ${f.reason}`);
   }

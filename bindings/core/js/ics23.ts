@@ -7,7 +7,7 @@
  * proof both neighbours, the key strictly between them, and the neighbours adjacent. Batch proofs are read
  * as ics23 v0.11 (the Cosmos SDK v0.50's) reads them.
  */
-import { Ics23Reason as R, Ics23Side as S, Ics23Where as W, Family, HashOp, LengthOp, type CheckedSpec, type Ics23Failure } from "../ics23.js";
+import { Ics23Form as Form, Ics23Message as M, Ics23Reason as R, Ics23Side as S, Ics23Where as W, Family, HashOp, LengthOp, type CheckedSpec, type Ics23Failure } from "../ics23.js";
 import { Malformed } from "../constants.generated.js";
 import { sha256 } from "./sha256.js";
 
@@ -25,7 +25,7 @@ interface Inner {
   hash: number;
   prefix: Uint8Array;
   suffix: Uint8Array;
-  /** whether the suffix field was on the wire (ics23's Tendermint rule tells a nil suffix from an empty one) */
+  /** whether the suffix field was on the wire (ics23's Tendermint rule tells a nil suffix from an empty one; on the wire, never empty) */
   hasSuffix: boolean;
 }
 
@@ -55,7 +55,7 @@ const EXIST = 1;
 const NONEXIST = 2;
 const BATCH = 3;
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /** A refusal on its way out: the numbers the wasm core leaves in its header. */
 export class Refusal {
@@ -76,25 +76,40 @@ function onSide<T>(side: number, fn: () => T): T {
   }
 }
 
-// ---- protobuf ----
+// ---- protobuf, as an honest encoder writes it (docs/spec/core.md §14.2) ----
 
 class Reader {
   pos = 0;
   /** the last varint, when it fits 32 bits (lengths, field numbers, enums); hi holds the rest */
   lo = 0;
   hi = 0;
+  /** the message being read (Ics23Message), for a refusal's wording: set by each message's loop before every tag */
+  msg = 0;
   constructor(
     readonly buf: Uint8Array,
     public end: number,
   ) {}
 }
 
+// Which varint a non-minimal one is (the refusal's v for Ics23Form.Varint).
+const V_TAG = 0;
+const V_LENGTH = 1;
+const V_VALUE = 2;
+const V_ELEMENT = 3;
+
 function malformed(reason: number, field = 0, wire = 0): never {
   refuse(R.Malformed, W.Proof, 0, reason, field, wire);
 }
 
-/** A varint as gogoproto reads it: at most 10 bytes, bits past 64 dropped. */
-function varint(r: Reader, field: number): void {
+function nonCanonical(r: Reader, form: number, field: number, other: number): never {
+  refuse(R.NonCanonical, W.Proof, 0, form, r.msg, field, BigInt(other));
+}
+
+/**
+ * A varint: at most 10 bytes, as gogoproto reads it, and minimal — no trailing zero group, and a tenth byte
+ * only to carry bit 63 (gogoproto drops the bits past 64; an encoder never writes them).
+ */
+function varint(r: Reader, field: number, role: number): void {
   const b = r.buf;
   let lo = 0;
   let hi = 0;
@@ -110,69 +125,71 @@ function varint(r: Reader, field: number): void {
     if (c < 0x80) {
       r.lo = lo >>> 0;
       r.hi = hi >>> 0;
+      if (i > 0 && (c === 0 || (i === 9 && c !== 1))) nonCanonical(r, Form.Varint, role === V_TAG ? fieldOf(r) : field, role);
       return;
     }
   }
   malformed(Malformed.VarintOverflow, field);
 }
 
-/** Reads a tag; returns the field number (-1 past 2^29: unknown) and leaves the wire type in r.hi's place. */
+/** The last varint as a tag's field number; -1 past 32 bits (unknown to every message here). */
+const fieldOf = (r: Reader) => (r.hi !== 0 ? -1 : r.lo >>> 3);
+
+/** Reads a tag: [field, wire type]. */
 function tag(r: Reader): [number, number] {
-  varint(r, 0);
+  varint(r, 0, V_TAG);
   const wire = r.lo & 7;
-  const field = r.hi !== 0 ? -1 : r.lo >>> 3;
+  const field = fieldOf(r);
   if (field === 0) malformed(Malformed.FieldZero, 0, wire);
   if (wire === 6 || wire === 7) malformed(Malformed.IllegalWireType, field, wire);
-  // An end-group with no group open (gogoproto: "wiretype end group for non-group"); a group in an unknown field is skipped.
+  // an end-group with no group open (gogoproto: "wiretype end group for non-group")
   if (wire === 4) malformed(Malformed.Group, field, wire);
   return [field, wire];
 }
 
+/**
+ * A known field: its wire type (`want`), then its place after field `last`: one member of a oneof, fields in
+ * ascending order, a singular field once (a repeated one contiguous, which ascending order implies here).
+ */
+function known(r: Reader, f: number, w: number, want: number, last: number, repeated: boolean, oneof: boolean): void {
+  if (w !== want) malformed(Malformed.WrongWireType, f, w);
+  if (oneof && last !== 0) nonCanonical(r, Form.Oneof, f, last);
+  if (f < last) nonCanonical(r, Form.Order, f, last);
+  if (f === last && !repeated) nonCanonical(r, Form.Twice, f, 0);
+}
+
 function lengthEnd(r: Reader, field: number): number {
-  varint(r, field);
+  varint(r, field, V_LENGTH);
   if (r.hi !== 0 || r.lo > r.end - r.pos) malformed(Malformed.LengthPastEnd, field, 2);
   return r.pos + r.lo;
 }
 
-/** Skips an unknown field's value; a group (wire type 3) up to its end, nested groups counted, as gogoproto's skip. */
-function skip(r: Reader, field: number, wire: number): void {
-  let depth = wire === 3 ? 1 : 0;
-  for (;;) {
-    if (wire === 0) varint(r, field);
-    else if (wire === 2) r.pos = lengthEnd(r, field);
-    else if (wire === 1 || wire === 5) {
-      const n = wire === 1 ? 8 : 4;
-      if (r.end - r.pos < n) malformed(Malformed.TruncatedFixed, field, wire);
-      r.pos += n;
-    }
-    if (depth === 0) return;
-    varint(r, field);
-    wire = r.lo & 7;
-    if (wire === 6 || wire === 7) malformed(Malformed.IllegalWireType, field, wire);
-    if (wire === 3) depth++;
-    else if (wire === 4) depth--;
-    if (depth === 0) return;
-  }
-}
-
-function bytesField(r: Reader, field: number, wire: number): Uint8Array {
-  if (wire !== 2) malformed(Malformed.WrongWireType, field, wire);
+/** A bytes field's value (never empty: an encoder leaves an empty one out). */
+function bytesField(r: Reader, field: number): Uint8Array {
   const end = lengthEnd(r, field);
+  if (end === r.pos) nonCanonical(r, Form.Default, field, 0);
   const v = r.buf.subarray(r.pos, end);
   r.pos = end;
   return v;
 }
 
-/** An enum: an int32 varint (Go keeps the low 32 bits). */
-function enumField(r: Reader, field: number, wire: number): number {
-  if (wire !== 0) malformed(Malformed.WrongWireType, field, wire);
-  varint(r, field);
+/** An int32 varint: a sign-extended 32-bit value (Go keeps the low 32 bits of any other). */
+function int32Field(r: Reader, field: number, role: number): number {
+  varint(r, field, role);
+  const high = r.lo >>> 31;
+  if (!((high === 0 && r.hi === 0) || (high === 1 && r.hi === 0xffffffff))) nonCanonical(r, Form.Int32, field, 0);
   return r.lo | 0;
 }
 
+/** An enum's value (never 0: an encoder leaves the default out). */
+function enumField(r: Reader, field: number): number {
+  const v = int32Field(r, field, V_VALUE);
+  if (v === 0) nonCanonical(r, Form.Default, field, 0);
+  return v;
+}
+
 /** Enters a submessage: returns the end of the enclosing one and narrows the reader to the submessage. */
-function enter(r: Reader, field: number, wire: number): number {
-  if (wire !== 2) malformed(Malformed.WrongWireType, field, wire);
+function enter(r: Reader, field: number): number {
   const end = lengthEnd(r, field);
   const outer = r.end;
   r.end = end;
@@ -183,90 +200,130 @@ function leave(r: Reader, outer: number): void {
   r.end = outer;
 }
 
-/** LeafOp fields into `leaf` (a second occurrence of the field merges into the first, as protobuf says). */
-function decodeLeaf(r: Reader, leaf: Leaf): void {
+function decodeLeaf(r: Reader): Leaf {
+  const leaf: Leaf = { hash: 0, prehashKey: 0, prehashValue: 0, length: 0, prefix: EMPTY };
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) leaf.hash = enumField(r, field, wire);
-    else if (field === 2) leaf.prehashKey = enumField(r, field, wire);
-    else if (field === 3) leaf.prehashValue = enumField(r, field, wire);
-    else if (field === 4) leaf.length = enumField(r, field, wire);
-    else if (field === 5) leaf.prefix = bytesField(r, field, wire);
-    else skip(r, field, wire);
+    r.msg = M.LeafOp;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 5) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, f === 5 ? 2 : 0, last, false, false);
+    last = f;
+    if (f === 1) leaf.hash = enumField(r, f);
+    else if (f === 2) leaf.prehashKey = enumField(r, f);
+    else if (f === 3) leaf.prehashValue = enumField(r, f);
+    else if (f === 4) leaf.length = enumField(r, f);
+    else leaf.prefix = bytesField(r, f);
   }
+  return leaf;
 }
 
 function decodeInner(r: Reader): Inner {
   const op: Inner = { hash: 0, prefix: EMPTY, suffix: EMPTY, hasSuffix: false };
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) op.hash = enumField(r, field, wire);
-    else if (field === 2) op.prefix = bytesField(r, field, wire);
-    else if (field === 3) {
-      op.suffix = bytesField(r, field, wire);
+    r.msg = M.InnerOp;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 3) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, f === 1 ? 0 : 2, last, false, false);
+    last = f;
+    if (f === 1) op.hash = enumField(r, f);
+    else if (f === 2) op.prefix = bytesField(r, f);
+    else {
+      op.suffix = bytesField(r, f);
       op.hasSuffix = true;
-    } else skip(r, field, wire);
+    }
   }
   return op;
 }
 
-function decodeExist(r: Reader, ep: Exist): Exist {
+/** An ExistenceProof, or (compressed) a CompressedExistenceProof, whose path is then indices into the batch's lookup table. */
+function decodeExist(r: Reader): Exist;
+function decodeExist(r: Reader, compressed: true): CompressedExist;
+function decodeExist(r: Reader, compressed = false): Exist | CompressedExist {
+  const ep = { key: EMPTY, value: EMPTY, leaf: undefined as Leaf | undefined, path: [] as (Inner | number)[] };
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) ep.key = bytesField(r, field, wire);
-    else if (field === 2) ep.value = bytesField(r, field, wire);
-    else if (field === 3) {
-      const outer = enter(r, field, wire);
-      decodeLeaf(r, (ep.leaf ??= { hash: 0, prehashKey: 0, prehashValue: 0, length: 0, prefix: EMPTY }));
+    r.msg = compressed ? M.CompressedExistenceProof : M.ExistenceProof;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 4) nonCanonical(r, Form.Unknown, f, 0);
+    // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
+    if (f === 4 && compressed && w === 0) nonCanonical(r, Form.Unpacked, f, 0);
+    known(r, f, w, 2, last, f === 4 && !compressed, false);
+    last = f;
+    if (f === 1) ep.key = bytesField(r, f);
+    else if (f === 2) ep.value = bytesField(r, f);
+    else {
+      const outer = enter(r, f);
+      if (f === 3) ep.leaf = decodeLeaf(r);
+      else if (!compressed) ep.path.push(decodeInner(r));
+      else while (r.pos < r.end) ep.path.push(int32Field(r, f, V_ELEMENT));
       leave(r, outer);
-    } else if (field === 4) {
-      const outer = enter(r, field, wire);
-      ep.path.push(decodeInner(r));
-      leave(r, outer);
-    } else skip(r, field, wire);
+    }
   }
-  return ep;
+  return ep as Exist | CompressedExist;
 }
 
-const newExist = (): Exist => ({ key: EMPTY, value: EMPTY, leaf: undefined, path: [] });
-
-function decodeNonExist(r: Reader): NonExist {
-  const np: NonExist = { key: EMPTY, left: undefined, right: undefined };
+/** A NonExistenceProof, or its compressed form. */
+function decodeNonExist(r: Reader): NonExist;
+function decodeNonExist(r: Reader, compressed: true): CompressedNonExist;
+function decodeNonExist(r: Reader, compressed = false): NonExist | CompressedNonExist {
+  const np: { key: Uint8Array; left?: Exist | CompressedExist; right?: Exist | CompressedExist } = { key: EMPTY, left: undefined, right: undefined };
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) np.key = bytesField(r, field, wire);
-    else if (field === 2 || field === 3) {
-      const outer = enter(r, field, wire);
-      if (field === 2) np.left = decodeExist(r, np.left ?? newExist());
-      else np.right = decodeExist(r, np.right ?? newExist());
+    r.msg = compressed ? M.CompressedNonExistenceProof : M.NonExistenceProof;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 3) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, 2, last, false, false);
+    last = f;
+    // the key it proves absent (field 1): read and, as in ics23, never used
+    if (f === 1) np.key = bytesField(r, f);
+    else {
+      const outer = enter(r, f);
+      const ep = compressed ? decodeExist(r, true) : decodeExist(r);
+      if (f === 2) np.left = ep;
+      else np.right = ep;
       leave(r, outer);
-    } else skip(r, field, wire);
+    }
   }
-  return np;
+  return np as NonExist | CompressedNonExist;
 }
 
-function decodeBatch(r: Reader): Entry[] {
-  const entries: Entry[] = [];
+/** A BatchEntry or CompressedBatchEntry: at most one member. */
+function decodeEntry(r: Reader, compressed: boolean): Entry | CompressedEntry {
+  let entry: Entry | CompressedEntry;
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field !== 1) {
-      skip(r, field, wire);
-      continue;
-    }
-    const outer = enter(r, field, wire);
-    let entry: Entry;
-    while (r.pos < r.end) {
-      const [f, w] = tag(r);
-      if (f === 1 || f === 2) {
-        const o = enter(r, f, w);
-        entry = f === 1 ? { exist: decodeExist(r, newExist()) } : { nonexist: decodeNonExist(r) };
-        leave(r, o);
-      } else skip(r, f, w);
-    }
-    entries.push(entry);
+    r.msg = compressed ? M.CompressedBatchEntry : M.BatchEntry;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 2) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, 2, last, false, true);
+    last = f;
+    const outer = enter(r, f);
+    if (compressed) entry = f === 1 ? { exist: decodeExist(r, true) } : { nonexist: decodeNonExist(r, true) };
+    else entry = f === 1 ? { exist: decodeExist(r) } : { nonexist: decodeNonExist(r) };
     leave(r, outer);
   }
-  return entries;
+  return entry;
+}
+
+/** A BatchProof (field 1: entries) or a CompressedBatchProof (field 1: entries, field 2: lookup_inners). */
+function decodeBatch(r: Reader, compressed: boolean): { entries: (Entry | CompressedEntry)[]; lookup: Inner[] } {
+  const entries: (Entry | CompressedEntry)[] = [];
+  const lookup: Inner[] = [];
+  let last = 0;
+  while (r.pos < r.end) {
+    r.msg = compressed ? M.CompressedBatchProof : M.BatchProof;
+    const [f, w] = tag(r);
+    if (f !== 1 && !(f === 2 && compressed)) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, 2, last, true, false);
+    last = f;
+    const outer = enter(r, f);
+    if (f === 1) entries.push(decodeEntry(r, compressed));
+    else lookup.push(decodeInner(r));
+    leave(r, outer);
+  }
+  return { entries, lookup };
 }
 
 /** A CompressedExistenceProof: an ExistenceProof whose path is indices into the batch's lookup table. */
@@ -277,79 +334,16 @@ interface CompressedExist {
   path: number[];
 }
 
-function decodeCompressedExist(r: Reader, ep: CompressedExist): CompressedExist {
-  while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) ep.key = bytesField(r, field, wire);
-    else if (field === 2) ep.value = bytesField(r, field, wire);
-    else if (field === 3) {
-      const outer = enter(r, field, wire);
-      decodeLeaf(r, (ep.leaf ??= { hash: 0, prehashKey: 0, prehashValue: 0, length: 0, prefix: EMPTY }));
-      leave(r, outer);
-    } else if (field === 4 && wire === 2) {
-      // packed int32s (Go keeps each value's low 32 bits)
-      const outer = enter(r, field, wire);
-      while (r.pos < r.end) {
-        varint(r, field);
-        ep.path.push(r.lo | 0);
-      }
-      leave(r, outer);
-    } else if (field === 4) ep.path.push(enumField(r, field, wire));
-    else skip(r, field, wire);
-  }
-  return ep;
+interface CompressedNonExist {
+  key: Uint8Array;
+  left: CompressedExist | undefined;
+  right: CompressedExist | undefined;
 }
 
-const newCompressedExist = (): CompressedExist => ({ key: EMPTY, value: EMPTY, leaf: undefined, path: [] });
-
-type CompressedEntry = { exist: CompressedExist } | { key: Uint8Array; left?: CompressedExist; right?: CompressedExist } | undefined;
-
-function decodeCompressedNonExist(r: Reader): CompressedEntry {
-  const ne: { key: Uint8Array; left?: CompressedExist; right?: CompressedExist } = { key: EMPTY };
-  while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field === 1) ne.key = bytesField(r, field, wire);
-    else if (field === 2 || field === 3) {
-      const outer = enter(r, field, wire);
-      if (field === 2) ne.left = decodeCompressedExist(r, ne.left ?? newCompressedExist());
-      else ne.right = decodeCompressedExist(r, ne.right ?? newCompressedExist());
-      leave(r, outer);
-    } else skip(r, field, wire);
-  }
-  return ne;
-}
-
-/** A CompressedBatchProof as it is on the wire: entries whose paths index the lookup table. */
-function decodeCompressed(r: Reader): { entries: CompressedEntry[]; lookup: Inner[] } {
-  const entries: CompressedEntry[] = [];
-  const lookup: Inner[] = [];
-  while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field !== 1 && field !== 2) {
-      skip(r, field, wire);
-      continue;
-    }
-    const outer = enter(r, field, wire);
-    if (field === 2) lookup.push(decodeInner(r));
-    else {
-      let entry: CompressedEntry;
-      while (r.pos < r.end) {
-        const [f, w] = tag(r);
-        if (f === 1 || f === 2) {
-          const o = enter(r, f, w);
-          entry = f === 1 ? { exist: decodeCompressedExist(r, newCompressedExist()) } : decodeCompressedNonExist(r);
-          leave(r, o);
-        } else skip(r, f, w);
-      }
-      entries.push(entry);
-    }
-    leave(r, outer);
-  }
-  return { entries, lookup };
-}
+type CompressedEntry = { exist: CompressedExist } | { nonexist: CompressedNonExist } | undefined;
 
 /** Decompress (ics23 v0.11): every entry's path resolved through the lookup table, or the proof refused. */
-function decompress({ entries, lookup }: { entries: CompressedEntry[]; lookup: Inner[] }): Entry[] {
+function decompress(entries: CompressedEntry[], lookup: Inner[]): Entry[] {
   const expand = (c: CompressedExist): Exist => ({
     key: c.key,
     value: c.value,
@@ -362,32 +356,33 @@ function decompress({ entries, lookup }: { entries: CompressedEntry[]; lookup: I
   return entries.map((c): Entry => {
     if (c === undefined) return undefined;
     if ("exist" in c) return { exist: expand(c.exist) };
-    return { nonexist: { key: c.key, left: c.left && expand(c.left), right: c.right && expand(c.right) } };
+    const n = c.nonexist;
+    return { nonexist: { key: n.key, left: n.left && expand(n.left), right: n.right && expand(n.right) } };
   });
 }
 
-/** A CommitmentProof. The oneof's last field on the wire wins; a compressed batch is decompressed into a batch. */
+/** A CommitmentProof: at most one member of its oneof; a compressed batch is decompressed into a batch. */
 export function decodeProof(bytes: Uint8Array): Proof {
   const r = new Reader(bytes, bytes.length);
   let proof: Proof = { kind: NONE };
-  let compressed: ReturnType<typeof decodeCompressed> | undefined;
+  let compressed: ReturnType<typeof decodeBatch> | undefined;
+  let last = 0;
   while (r.pos < r.end) {
-    const [field, wire] = tag(r);
-    if (field < 1 || field > 4) {
-      skip(r, field, wire);
-      continue;
-    }
-    const outer = enter(r, field, wire);
-    compressed = undefined;
-    if (field === 1) proof = { kind: EXIST, exist: decodeExist(r, newExist()) };
-    else if (field === 2) proof = { kind: NONEXIST, nonexist: decodeNonExist(r) };
-    else if (field === 3) proof = { kind: BATCH, entries: decodeBatch(r) };
-    else compressed = decodeCompressed(r);
+    r.msg = M.CommitmentProof;
+    const [f, w] = tag(r);
+    if (f < 1 || f > 4) nonCanonical(r, Form.Unknown, f, 0);
+    known(r, f, w, 2, last, false, true);
+    last = f;
+    const outer = enter(r, f);
+    if (f === 1) proof = { kind: EXIST, exist: decodeExist(r) };
+    else if (f === 2) proof = { kind: NONEXIST, nonexist: decodeNonExist(r) };
+    else if (f === 3) proof = { kind: BATCH, entries: decodeBatch(r, false).entries as Entry[] };
+    else compressed = decodeBatch(r, true);
     leave(r, outer);
   }
-  return compressed ? { kind: BATCH, entries: decompress(compressed) } : proof;
+  // Decompressed as ics23 v0.11 does before anything else, once the whole proof is read.
+  return compressed ? { kind: BATCH, entries: decompress(compressed.entries as CompressedEntry[], compressed.lookup) } : proof;
 }
-
 // ---- hashing ----
 
 let scratch = new Uint8Array(1024);
@@ -719,14 +714,20 @@ export function calculateRoot(proof: Uint8Array): Uint8Array {
   return calculateProof(decodeProof(proof));
 }
 
-/** VerifyMembership. Without `root`, against the root the proof calculates (a store proof's op); returns that root. */
-export function verifyMembership(cs: CheckedSpec, root: Uint8Array | undefined, p: Proof, key: Uint8Array, value: Uint8Array): Uint8Array {
+/** An existence proof or non-existence proof that verified, and the root it verified against. */
+export interface Verified<T> {
+  root: Uint8Array;
+  proven: T;
+}
+
+/** VerifyMembership. Without `root`, against the root the proof calculates (a store proof's op); returns that root and the entry checked. */
+export function verifyMembership(cs: CheckedSpec, root: Uint8Array | undefined, p: Proof, key: Uint8Array, value: Uint8Array): Verified<Exist> {
   switch (p.kind) {
     case EXIST:
-      return verifyExist(p.exist, cs, key, value, root);
+      return { root: verifyExist(p.exist, cs, key, value, root), proven: p.exist };
     case BATCH: {
       root ??= calculateProof(p);
-      for (const e of p.entries) if (e !== undefined && "exist" in e && equal(e.exist.key, key)) return verifyExist(e.exist, cs, key, value, root);
+      for (const e of p.entries) if (e !== undefined && "exist" in e && equal(e.exist.key, key)) return { root: verifyExist(e.exist, cs, key, value, root), proven: e.exist };
       refuse(R.NoBatchEntry, W.Proof, 0, 1);
     }
     // eslint-disable-next-line no-fallthrough
@@ -737,10 +738,11 @@ export function verifyMembership(cs: CheckedSpec, root: Uint8Array | undefined, 
   }
 }
 
-export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefined, p: Proof, key: Uint8Array): Uint8Array {
+/** VerifyNonMembership (as verifyMembership); returns the root and the non-existence entry checked. */
+export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefined, p: Proof, key: Uint8Array): Verified<NonExist> {
   switch (p.kind) {
     case NONEXIST:
-      return verifyNonExist(p.nonexist, cs, key, root);
+      return { root: verifyNonExist(p.nonexist, cs, key, root), proven: p.nonexist };
     case BATCH: {
       root ??= calculateProof(p);
       const k = keyForComparison(cs, key);
@@ -748,7 +750,7 @@ export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefine
         if (e === undefined || !("nonexist" in e)) continue;
         const { left, right } = e.nonexist;
         if ((left === undefined || compare(keyForComparison(cs, left.key), k) < 0) && (right === undefined || compare(keyForComparison(cs, right.key), k) > 0)) {
-          return verifyNonExist(e.nonexist, cs, key, root);
+          return { root: verifyNonExist(e.nonexist, cs, key, root), proven: e.nonexist };
         }
       }
       refuse(R.NoBatchEntry, W.Proof, 0, 2);
@@ -761,28 +763,40 @@ export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefine
   }
 }
 
+/** What op 0 of a verified store proof proved: the existence entry, or the non-existence entry, it checked. */
+export type ChainProof = { exist: Exist; nonexist?: undefined } | { exist?: undefined; nonexist: NonExist };
+
 /**
  * A store proof's ops in turn (CometBFT's ProofOperators.Verify running the SDK's CommitmentOp.Run): the
  * first proves the key's value (or its absence) in the store, each next one the previous root under its key;
- * the last root must be the app hash. Returns the index of the op that refused, with its refusal, or throws
- * nothing when the proof holds.
+ * the last root must be the app hash. Returns the index of the op that refused, with its refusal, or what
+ * op 0 proved.
  */
 export function verifyChain(
   ops: readonly { spec: CheckedSpec; key: Uint8Array; data: Uint8Array }[],
   appHash: Uint8Array,
   value: Uint8Array | undefined,
-): { op: number; refusal: Refusal } | undefined {
+): { op: number; refusal: Refusal } | { proven: ChainProof } {
   let root: Uint8Array | undefined = value;
+  let proven: ChainProof | undefined;
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
     try {
       const p = decodeProof(op.data);
-      root = root === undefined ? verifyNonMembership(op.spec, undefined, p, op.key) : verifyMembership(op.spec, undefined, p, op.key, root);
+      if (root === undefined) {
+        const v = verifyNonMembership(op.spec, undefined, p, op.key);
+        root = v.root;
+        proven ??= { nonexist: v.proven };
+      } else {
+        const v = verifyMembership(op.spec, undefined, p, op.key, root);
+        root = v.root;
+        proven ??= { exist: v.proven };
+      }
     } catch (e) {
       if (e instanceof Refusal) return { op: i, refusal: e };
       throw e;
     }
   }
   if (!equal(root!, appHash)) return { op: ops.length, refusal: new Refusal({ reason: R.AppHashMismatch, where: W.Proof, side: S.None, step: 0, a: 0, b: 0, c: 0, v: 0n }) };
-  return undefined;
+  return { proven: proven! };
 }

@@ -24,8 +24,13 @@ import { decodeDoneEntries, decodeDoneEntriesAnyLayout, decodeModuleVersionEntri
 import { JsSession } from "./keeper.js";
 import { parseCoin } from "./coin.js";
 import { calculateRoot, decodeProof, Refusal, verifyChain, verifyMembership, verifyNonMembership } from "./ics23.js";
-import { checkSpec, ics23Error, planStoreProof } from "../ics23.js";
+import { checkSpec, ics23Error, planStoreProof, type ProvenLeaf } from "../ics23.js";
 import { sha256 } from "./sha256.js";
+
+/** A proven leaf as the caller gets it: copies, never views of the proof's bytes. */
+function proven(e: { key: Uint8Array; value: Uint8Array } | undefined): ProvenLeaf | undefined {
+  return e && { key: e.key.slice(), value: e.value.slice() };
+}
 
 /** Runs a verification, turning a refusal into its Ics23Error. */
 function refusing<T>(fn: () => T): T {
@@ -99,12 +104,16 @@ export const jsCore: Core = {
     checkBytes(root, "root");
     checkBytes(proof, "proof");
     checkBytes(key, "key");
-    refusing(() => verifyNonMembership(cs, root, decodeProof(proof), key));
+    const np = refusing(() => verifyNonMembership(cs, root, decodeProof(proof), key)).proven;
+    return { left: proven(np.left), right: proven(np.right) };
   },
   ics23VerifyStoreProof(appHash, proofOps, storeName, key, value) {
     const ops = planStoreProof(appHash, proofOps, storeName, key, value);
-    const failed = verifyChain(ops, appHash, value);
-    if (failed) throw ics23Error(failed.refusal.f, failed.op, proofOps[failed.op]?.type);
+    const result = verifyChain(ops, appHash, value);
+    if ("refusal" in result) throw ics23Error(result.refusal.f, result.op, proofOps[result.op]?.type);
+    const { exist, nonexist } = result.proven;
+    if (exist) return { kind: "exists", key: exist.key.slice(), value: exist.value.slice() };
+    return { kind: "absent", key: key.slice(), left: proven(nonexist.left), right: proven(nonexist.right) };
   },
 
   session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {

@@ -1,10 +1,11 @@
 /**
  * The host side of assembly/ics23.ts (twin: ../js/ics23.ts): the spec, root, proof, key and value go into IO
  * back to back, the core answers a reason (0: the proof holds), and a refusal's details come out of the block
- * at ics23Detail(), worded by ../ics23.ts as the TypeScript core's are.
+ * at ics23Detail(), worded by ../ics23.ts as the TypeScript core's are; what a verified proof proved comes out
+ * of the block at ics23Facts(), the places in IO of the entries it checked, copied before the next call.
  */
-import type { CheckedSpec, Ics23Failure, PlannedOp, ProofOp } from "../ics23.js";
-import { ics23Error } from "../ics23.js";
+import type { CheckedSpec, Ics23Failure, NonMembershipFacts, PlannedOp, ProofOp, ProvenLeaf, StoreProofFacts } from "../ics23.js";
+import { Ics23Fact, ics23Error } from "../ics23.js";
 import type { CoreInstance } from "./instance.js";
 
 const encoded = new WeakMap<CheckedSpec, Uint8Array>();
@@ -68,12 +69,23 @@ export function verifyMembership(c: CoreInstance, cs: CheckedSpec, root: Uint8Ar
   verify(c, 1, encodeSpec(cs), root, proof, key, value);
 }
 
-export function verifyNonMembership(c: CoreInstance, cs: CheckedSpec, root: Uint8Array, proof: Uint8Array, key: Uint8Array): void {
+/** A record of the facts block (assembly/ics23-reasons.ts F_*): the leaf it names, copied out of IO, or undefined. */
+function leafAt(c: CoreInstance, record: number): ProvenLeaf | undefined {
+  const i = (c.x.ics23Facts() + record) >> 2;
+  c.view();
+  const w = c.i32;
+  if (w[i] === 0) return undefined;
+  const u8 = c.u8;
+  return { key: u8.slice(w[i + 1], w[i + 1] + w[i + 2]), value: u8.slice(w[i + 3], w[i + 3] + w[i + 4]) };
+}
+
+export function verifyNonMembership(c: CoreInstance, cs: CheckedSpec, root: Uint8Array, proof: Uint8Array, key: Uint8Array): NonMembershipFacts {
   verify(c, 2, encodeSpec(cs), root, proof, key, EMPTY);
+  return { left: leafAt(c, Ics23Fact.Left), right: leafAt(c, Ics23Fact.Right) };
 }
 
 /** The planned ops of a store proof in one call: IO = app hash, value, then [u32 len][spec][u32 len][key][u32 len][data] per op. */
-export function verifyStoreProof(c: CoreInstance, ops: readonly PlannedOp[], proofOps: readonly ProofOp[], appHash: Uint8Array, value: Uint8Array | undefined): void {
+export function verifyStoreProof(c: CoreInstance, ops: readonly PlannedOp[], proofOps: readonly ProofOp[], appHash: Uint8Array, key: Uint8Array, value: Uint8Array | undefined): StoreProofFacts {
   const parts: Uint8Array[] = [appHash];
   if (value !== undefined) parts.push(value);
   for (const op of ops) {
@@ -86,6 +98,9 @@ export function verifyStoreProof(c: CoreInstance, ops: readonly PlannedOp[], pro
     const { f, op } = failure(c, reason);
     throw ics23Error(f, op, proofOps[op]?.type);
   }
+  if (value === undefined) return { kind: "absent", key: key.slice(), left: leafAt(c, Ics23Fact.Left), right: leafAt(c, Ics23Fact.Right) };
+  const { key: k, value: v } = leafAt(c, Ics23Fact.Exist)!;
+  return { kind: "exists", key: k, value: v };
 }
 
 function u32(n: number): Uint8Array {

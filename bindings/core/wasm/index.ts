@@ -130,11 +130,11 @@ export function createWasmCore(module: WebAssembly.Module): Core {
     },
     ics23VerifyNonMembership(spec, root, proof, key) {
       const cs = checkSpec(spec);
-      ics23.verifyNonMembership(c, cs, checkBytes(root, "root"), checkBytes(proof, "proof"), checkBytes(key, "key"));
+      return ics23.verifyNonMembership(c, cs, checkBytes(root, "root"), checkBytes(proof, "proof"), checkBytes(key, "key"));
     },
     ics23VerifyStoreProof(appHash, proofOps, storeName, key, value) {
       const ops = planStoreProof(appHash, proofOps, storeName, key, value);
-      ics23.verifyStoreProof(c, ops, proofOps, appHash, value);
+      return ics23.verifyStoreProof(c, ops, proofOps, appHash, key, value);
     },
 
     session(store: KVStore, skipHeights: readonly bigint[]): CoreSession {

@@ -40,6 +40,8 @@ export interface CoreExports {
   ics23VerifyChain(count: number, appHashLen: number, valueLen: number): number;
   /** The address of a refusal's details: [reason, where, side, step, a, b, c, op] i32, then v i64. */
   ics23Detail(): number;
+  /** The address of what a verified proof proved (Ics23Fact offsets): its entries' places in IO. */
+  ics23Facts(): number;
   sha256Digest(len: number): void;
   /** [count, value…] as i32 (assembly/constants.generated.ts); read by the tests only. */
   constantTable(): number;
