@@ -11,6 +11,7 @@ import type { Backend, Core } from "../../bindings/core/contract.js";
 import { Ics23Error, type Ics23ErrorKind, type Ics23SpecName, type ProofSpec } from "../../bindings/core/ics23.js";
 import { loadCore } from "../../bindings/core/index.js";
 import { iavlTree, multistore, simpleMap } from "./ics23-trees.js";
+import { canonicalIssue, encode, parse, type WField } from "./ics23-wire.js";
 
 import iavlExistLeft from "../vectors/ics23/iavl/exist_left.json";
 import iavlExistMiddle from "../vectors/ics23/iavl/exist_middle.json";
@@ -399,6 +400,182 @@ export function defineIcs23Cases(backend: Backend): void {
           expect(got, `op ${which} byte ${i}`).toMatch(new RegExp(`^[a-z0-9-]+: proof op ${which} \\(|^value-mismatch: proof op 1 |^app-hash-mismatch`));
         }
       }
+    });
+  });
+
+  describe("what a verified proof proved, from the bytes it checked", () => {
+    const entries = Array.from({ length: 12 }, (_, i) => [utf8.encode(`k${String(i * 2).padStart(2, "0")}`), utf8.encode(`v${i}`)] as const);
+    const tree = iavlTree(entries);
+    const leafOf = (i: number) => ({ key: entries[i][0], value: entries[i][1] });
+
+    it("a non-existence proof: its two neighbours, or one at an end of the tree", () => {
+      expect(core.ics23VerifyNonMembership("iavl", tree.root, tree.prove(utf8.encode("k05")), utf8.encode("k05"))).toEqual({ left: leafOf(2), right: leafOf(3) });
+      expect(core.ics23VerifyNonMembership("iavl", tree.root, tree.prove(utf8.encode("a")), utf8.encode("a"))).toEqual({ left: undefined, right: leafOf(0) });
+      expect(core.ics23VerifyNonMembership("iavl", tree.root, tree.prove(utf8.encode("z")), utf8.encode("z"))).toEqual({ left: leafOf(11), right: undefined });
+    });
+    it("a batch: the neighbours of the entry it checked", () => {
+      const nonexist = (k: string) => CommitmentProof.decode(tree.prove(utf8.encode(k))).nonexist!;
+      const batch = CommitmentProof.encode(CommitmentProof.fromPartial({ batch: { entries: [{ exist: tree.existence(4) }, { nonexist: nonexist("k05") }, { nonexist: nonexist("k13") }] } })).finish();
+      expect(core.ics23VerifyNonMembership("iavl", tree.root, batch, utf8.encode("k13"))).toEqual({ left: leafOf(6), right: leafOf(7) });
+      expect(core.ics23VerifyNonMembership("iavl", tree.root, batch, utf8.encode("k05"))).toEqual({ left: leafOf(2), right: leafOf(3) });
+      for (const b of BATCHES.filter((x) => !x.exist)) {
+        const p = unhex(b.data.proof);
+        for (const item of b.data.items) {
+          const facts = core.ics23VerifyNonMembership(b.spec, unhex(b.data.root), p, unhex(item.key));
+          expect(facts.left !== undefined || facts.right !== undefined, b.name).toBe(true);
+        }
+      }
+    });
+    it("fresh copies: neither views of the caller's proof nor of the core's memory", () => {
+      const proof = tree.prove(utf8.encode("k05"));
+      const facts = core.ics23VerifyNonMembership("iavl", tree.root, proof, utf8.encode("k05"));
+      proof.fill(0);
+      core.ics23VerifyNonMembership("iavl", tree.root, tree.prove(utf8.encode("k21")), utf8.encode("k21"));
+      expect(facts).toEqual({ left: leafOf(2), right: leafOf(3) });
+      for (const leaf of [facts.left!, facts.right!]) {
+        expect(leaf.key.byteLength).toBe(leaf.key.buffer.byteLength);
+        expect(leaf.value.byteLength).toBe(leaf.value.buffer.byteLength);
+      }
+    });
+    it("a store proof: the entry op 0 verified, or the neighbours of its absence", () => {
+      const ms = multistore({ upgrade: entries, bank: [[utf8.encode("balance"), utf8.encode("100")]] });
+      const [k, v] = entries[5];
+      expect(core.ics23VerifyStoreProof(ms.appHash, ms.proofOps("upgrade", k), "upgrade", k, v)).toEqual({ kind: "exists", key: k, value: v });
+      const absent = utf8.encode("k15");
+      expect(core.ics23VerifyStoreProof(ms.appHash, ms.proofOps("upgrade", absent), "upgrade", absent, undefined)).toEqual({ kind: "absent", key: absent, left: leafOf(7), right: leafOf(8) });
+      const first = utf8.encode("a");
+      expect(core.ics23VerifyStoreProof(ms.appHash, ms.proofOps("upgrade", first), "upgrade", first, undefined)).toEqual({ kind: "absent", key: first, left: undefined, right: leafOf(0) });
+    });
+  });
+
+  describe("non-canonical encodings: each form refused with its own message (docs/spec/core.md §14.2)", () => {
+    const entries = Array.from({ length: 9 }, (_, i) => [utf8.encode(`key${i * 2}`), utf8.encode(`value${i}`)] as const);
+    const tree = iavlTree(entries, (n) => n + 1);
+    const ep = tree.existence(4);
+    const [key, value] = [ep.key, ep.value];
+    const honest = CommitmentProof.encode(CommitmentProof.fromPartial({ exist: ep })).finish();
+    /** The honest proof's fields, edited by `edit` (which gets the ExistenceProof's fields), re-encoded. */
+    const edited = (edit: (exist: WField[], top: WField[]) => WField[] | void) => {
+      const top = parse(honest);
+      const out = edit(top[0].children!, top);
+      if (out) top[0].children = out;
+      return encode(top);
+    };
+    const refusedAs = (proof: Uint8Array, kind: Ics23ErrorKind, message?: string | RegExp) => expectRefusal(() => core.ics23VerifyMembership("iavl", tree.root, proof, key, value), kind, message);
+    const refused = (proof: Uint8Array, what: string) => refusedAs(proof, "non-canonical-proof", `the proof is not canonically encoded: ${what}`);
+    const field = (fs: WField[], n: number) => fs.find((f) => f.field === n)!;
+
+    it("the honest encoding verifies, and is canonical", () => {
+      core.ics23VerifyMembership("iavl", tree.root, honest, key, value);
+      expect(canonicalIssue(honest)).toBeUndefined();
+      expect(encode(parse(honest))).toEqual(honest);
+    });
+    it("two members of a oneof", () => {
+      const nonexist = CommitmentProof.decode(tree.prove(utf8.encode("key5"))).nonexist!;
+      const two = CommitmentProof.encode(CommitmentProof.fromPartial({ exist: ep, nonexist })).finish();
+      refused(two, "CommitmentProof holds two proofs (field 1 exist, then field 2 nonexist)");
+      refused(encode(parse(two).reverse()), "CommitmentProof holds two proofs (field 2 nonexist, then field 1 exist)");
+      refused(encode([...parse(honest), ...parse(honest)]), "CommitmentProof holds two proofs (field 1 exist, then field 1 exist)");
+      const batch = CommitmentProof.encode(CommitmentProof.fromPartial({ batch: { entries: [{ exist: ep }] } })).finish();
+      const entry = parse(batch);
+      entry[0].children![0].children!.push(...parse(CommitmentProof.encode(CommitmentProof.fromPartial({ nonexist })).finish()).map((f) => ({ ...f, field: 2 })));
+      refused(encode(entry), "BatchEntry holds two proofs (field 1 exist, then field 2 nonexist)");
+    });
+    it("a singular field twice, scalar or message (Go keeps the last scalar and merges the messages)", () => {
+      refused(edited((x) => void field(x, 3).children!.push(field(field(x, 3).children!, 5))), "LeafOp field 5 (prefix) appears twice");
+      refused(edited((x) => void x.splice(1, 0, x[0])), "ExistenceProof field 1 (key) appears twice");
+      refused(edited((x) => void x.splice(3, 0, field(x, 3))), "ExistenceProof field 3 (leaf) appears twice");
+    });
+    it("an unknown field, of any wire type", () => {
+      refused(edited((x) => void x.push({ field: 9, wire: 0, num: 1n })), "unknown field 9 in ExistenceProof");
+      refused(edited((x) => void x.unshift({ field: 5, wire: 2, bytes: Uint8Array.of(1) })), "unknown field 5 in ExistenceProof");
+      refused(edited((x, top) => void top.push({ field: 7, wire: 3, group: [{ field: 1, wire: 5, num: 7n }] })), "unknown field 7 in CommitmentProof");
+      refused(edited((x) => void field(x, 3).children!.push({ field: 6, wire: 1, num: 1n })), "unknown field 6 in LeafOp");
+      refused(edited((x) => void x.push({ field: 1 << 29, wire: 0, num: 1n })), "unknown field (a number of 2^29 or more) in ExistenceProof");
+    });
+    it("a scalar written with its default value", () => {
+      refused(edited((x) => void (x[4].children![0].num = 0n)), "InnerOp field 1 (hash) is written with its default value");
+      refused(edited((x) => void x[4].children!.push({ field: 3, wire: 2, bytes: new Uint8Array(0) })), "InnerOp field 3 (suffix) is written with its default value");
+      refused(edited((x) => void field(x, 3).children!.splice(1, 0, { field: 2, wire: 0, num: 0n })), "LeafOp field 2 (prehash_key) is written with its default value");
+      const nonexist = parse(tree.prove(utf8.encode("key5")));
+      nonexist[0].children![0].bytes = new Uint8Array(0);
+      refused(encode(nonexist), "NonExistenceProof field 1 (key) is written with its default value");
+    });
+    it("fields out of order", () => {
+      refused(edited((x) => [x[1], x[0], ...x.slice(2)]), "field 1 of ExistenceProof comes after field 2");
+      refused(edited((x) => [x[0], x[1], ...x.slice(3), x[2]]), "field 3 of ExistenceProof comes after field 4");
+      refused(edited((x) => void field(x, 3).children!.reverse()), "field 4 of LeafOp comes after field 5");
+    });
+    it("a varint longer than needed: a tag, a length, a value", () => {
+      refused(edited((x, top) => void (top[0].tagExtra = 1)), "a varint is not minimally encoded (the tag of CommitmentProof field 1)");
+      refused(edited((x) => void (x[0].lenExtra = 2)), "a varint is not minimally encoded (the length of ExistenceProof field 1 (key))");
+      refused(edited((x) => void (field(x, 3).children![0].numExtra = 1)), "a varint is not minimally encoded (the value of LeafOp field 1 (hash))");
+      refusedAs(edited((x) => void (field(x, 3).children![0].numExtra = 10)), "malformed-proof", "the proof is not a CommitmentProof: proto: varint overflows 64 bits");
+      // ten bytes carry bit 63 only: more bits are dropped by Go, and written by no encoder
+      refused(edited((x) => void (field(x, 3).children![0].num = (1n << 63n) | 1n)), "LeafOp field 1 (hash) holds a value beyond int32");
+      const tenth = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02]; // Go reads 1 (SHA256)
+      refused(edited((x) => void (field(x, 3).children![0].numBytes = tenth)), "a varint is not minimally encoded (the value of LeafOp field 1 (hash))");
+    });
+    it("an int32 beyond 32 bits; a negative one is canonical (sign-extended to ten bytes)", () => {
+      refused(edited((x) => void (field(x, 3).children![0].num = (1n << 32n) | 1n)), "LeafOp field 1 (hash) holds a value beyond int32");
+      refusedAs(edited((x) => void (field(x, 3).children![0].num = -1n)), "leaf-hash-op", "leaf: leaf hash op -1 does not match the spec's SHA256");
+    });
+    it("a compressed path: one packed run (an empty one is ts-proto's), int32 indices, nothing else", () => {
+      const one = iavlTree([[utf8.encode("only"), utf8.encode("one")]]);
+      const lone = one.existence(0);
+      // cosmjs-types (ts-proto) writes an empty packed run for an empty path; gogoproto writes none
+      const tsProto = CommitmentProof.encode(CommitmentProof.fromPartial({ compressed: { entries: [{ exist: { ...lone, path: [] } }], lookupInners: [] } })).finish();
+      expect(hex(tsProto)).toContain("2200");
+      core.ics23VerifyMembership("iavl", one.root, tsProto, lone.key, lone.value);
+      const gogo = encode(parse(tsProto).map((f) => ({ ...f, children: f.children!.map((e) => ({ ...e, children: e.children!.map((x) => ({ ...x, children: x.children!.filter((y) => y.field !== 4) })) })) })));
+      expect(gogo.length).toBe(tsProto.length - 2);
+      core.ics23VerifyMembership("iavl", one.root, gogo, lone.key, lone.value);
+      const compressed = CommitmentProof.encode(CommitmentProof.fromPartial({ compressed: { entries: [{ exist: { ...ep, path: ep.path.map((_, i) => i) } }], lookupInners: ep.path } })).finish();
+      core.ics23VerifyMembership("iavl", tree.root, compressed, key, value);
+      const exist = (top: WField[]) => top[0].children![0].children![0].children!;
+      const edit = (fn: (x: WField[]) => void) => {
+        const top = parse(compressed);
+        fn(exist(top));
+        return encode(top);
+      };
+      const path = (x: WField[]) => x.find((f) => f.field === 4)!;
+      refused(edit((x) => x.splice(x.indexOf(path(x)), 1, ...ep.path.map((_, i) => ({ field: 4, wire: 0, num: BigInt(i) })))), "CompressedExistenceProof field 4 (path) is not written packed");
+      refused(edit((x) => void x.push(path(x))), "CompressedExistenceProof field 4 (path) appears twice");
+      refused(edit((x) => void (path(x).bytes = Uint8Array.of(...path(x).bytes!, 0x80, 0x80, 0x80, 0x80, 0x10))), "CompressedExistenceProof field 4 (path) holds a value beyond int32");
+      refused(edit((x) => void (path(x).bytes = Uint8Array.of(0x81, 0x00, ...path(x).bytes!.subarray(1)))), "a varint is not minimally encoded (an element of CompressedExistenceProof field 4 (path))");
+    });
+    it("malformed bytes stay malformed", () => {
+      refusedAs(honest.subarray(0, honest.length - 1), "malformed-proof", /^the proof is not a CommitmentProof: proto: field \d+: length exceeds the remaining bytes$/);
+      refusedAs(edited((x) => void (x[0].lenDelta = 1)), "malformed-proof", /^the proof is not a CommitmentProof: /);
+    });
+    it("the forged range: a batch holding the genuine absence proof beside invented neighbours is refused, in either order", () => {
+      // The upgrade store's module versions (0x02 ‖ name → version): the walk over 0x02 starts with the absence of 0x02.
+      const versions = [["bank", 4], ["gov", 5]].map(([n, v]) => [Uint8Array.of(2, ...utf8.encode(n as string)), Uint8Array.of(0, 0, 0, 0, 0, 0, 0, v as number)] as const);
+      const ms = multistore({ upgrade: [[Uint8Array.of(0), utf8.encode("plan")], ...versions], bank: [[utf8.encode("b"), utf8.encode("1")]] });
+      const probe = Uint8Array.of(2);
+      const [op0, op1] = ms.proofOps("upgrade", probe);
+      expect(core.ics23VerifyStoreProof(ms.appHash, [op0, op1], "upgrade", probe, undefined)).toMatchObject({ kind: "absent", right: { key: versions[0][0] } });
+      const genuine = CommitmentProof.decode(op0.data).nonexist!;
+      const evil = Uint8Array.of(2, ...utf8.encode("evil"));
+      const invented = { key: probe, left: undefined, right: { ...genuine.right!, key: evil, value: Uint8Array.of(0, 0, 0, 0, 0, 0, 3, 0xe7) } };
+      const forged = CommitmentProof.encode(CommitmentProof.fromPartial({ nonexist: invented, batch: { entries: [{ nonexist: genuine }] } })).finish();
+      // the decoder a caller might use besides the core's reads the invented neighbours
+      expect(CommitmentProof.decode(forged).nonexist!.right!.key).toEqual(evil);
+      const e = expectRefusal(
+        () => core.ics23VerifyStoreProof(ms.appHash, [{ ...op0, data: forged }, op1], "upgrade", probe, undefined),
+        "non-canonical-proof",
+        "proof op 0 (ics23:iavl): the proof is not canonically encoded: CommitmentProof holds two proofs (field 2 nonexist, then field 3 batch)",
+      );
+      expect(e.at).toEqual({ op: 0 });
+      expectRefusal(
+        () => core.ics23VerifyStoreProof(ms.appHash, [{ ...op0, data: encode(parse(forged).reverse()) }, op1], "upgrade", probe, undefined),
+        "non-canonical-proof",
+        "proof op 0 (ics23:iavl): the proof is not canonically encoded: CommitmentProof holds two proofs (field 3 batch, then field 2 nonexist)",
+      );
+      expectRefusal(() => core.ics23VerifyNonMembership("iavl", ms.trees.upgrade.root, forged, probe), "non-canonical-proof");
+      // the genuine absence proof alone in a batch is canonical: it verifies, with its own neighbours
+      const wrapped = CommitmentProof.encode(CommitmentProof.fromPartial({ batch: { entries: [{ nonexist: genuine }] } })).finish();
+      expect(core.ics23VerifyStoreProof(ms.appHash, [{ ...op0, data: wrapped }, op1], "upgrade", probe, undefined)).toEqual({ kind: "absent", key: probe, left: { key: Uint8Array.of(0), value: utf8.encode("plan") }, right: { key: versions[0][0], value: versions[0][1] } });
     });
   });
 
