@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // npm run peers [-- --only cometbft,cosmovisor] [--print] [--check]
 //
-// Builds the real peer programs the cross-implementation tests run against (and ghz, the gRPC load generator of
-// `npm run bench:peers`, an optional peer), from the Go module proxy, into a
+// Builds the real peer programs the cross-implementation tests run against (and two optional tools: ghz, the gRPC
+// load generator of `npm run bench:peers`, and our iavl-bench, cosmos/iavl for case 11 of `npm run bench`), from the
+// Go module proxy, into a
 // cache folder outside the clone ($XUPGRADE_PEERS_DIR, default ~/.cache/xupgrade/peers), one folder per peer and
 // version. Nothing is built into the repository; the only inputs kept here are our wrapper modules'
 // go.mod/go.sum under test/peers/. A peer is rebuilt only when its stamp (peer, version, hash of the recipe,
@@ -245,7 +246,7 @@ async function main() {
       continue;
     }
     if (!(await build(p, goVer))) {
-      if (p.optional && !opts.only) console.log(`peers: ${p.key} is optional (only \`npm run bench:peers\` uses it); the other peers are not affected`);
+      if (p.optional && !opts.only) console.log(`peers: ${p.key} is optional (only ${p.usedBy ?? 'a benchmark'} uses it); the other peers are not affected`);
       else failed++;
     }
   }

@@ -44,6 +44,13 @@ export const XUPGRADE_V050_VERSION = 'v0.1.4';
  */
 export const GHZ_VERSION = 'v0.93.0';
 
+/**
+ * iavl-bench, ours (optional: only case 11 of `npm run bench` uses it): the bench's node-state workload committed
+ * into the store simd v0.50.15 runs — cosmos/iavl IAVL_VERSION under cosmossdk.io/store v1.1.1's root multistore on
+ * goleveldb (test/peers/iavl-bench/go.mod pins them as simd-v050's go.mod resolves them).
+ */
+export const IAVL_VERSION = 'v1.2.2';
+
 /** The upgrade of the simd v0.47 → v0.50 rehearsal: simapp's UpgradeName at SIMAPP_V050_COMMIT (RunMigrations, adds the circuit store). */
 export const SIMD_UPGRADE_NAME = 'v047-to-v050';
 
@@ -73,6 +80,7 @@ export const APP_UPGRADE_V054 = 'v053-to-v054';
  * @property {string} [unavailableReason] printed when the wrapper module is absent
  * @property {boolean} [optional] a tool, not a peer the tests run against: `--check` needs it only when named with
  *   `--only`, and a failed build of it does not fail `npm run peers`
+ * @property {string} [usedBy] for an optional tool: what uses it (in the message of a failed build)
  */
 
 /** @type {PeerSpec[]} */
@@ -139,6 +147,18 @@ export const PEERS = [
     sources: ['main.go'],
   },
   {
+    // Ours: CometBFT's own reading of the light client attack evidence xupgrade sends (test/peers/evidence-oracle/main.go):
+    // its JSON decoding, hash and the evidence pool's checks.
+    key: 'evidence-oracle',
+    name: 'evidence-oracle',
+    version: COMETBFT_VERSION,
+    folder: `evidence-oracle-${COMETBFT_VERSION}`,
+    pkg: '.',
+    how: 'module',
+    moduleDir: 'test/peers/evidence-oracle',
+    sources: ['main.go'],
+  },
+  {
     key: 'ghz',
     name: 'ghz',
     version: GHZ_VERSION,
@@ -146,6 +166,19 @@ export const PEERS = [
     pkg: 'github.com/bojand/ghz/cmd/ghz',
     how: 'at-version',
     optional: true,
+    usedBy: '`npm run bench:peers`',
+  },
+  {
+    key: 'iavl-bench',
+    name: 'iavl-bench',
+    version: IAVL_VERSION,
+    folder: `iavl-bench-${IAVL_VERSION}`,
+    pkg: '.',
+    how: 'module',
+    moduleDir: 'test/peers/iavl-bench',
+    sources: ['main.go'],
+    optional: true,
+    usedBy: 'case 11 of `npm run bench`',
   },
 ];
 
@@ -233,7 +266,9 @@ export function builtBinary(peer, dir = peersDir()) {
  * @property {string} [simd050]    simd at SDK SDK_V050_VERSION (new binary: registers SIMD_UPGRADE_NAME and runs the migrations)
  * @property {string} [cosmovisor] cosmovisor COSMOVISOR_VERSION
  * @property {string} [ghz]        ghz GHZ_VERSION (the gRPC load generator of `npm run bench:peers`)
+ * @property {string} [iavlBench]  our iavl-bench (cosmos/iavl IAVL_VERSION on goleveldb: case 11 of `npm run bench`)
  * @property {string} [lightOracle] our light-oracle (CometBFT's light client and cosmos/ics23, test/peers/light-oracle)
+ * @property {string} [evidenceOracle] our evidence-oracle (CometBFT's reading of light client attack evidence, test/peers/evidence-oracle)
  * @property {string} [app050]     appd on SDK SDK_V050_VERSION (halts at APP_UPGRADE_V053)
  * @property {string} [app053]     appd on SDK SDK_V053_VERSION (applies APP_UPGRADE_V053; halts at APP_UPGRADE_V054)
  * @property {string} [app054]     appd on SDK SDK_V054_VERSION (applies APP_UPGRADE_V054)
@@ -256,7 +291,9 @@ export function peerBinaries() {
     simd047: by('simd-v047'),
     simd050: by('simd-v050'),
     ghz: by('ghz'),
+    iavlBench: by('iavl-bench'),
     lightOracle: by('light-oracle'),
+    evidenceOracle: by('evidence-oracle'),
     app050: by('app-v050'),
     app053: by('app-v053'),
     app054: by('app-v054'),
@@ -265,7 +302,7 @@ export function peerBinaries() {
 
 /**
  * A one-line reason a peer is missing, for `it.skip`/`describe.skipIf` messages; undefined when it is built.
- * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'|'light-oracle'|'app-v050'|'app-v053'|'app-v054'} key
+ * @param {'cometbft'|'simd-v047'|'simd-v050'|'cosmovisor'|'ghz'|'iavl-bench'|'light-oracle'|'evidence-oracle'|'app-v050'|'app-v053'|'app-v054'} key
  * @returns {string | undefined}
  */
 export function missingPeerReason(key) {
