@@ -1,9 +1,9 @@
 /**
  * The house has floors and every import points down (README "The layers"): bindings/base | go → core →
- * store → module → services | client | abci → light → apps/{cli,devnet,visor}, with the package's entry
+ * store → module → services | client | abci → light → apps/{cli,devnet,visor,watch}, with the package's entry
  * points on top.
  * A room may import its own files and any lower floor; never a higher floor, never a sibling room on the
- * same floor. The one exception: the CLI reaches the devnet and the sidecar through `import type` plus
+ * same floor. The one exception: the CLI reaches the devnet, the sidecar and the watch through `import type` plus
  * `await import()` inside the action, so a command loads only what it runs. Inside the devnet, its rooms
  * (shared, modules, chain, rehearse, node) follow the same rule.
  */
@@ -29,6 +29,7 @@ const ROOMS: [prefix: string, room: string, floor: number][] = [
   ["bindings/apps/cli/", "cli", 6],
   ["bindings/apps/devnet/", "devnet", 6],
   ["bindings/apps/visor/", "visor", 6],
+  ["bindings/apps/watch/", "watch", 6],
   ["bindings/", "entry", 7],
 ];
 
@@ -72,7 +73,7 @@ export function violation(imp: Import): string | undefined {
   const b = roomOf(imp.to);
   if (!a || !b || a.room === b.room) return undefined;
   const where = `${imp.from}:${imp.line} → ${imp.to}`;
-  const lazyFromCli = a.room === "cli" && (b.room === "devnet" || b.room === "visor");
+  const lazyFromCli = a.room === "cli" && (b.room === "devnet" || b.room === "visor" || b.room === "watch");
   if (lazyFromCli) return imp.kind === "static" ? `${where}: the CLI reaches the ${b.room} only through import type + await import()` : undefined;
   if (b.floor > a.floor) return `${where}: ${a.room} (floor ${a.floor}) imports ${b.room}, a floor up (${b.floor})`;
   if (b.floor === a.floor) return `${where}: ${a.room} imports its sibling ${b.room} on the same floor`;

@@ -5,6 +5,7 @@ import { registerKeys } from "./commands/keys.js";
 import { registerQueryGroup } from "./commands/query.js";
 import { registerTxGroup } from "./commands/tx.js";
 import { registerVisor } from "./commands/visor.js";
+import { registerWatch } from "./commands/watch.js";
 
 export function registerAll(program: Command): void {
   registerQueryGroup(program);
@@ -12,4 +13,5 @@ export function registerAll(program: Command): void {
   registerKeys(program);
   registerDevnet(program);
   registerVisor(program);
+  registerWatch(program);
 }
