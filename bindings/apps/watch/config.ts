@@ -265,14 +265,13 @@ export function parseWatchConfig(raw: unknown, registries: RegistryFiles = new M
   const problems = r.problems;
   const rawChains = Array.isArray(raw.chains) ? raw.chains : [];
   if (rawChains.length === 0) problems.push("chains: no chain to watch ([[chains]] with at least a name, rpc and a trust root)");
-  const chains = rawChains.map((c, i) => parseChain(c, i, registries, problems)).filter((c): c is ChainConfig => c !== undefined);
-  const names = new Set<string>();
-  for (const c of chains) {
-    if (names.has(c.name)) problems.push(`chains: two chains are named ${JSON.stringify(c.name)}`);
-    names.add(c.name);
-  }
+  const parsed = rawChains.map((c, i) => parseChain(c, i, registries, problems));
+  const chains = parsed.filter((c): c is ChainConfig => c !== undefined);
+  // A chain with other problems still takes the name it was given.
+  const names = parsed.map((c, i) => c?.name ?? (isObject(rawChains[i]) && typeof rawChains[i].name === "string" ? rawChains[i].name.trim() : "")).filter((n) => n !== "");
+  for (const [i, n] of names.entries()) if (names.indexOf(n) !== i) problems.push(`chains: two chains are named ${JSON.stringify(n)}`);
   const rawHooks = raw.webhooks === undefined ? [] : Array.isArray(raw.webhooks) ? raw.webhooks : (problems.push("webhooks: must be a list"), []);
-  const webhooks = rawHooks.map((w, i) => parseWebhook(w, i, [...names], problems)).filter((w): w is WebhookConfig => w !== undefined);
+  const webhooks = rawHooks.map((w, i) => parseWebhook(w, i, names, problems)).filter((w): w is WebhookConfig => w !== undefined);
   const leadTexts = r.strings("leads") ?? DEFAULT_LEADS;
   const leadsMs = leadTexts.map((l, i) => r.durationValue(`leads[${i}]`, l, 1000)).filter((x): x is number => x !== undefined);
   if (new Set(leadsMs).size !== leadsMs.length) problems.push("leads: the same lead time twice");
