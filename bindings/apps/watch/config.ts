@@ -279,7 +279,7 @@ export function parseWatchConfig(raw: unknown, registries: RegistryFiles = new M
     chains,
     webhooks,
     leadsMs: leadsMs.sort((a, b) => b - a),
-    pollMs: r.duration("poll", 100) ?? 5000,
+    pollMs: r.duration("poll", 10) ?? 5000,
     historyWindowMs: r.duration("history_window", Number(MINUTE / MS)) ?? Number((72n * HOUR) / MS),
     maxAgeMs: r.duration("max_age", 0) ?? Number((10n * MINUTE) / MS),
     stillHaltedAfterMs: r.duration("still_halted_after", 1000) ?? Number((30n * MINUTE) / MS),

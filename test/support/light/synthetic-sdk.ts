@@ -43,6 +43,8 @@ export interface SdkNode extends TestServer {
   chain: SyntheticChain;
   /** The latest state height the store holds (its app hash is in the latest header). */
   stateHeight: bigint;
+  /** The node's multistore: a change to its stores is committed with the next block (advance()). */
+  stores: CommitMultiStore;
   /** Makes the next block: the store commits the next version (unchanged), the chain's latest header carries its app hash. */
   advance(): Promise<void>;
   /** Makes the next `count` blocks ahead (store versions committed, commits signed) without showing them: advance() then only reveals one. */
@@ -164,6 +166,7 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
   const node = Object.assign(server, {
     chain,
     stateHeight,
+    stores: ms,
     advance: async () => {
       if (made === stateHeight) await make();
       stateHeight++;
