@@ -24,5 +24,7 @@ export default defineConfig({
     reportCompressedSize: false,
     // The .wasm core is inlined (base64) in the package's browser entry: one script, no separate fetch.
     modulePreload: false,
+    // The single-chain page, and the fleet view `xupgrade watch` serves (its rows link to the first).
+    rollupOptions: { input: { index: here("index.html"), fleet: here("fleet.html") } },
   },
 });

@@ -3,7 +3,8 @@
  * verified light client, an ETA band from verified header times, alerts delivered exactly once, calendar feeds,
  * the fleet view's rows and Prometheus metrics.
  */
-export { Watch, chainPage, type WatchOptions } from "./watch.js";
+export { Watch, type WatchOptions } from "./watch.js";
+export { chainLink } from "./link.js";
 export { parseWatchConfig, registryRefs, DEFAULT_LEADS, WEBHOOK_FORMATS, type ChainConfig, type WatchConfig, type WebhookConfig, type WebhookFormat } from "./config.js";
 export { loadWatchConfig } from "./config-file.js";
 export { registryChain, type RegistryChain } from "./registry.js";

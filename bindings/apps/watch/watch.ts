@@ -20,6 +20,7 @@ import { Dispatcher, hookKey, hookTakes, redactUrl } from "./delivery.js";
 import { fleetRow, type FleetJson } from "./fleet.js";
 import { ChainFollower } from "./follower.js";
 import { HeaderHistory } from "./history.js";
+import { chainLink } from "./link.js";
 import { publish, renderCalendar } from "./ics.js";
 import { Ledger } from "./ledger.js";
 import { WatchMetrics } from "./metrics.js";
@@ -43,22 +44,6 @@ export interface WatchOptions {
   timeoutMs?: number;
   /** Run only `rounds` polls of each chain, then stop polling (`--once`: 1). */
   rounds?: number;
-}
-
-/** The page of a chain: the config's, else the single-chain page `watch` serves, with the chain's endpoints and root. */
-export function chainPage(c: ChainConfig, snap?: ChainSnapshot): string {
-  if (c.page) return c.page;
-  const q = new URLSearchParams({ rpc: c.rpc, mode: "verified" });
-  for (const w of c.witnesses) q.append("witness", w);
-  const root = snap?.root?.origin;
-  if (c.trust) {
-    q.set("trust_height", c.trust.height.toString());
-    q.set("trust_hash", c.trust.hash);
-  } else if (root) {
-    q.set("trust_height", root.height.toString());
-    q.set("trust_hash", root.hash);
-  }
-  return `index.html?${q}`;
 }
 
 interface Followed {
@@ -181,7 +166,7 @@ export class Watch {
     const name = f.chain.name;
     if (snap.status !== "verified") this.log.warn?.(`${name}: ${snap.status}`, { check: snap.failure?.check, err: snap.failure?.message });
     const before = this.state.memory(name);
-    const page = chainPage(f.chain, snap);
+    const page = chainLink(f.chain, snap.root?.origin);
     const { alerts, memory } = dueAlerts(before, snap, this.rules, (id) => this.ledger.has(id), f.chain.page);
     const hooks = this.o.config.webhooks.filter((h) => hookTakes(h, name)).map(hookKey);
     for (const a of alerts) {
@@ -214,7 +199,7 @@ export class Watch {
           proposals: [],
           history: { samples: f.history.all.length, spanMs: 0, covered: false },
         };
-        return fleetRow(snap, this.ledger.ofChain(f.chain.name), chainPage(f.chain, f.snapshot));
+        return fleetRow(snap, this.ledger.ofChain(f.chain.name), chainLink(f.chain, f.snapshot?.root?.origin));
       }),
     };
   }
