@@ -6,11 +6,16 @@
 // Headers are verified by CometBFT v0.38's own light client (light.NewClient, skipping verification, the
 // detector), reading the recorded answers through CometBFT's own RPC client and HTTP provider from a server
 // on loopback; proofs by cosmos/ics23 with the SDK's two proof ops (ics23:iavl, then ics23:simple).
+//
+// With -ics23-lines it judges ICS23 proofs alone, one case per line (JSON) in and one verdict per line out
+// (ics23Lines): the reference for the ICS23 differential tests (docs/spec/core.md §14.6).
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -95,6 +100,12 @@ type Verdict struct {
 }
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "-ics23-lines" {
+		if err := ics23Lines(os.Stdin, os.Stdout); err != nil {
+			fatal(err)
+		}
+		return
+	}
 	input, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fatal(err)
@@ -263,44 +274,49 @@ func checkProof(ctx context.Context, client *light.Client, now time.Time, p Proo
 	if !bytes.Equal(r.Key, key) {
 		return fail("the answer is for key %X", r.Key)
 	}
-	if r.ProofOps == nil || len(r.ProofOps.Ops) != 2 {
+	if r.ProofOps == nil {
 		return fail("no proof (want 2 ops)")
 	}
-	ops := r.ProofOps.Ops
+	v := storeProof(r.ProofOps.Ops, p.Store, key, r.Value, lb.AppHash)
+	v.Name = p.Name
+	return v
+}
+
+// storeProof checks a store proof's ops as the SDK's proof runtime does: ops[0] `ics23:iavl` proves the key in
+// the store (existence of the value, or absence when the value is empty), ops[1] `ics23:simple` proves the
+// store's root under its name, and the result must be the app hash. A proven absence names the neighbours of
+// the non-existence proof (or batch entry) cosmos/ics23 checked.
+func storeProof(ops []cmtcrypto.ProofOp, store string, key, value, appHash []byte) ProofVerdict {
+	pv := ProofVerdict{Verdict: "refused"}
+	fail := func(format string, a ...any) ProofVerdict {
+		pv.Error = fmt.Sprintf(format, a...)
+		return pv
+	}
+	if len(ops) != 2 {
+		return fail("no proof (want 2 ops)")
+	}
 	if ops[0].Type != "ics23:iavl" || ops[1].Type != "ics23:simple" {
 		return fail("proof op types %q, %q", ops[0].Type, ops[1].Type)
 	}
-	if !bytes.Equal(ops[0].Key, key) || string(ops[1].Key) != p.Store {
+	if !bytes.Equal(ops[0].Key, key) || string(ops[1].Key) != store {
 		return fail("proof op keys %X, %q", ops[0].Key, ops[1].Key)
 	}
-	storeRoot, err := runOp(ops[0], ics23.IavlSpec, key, r.Value)
+	storeRoot, err := runOp(ops[0], ics23.IavlSpec, key, value)
 	if err != nil {
 		return fail("%s: %v", ops[0].Type, err)
 	}
-	appHash, err := runOp(ops[1], ics23.TendermintSpec, []byte(p.Store), storeRoot)
+	got, err := runOp(ops[1], ics23.TendermintSpec, []byte(store), storeRoot)
 	if err != nil {
 		return fail("%s: %v", ops[1].Type, err)
 	}
-	if !bytes.Equal(appHash, lb.AppHash) {
-		return fail("the proof gives app hash %X, the verified header's is %X", appHash, lb.AppHash)
+	if !bytes.Equal(got, appHash) {
+		return fail("the proof gives app hash %X, the verified header's is %X", got, appHash)
 	}
-	if len(r.Value) == 0 {
-		pv.Verdict = "absent"
-		var proof ics23.CommitmentProof
-		if proof.Unmarshal(ops[0].Data) == nil && proof.GetNonexist() != nil {
-			n := proof.GetNonexist()
-			if n.Left != nil {
-				pv.Left = &Entry{Key: hex.EncodeToString(n.Left.Key), Value: hex.EncodeToString(n.Left.Value)}
-			}
-			if n.Right != nil {
-				pv.Right = &Entry{Key: hex.EncodeToString(n.Right.Key), Value: hex.EncodeToString(n.Right.Value)}
-			}
-		}
-	} else {
-		pv.Verdict = "exists"
-		pv.Value = hex.EncodeToString(r.Value)
+	var proof ics23.CommitmentProof
+	if err := proof.Unmarshal(ops[0].Data); err != nil {
+		return fail("%s: decoding the proof: %v", ops[0].Type, err)
 	}
-	return pv
+	return facts(ics23.IavlSpec, &proof, key, value)
 }
 
 // runOp is the SDK's CommitmentOp.Run (store/types/proof.go): the root the proof calculates, after checking it
@@ -454,4 +470,166 @@ func intParam(p map[string]json.RawMessage, name string, def int64) int64 {
 		return v
 	}
 	return def
+}
+
+// ---- ICS23 proofs alone, one case per line (-ics23-lines) ----
+
+// ics23Case is one proof to judge: a store proof (Ops against AppHash, as checkProof judges an abci_query answer)
+// or a single proof (Proof against Root under Spec "iavl", "tendermint" or "smt"). Bytes are hex; no Value
+// (null) means the proof must show the key absent.
+type ics23Case struct {
+	ID      int64     `json:"id"`
+	AppHash string    `json:"app_hash"`
+	Store   string    `json:"store"`
+	Ops     []ics23Op `json:"ops"`
+	Spec    string    `json:"spec"`
+	Root    string    `json:"root"`
+	Proof   string    `json:"proof"`
+	Key     string    `json:"key"`
+	Value   *string   `json:"value"`
+}
+
+type ics23Op struct {
+	Type string `json:"type"`
+	Key  string `json:"key"`
+	Data string `json:"data"`
+}
+
+// ics23Verdict: "exists" (with the value), "absent" (with the neighbours cosmos/ics23 checked) or "refused".
+type ics23Verdict struct {
+	ID int64 `json:"id"`
+	ProofVerdict
+}
+
+// ics23Lines judges one case per input line and writes one verdict per line, flushed as it goes, so a
+// caller can keep many cases in flight and a million run in one process.
+func ics23Lines(in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	w := bufio.NewWriter(out)
+	for sc.Scan() {
+		var c ics23Case
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			return fmt.Errorf("reading a case: %w", err)
+		}
+		line, err := json.Marshal(ics23Verdict{ID: c.ID, ProofVerdict: judge(c)})
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// judge runs one case; a panic inside cosmos/ics23 (v0.11 panics on some malformed neighbour paths) is a refusal.
+func judge(c ics23Case) (pv ProofVerdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			pv = ProofVerdict{Verdict: "refused", Error: fmt.Sprintf("panic: %v", r)}
+		}
+	}()
+	refuse := func(format string, a ...any) ProofVerdict {
+		return ProofVerdict{Verdict: "refused", Error: fmt.Sprintf(format, a...)}
+	}
+	key, err := hex.DecodeString(c.Key)
+	if err != nil {
+		return refuse("key: %v", err)
+	}
+	var value []byte
+	if c.Value != nil {
+		if value, err = hex.DecodeString(*c.Value); err != nil {
+			return refuse("value: %v", err)
+		}
+	}
+	if c.Ops != nil {
+		appHash, err := hex.DecodeString(c.AppHash)
+		if err != nil {
+			return refuse("app hash: %v", err)
+		}
+		ops := make([]cmtcrypto.ProofOp, len(c.Ops))
+		for i, op := range c.Ops {
+			k, err1 := hex.DecodeString(op.Key)
+			d, err2 := hex.DecodeString(op.Data)
+			if err := errors.Join(err1, err2); err != nil {
+				return refuse("op %d: %v", i, err)
+			}
+			ops[i] = cmtcrypto.ProofOp{Type: op.Type, Key: k, Data: d}
+		}
+		return storeProof(ops, c.Store, key, value, appHash)
+	}
+	spec, ok := map[string]*ics23.ProofSpec{"iavl": ics23.IavlSpec, "tendermint": ics23.TendermintSpec, "smt": ics23.SmtSpec}[c.Spec]
+	if !ok {
+		return refuse("unknown spec %q", c.Spec)
+	}
+	root, err1 := hex.DecodeString(c.Root)
+	data, err2 := hex.DecodeString(c.Proof)
+	if err := errors.Join(err1, err2); err != nil {
+		return refuse("root or proof: %v", err)
+	}
+	var proof ics23.CommitmentProof
+	if err := proof.Unmarshal(data); err != nil {
+		return refuse("decoding the proof: %v", err)
+	}
+	if len(value) == 0 {
+		if !ics23.VerifyNonMembership(spec, root, &proof, key) {
+			return refuse("proof did not verify absence of key %X", key)
+		}
+	} else if !ics23.VerifyMembership(spec, root, &proof, key, value) {
+		return refuse("proof did not verify existence of key %X with value %X", key, value)
+	}
+	return facts(spec, &proof, key, value)
+}
+
+// facts says what a proof that verified proved, from the entry cosmos/ics23 v0.11 checked
+// (getExistProofForKey, getNonExistProofForKey on the decompressed proof): the key's value, or its neighbours.
+func facts(spec *ics23.ProofSpec, proof *ics23.CommitmentProof, key, value []byte) ProofVerdict {
+	p := ics23.Decompress(proof)
+	var entries []*ics23.BatchEntry
+	switch v := p.Proof.(type) {
+	case *ics23.CommitmentProof_Exist:
+		entries = []*ics23.BatchEntry{{Proof: &ics23.BatchEntry_Exist{Exist: v.Exist}}}
+	case *ics23.CommitmentProof_Nonexist:
+		entries = []*ics23.BatchEntry{{Proof: &ics23.BatchEntry_Nonexist{Nonexist: v.Nonexist}}}
+	case *ics23.CommitmentProof_Batch:
+		entries = v.Batch.Entries
+	}
+	entry := func(e *ics23.ExistenceProof) *Entry {
+		if e == nil {
+			return nil
+		}
+		return &Entry{Key: hex.EncodeToString(e.Key), Value: hex.EncodeToString(e.Value)}
+	}
+	k := comparable(spec, key)
+	for _, e := range entries {
+		if len(value) > 0 {
+			if ep := e.GetExist(); ep != nil && bytes.Equal(ep.Key, key) {
+				return ProofVerdict{Verdict: "exists", Value: hex.EncodeToString(ep.Value)}
+			}
+		} else if np := e.GetNonexist(); np != nil &&
+			(np.Left == nil || bytes.Compare(comparable(spec, np.Left.Key), k) < 0) &&
+			(np.Right == nil || bytes.Compare(comparable(spec, np.Right.Key), k) > 0) {
+			return ProofVerdict{Verdict: "absent", Left: entry(np.Left), Right: entry(np.Right)}
+		}
+	}
+	return ProofVerdict{Verdict: "refused", Error: "verified, but no entry for the key (cannot happen)"}
+}
+
+// comparable is cosmos/ics23's keyForComparison: the key prehashed first when the spec says so.
+func comparable(spec *ics23.ProofSpec, key []byte) []byte {
+	if !spec.PrehashKeyBeforeComparison || spec.LeafSpec.PrehashKey == ics23.HashOp_NO_HASH {
+		return key
+	}
+	if spec.LeafSpec.PrehashKey != ics23.HashOp_SHA256 {
+		panic(fmt.Sprintf("prehash %v before comparison is not supported here", spec.LeafSpec.PrehashKey))
+	}
+	h := sha256.Sum256(key)
+	return h[:]
 }
