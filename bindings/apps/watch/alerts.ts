@@ -62,6 +62,8 @@ export interface ChainMemory {
   /** Failed-check episodes so far (an id per episode); whether the last poll failed. */
   failures: number;
   failing: boolean;
+  /** The newest verified header: a node that stops answering right below its plan's height has halted for it. */
+  last?: { height: string; ms: number };
 }
 
 export const emptyMemory = (): ChainMemory => ({ proposals: [], failures: 0, failing: false });
@@ -147,8 +149,19 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
     make(`verification_failed/${c}/${memory.failures}`, "verification_failed", `verification failed (${f.check})`, [["check", f.check], ["what", f.message]]);
     return { alerts: out, memory };
   }
-  if (snap.status !== "verified") return { alerts: out, memory };
+  if (snap.status !== "verified") {
+    // Nodes stop at the plan's height (the old binary exits): silence right below it, after verified headers up to it, is the halt.
+    const p = memory.plan;
+    if (snap.status === "unreachable" && p && memory.last && BigInt(memory.last.height) >= BigInt(p.height) - 1n) {
+      const since = now - memory.last.ms;
+      const facts: [string, string][] = [["height", p.height], ["last verified header", `${memory.last.height} at ${iso(memory.last.ms)}`], ["node", `not answering since (${snap.failure?.message ?? "no answer"})`]];
+      make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${p.height} for upgrade ${p.name} (the node stopped right below it)`, facts, { plan: { name: p.name, height: p.height } });
+      if (since >= rules.stillHaltedAfterMs) make(`still_halted/${c}/${planKey(p)}`, "still_halted", `still halted at height ${p.height}, ${spanText(since)} after the last block`, [...facts, ["halted for", spanText(since)]], { plan: { name: p.name, height: p.height } });
+    }
+    return { alerts: out, memory };
+  }
   memory.failing = false;
+  if (snap.header) memory.last = { height: snap.header.height.toString(), ms: snap.header.ms };
 
   const plan = snap.plan;
   const ref = (p: { name: string; height: bigint | string }) => ({ name: p.name, height: String(p.height) });

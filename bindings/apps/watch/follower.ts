@@ -37,6 +37,8 @@ export interface FollowerOptions {
 
 /** The light client follows at most 10,000 headers back from a verified one; the walk stops short of that. */
 const BACKFILL_LIMIT = 9_000n;
+/** No block this long below the plan's height is a halt, whatever the chain's pace (twice its slowest block when longer). */
+const HALT_AFTER_MS = 15_000;
 const upper = (b: Uint8Array) => toHex(b).toUpperCase();
 const msOf = (t: { seconds: bigint; nanos: number }) => Number(timestampNs(t) / 1_000_000n);
 
@@ -113,6 +115,14 @@ export class ChainFollower {
     };
   }
 
+  /** Longer than the chain's slowest block in the history (at least HALT_AFTER_MS): no block for this long is a stop. */
+  private stallMs(): number {
+    const a = this.o.history.all;
+    let slowest = 0;
+    for (let i = 1; i < a.length; i++) if (a[i].height === a[i - 1].height + 1) slowest = Math.max(slowest, a[i].ms - a[i - 1].ms);
+    return Math.max(HALT_AFTER_MS, 2 * slowest);
+  }
+
   private spanMs(): number {
     const h = this.o.history;
     return h.newest && h.lowest ? h.newest.ms - h.lowest.ms : 0;
@@ -145,6 +155,8 @@ export class ChainFollower {
       const fresh = await client.freshness({ maxAgeMs: plan.value && plan.value.height === header.height ? 0 : this.o.maxAgeMs, nowMs: now });
       if (plan.value && plan.value.height === header.height) snap.halted = { height: header.height, upgrade: plan.value.name, sinceMs: headerMs };
       else if (fresh.halted) snap.halted = { height: fresh.halted.height, upgrade: fresh.halted.upgrade, sinceMs: headerMs };
+      // The last block before the plan's height, and nothing since for longer than the chain ever took: halted at the height.
+      else if (plan.value && plan.value.height === header.height + 1n && now - headerMs > this.stallMs()) snap.halted = { height: plan.value.height, upgrade: plan.value.name, sinceMs: headerMs };
       snap.proposals = await this.proposals(client);
       if (snap.plan) {
         snap.readiness = await this.readiness(client, snap.plan);

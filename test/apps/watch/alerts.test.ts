@@ -121,7 +121,7 @@ describe("delivery", () => {
     const hooks: WebhookConfig[] = Object.keys(checks).map((f) => ({ url: rx[f].url, format: f as WebhookConfig["format"], chatId: f === "telegram" ? "-100" : undefined }));
     const ledger = new Ledger();
     let writes = 0;
-    const d = new Dispatcher({ hooks, ledger, persist: async () => void writes++, retries: 5, backoffMs: 20, timeoutMs: 2000 });
+    const d = new Dispatcher({ hooks, ledger, persist: async () => void writes++, retries: 5, backoffMs: 20, timeoutMs: 60_000 });
     try {
       for (let i = 1; i <= 3; i++) ledger.add(alert(i), hooks.map(hookKey));
       d.kick();
@@ -147,7 +147,7 @@ describe("delivery", () => {
       s.alerts = l.entries;
       await s.flush();
     };
-    let d = new Dispatcher({ hooks, ledger, persist: persist(state, ledger), retries: 50, backoffMs: 20, timeoutMs: 500 });
+    let d = new Dispatcher({ hooks, ledger, persist: persist(state, ledger), retries: 50, backoffMs: 20, timeoutMs: 60_000 });
     for (let i = 1; i <= 2; i++) ledger.add(alert(i), hooks.map(hookKey));
     await persist(state, ledger)();
     d.kick();
@@ -165,7 +165,7 @@ describe("delivery", () => {
     ledger = new Ledger(state.alerts);
     expect(ledger.has(alert(1).id) && ledger.has(alert(4).id)).toBe(true);
     expect(ledger.pending(hookKey(hooks[0])).map((e) => e.alert.id)).toEqual([alert(3).id, alert(4).id]);
-    d = new Dispatcher({ hooks, ledger, persist: persist(state, ledger), retries: 5, backoffMs: 20, timeoutMs: 500 });
+    d = new Dispatcher({ hooks, ledger, persist: persist(state, ledger), retries: 5, backoffMs: 20, timeoutMs: 60_000 });
     d.kick();
     try {
       await waitUntil(() => rx.got.length === 4, 10_000, "the two pending alerts after the restart");
