@@ -19,7 +19,7 @@ export default defineConfig({
   },
   test: {
     name: "interop",
-    include: ["test/interop/**/*.test.ts", "test/interop/**/*.interop.ts"],
+    include: ["test/interop/**/*.test.ts", "test/interop/**/*.interop.ts", "test/e2e/**/*.interop.ts"],
     globalSetup: ["test/interop/global-setup.ts"],
     fileParallelism: false,
     testTimeout: 180_000,
