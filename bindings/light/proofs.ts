@@ -3,11 +3,13 @@
  * `/store/<store>/key` with `prove` at height H, checked by the core's ICS23 verification against the app hash
  * of the verified header H+1 (which commits to the state after block H). A key range is proven complete by a
  * chain of non-existence proofs, each of which names (and proves) its two neighbours (§7.3).
+ *
+ * One decoding: whatever is reported — a value, an absence, each neighbour — is what the core's verifier decoded
+ * and checked, handed back by it (`StoreProofFacts`); nothing here reads proof bytes again.
  */
 import { toHex } from "@cosmjs/encoding";
-import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import type { Core } from "../core/contract.js";
-import { Ics23Error } from "../core/ics23.js";
+import { Ics23Error, type ProvenLeaf, type StoreProofFacts } from "../core/ics23.js";
 import type { StateSpec } from "./chains.js";
 import { MissingProofError, ProofError, ProviderError } from "./errors.js";
 import type { LightProvider, ProofOp } from "./provider.js";
@@ -21,6 +23,8 @@ export interface ProvenKey {
   height: bigint;
   /** The proof ops the node sent. */
   proofOps: ProofOp[];
+  /** What the verifier proved about the key: present with its value, or absent between its proven neighbours. */
+  facts: StoreProofFacts;
 }
 
 /** The verified header whose app hash proves the state at `height` (= its own height − 1). */
@@ -51,30 +55,15 @@ export async function proveKey(provider: LightProvider, core: Core, spec: StateS
   if (types.join(",") !== spec.proofOps.join(",")) {
     throw new MissingProofError(`the proof of ${what} has ops ${types.join(", ")}, expected ${spec.proofOps.join(", ")}`, headerHeight);
   }
-  const value = a.value.length === 0 ? undefined : a.value;
+  const answered = a.value.length === 0 ? undefined : a.value;
+  let facts: StoreProofFacts;
   try {
-    core.ics23VerifyStoreProof(root.appHash, a.proofOps, spec.storeKey, key, value);
+    facts = core.ics23VerifyStoreProof(root.appHash, a.proofOps, spec.storeKey, key, answered);
   } catch (e) {
     if (!(e instanceof Ics23Error)) throw e;
-    throw new ProofError(`the proof of ${what} ${value === undefined ? "(absent)" : `= 0x${toHex(value)}`} does not hold against the verified app hash: ${e.message}`, headerHeight);
+    throw new ProofError(`the proof of ${what} ${answered === undefined ? "(absent)" : `= 0x${toHex(answered)}`} does not hold against the verified app hash: ${e.message}`, headerHeight);
   }
-  return { key, value, height: root.height, proofOps: a.proofOps };
-}
-
-interface Neighbours {
-  left?: { key: Uint8Array; value: Uint8Array };
-  right?: { key: Uint8Array; value: Uint8Array };
-}
-
-/** The neighbours a verified non-existence proof (the first op, the key in its store) names. */
-function neighbours(p: ProvenKey): Neighbours | undefined {
-  const proof = CommitmentProof.decode(p.proofOps[0].data);
-  const n = proof.nonexist;
-  if (!n) return undefined;
-  return {
-    left: n.left ? { key: n.left.key, value: n.left.value } : undefined,
-    right: n.right ? { key: n.right.key, value: n.right.value } : undefined,
-  };
+  return { key, value: facts.kind === "exists" ? facts.value : undefined, height: root.height, proofOps: a.proofOps, facts };
 }
 
 function compare(a: Uint8Array, b: Uint8Array): number {
@@ -87,7 +76,8 @@ const inRange = (key: Uint8Array, prefix: Uint8Array) => key.length >= prefix.le
 const successor = (key: Uint8Array) => Uint8Array.of(...key, 0);
 
 export interface ProvenRange {
-  entries: { key: Uint8Array; value: Uint8Array }[];
+  /** Each key of the range with its value, as the verifier decoded them. */
+  entries: ProvenLeaf[];
   /** How many proofs it took. */
   proofs: number;
 }
@@ -121,19 +111,14 @@ export async function proveRange(
   const starts = [prefix, ...hint.filter((k) => inRange(k, prefix)).map(successor)];
   for (const k of starts) prove(k).catch(() => undefined);
 
-  const entries: { key: Uint8Array; value: Uint8Array }[] = [];
+  const entries: ProvenLeaf[] = [];
   let probe = prefix;
   for (let guard = 0; guard < 100_000; guard++) {
     const p = await prove(probe);
-    let next: { key: Uint8Array; value: Uint8Array } | undefined;
-    if (p.value !== undefined) {
-      // The probe itself exists (a key ending in 00, or the prefix as a key): it is the next entry.
-      next = { key: p.key, value: p.value };
-    } else {
-      const n = neighbours(p);
-      if (!n) throw new ProofError(`the absence proof of ${spec.storeKey} key ${keyText(probe)} names no neighbours, so the range cannot be proven complete`, root.height + 1n);
-      next = n.right;
-    }
+    const f = p.facts;
+    // The probe itself exists (a key ending in 00, or the prefix as a key): it is the next entry. Else the next entry
+    // is its right neighbour, which the absence proof proved present and adjacent (none: the tree ends there).
+    const next: ProvenLeaf | undefined = f.kind === "exists" ? { key: f.key, value: f.value } : f.right;
     if (!next || !inRange(next.key, prefix)) return { entries, proofs: asked.size };
     if (entries.length > 0 && compare(next.key, entries[entries.length - 1].key) <= 0) {
       throw new ProofError(`the proofs of range ${keyText(prefix)} do not advance at key ${keyText(next.key)}`, root.height + 1n);

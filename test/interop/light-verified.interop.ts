@@ -23,7 +23,7 @@ import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { simdNet, type SimdNet } from "../support/light/simd-net.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { cleanBuilt, runCli } from "../apps/cli/helpers.js";
-import { buildPage, launchChromium, openPage, staticUi, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { buildPage, launchChromium, openPage, pasteHash, staticUi, text, trustFirstUse, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import type { Browser, Page } from "playwright";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -180,37 +180,50 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
 describe("the CLI: xupgrade query upgrade … --verify against the four validators", () => {
   const trustFlags = () => ["--trust-height", root.trustHeight.toString(), "--trust-hash", toHex(root.trustHash).toUpperCase()];
 
+  const witness = () => ["--witness", net.nodes[1].rpcUrl];
+  /** The answer without its verification section: the plain query's answer. */
+  const answer = (stdout: string) => {
+    const { verification: _, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+    return rest;
+  };
+
   it("prints the plan, proven, and exits 0; stderr says against which header", async () => {
     const home = tempDir("xupgrade-light-cli-");
-    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json", "--witness", net.nodes[1].rpcUrl]);
+    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json", ...witness()]);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ name: PLAN.name, time: "0001-01-01T00:00:00Z", height: String(PLAN.height), info: PLAN.info, upgraded_client_state: null });
-    expect(r.stderr).toMatch(/^verified: plan "light-v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, light-sdk-1\), 1 store proof, confirmed by 1 witness$/m);
-    // Its stdout is the plain query's, byte for byte.
+    expect(answer(r.stdout)).toEqual({ name: PLAN.name, time: "0001-01-01T00:00:00Z", height: String(PLAN.height), info: PLAN.info, upgraded_client_state: null });
+    expect(JSON.parse(r.stdout).verification).toMatchObject({ trust_root: { source: "given", confirmed: true }, witnesses: [net.nodes[1].rpcUrl], warnings: [] });
+    expect(r.stderr).toMatch(/^verified: plan "light-v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, light-sdk-1, \S+, \d+ s old\), 1 store proof, confirmed by 1 witness$/m);
+    // The answer is the plain query's, field for field.
     const plain = await runCli(["query", "upgrade", "plan", "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json"]);
-    expect(r.stdout).toBe(plain.stdout);
+    expect(answer(r.stdout)).toEqual(JSON.parse(plain.stdout));
   });
 
   it("module_versions and applied, proven; a name never applied is proven absent (exit 1, as the plain query)", async () => {
     const home = tempDir("xupgrade-light-cli-");
-    const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json"]);
+    const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json", ...witness()]);
     expect(mv.code, mv.stderr).toBe(0);
     const plain = await runCli(["query", "upgrade", "module_versions", "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json"]);
-    expect(mv.stdout).toBe(plain.stdout);
-    const ap = await runCli(["query", "upgrade", "applied", "light-v2", "--verify", "--node", net.nodes[2].rpcUrl, "--home", home]);
+    expect(answer(mv.stdout)).toEqual(JSON.parse(plain.stdout));
+    const ap = await runCli(["query", "upgrade", "applied", "light-v2", "--verify", "--node", net.nodes[2].rpcUrl, "--home", home, ...witness()]);
     expect(ap.code).toBe(1);
     expect(ap.stderr).toMatch(/verified: "light-v2" was not applied \(every Done record\)/);
     expect(ap.stderr.trim().split("\n").at(-1)).toBe("Error: no upgrade found");
   });
 
-  it("trusts on first use when given no root, says so, writes the trust file, and starts from it next time", async () => {
+  it("refuses without a root; trusts on first use only when asked, says so, and keeps saying it from the trust file", async () => {
     const home = tempDir("xupgrade-light-cli-");
-    const first = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home]);
+    const none = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home, ...witness()]);
+    expect(none.code).toBe(1);
+    expect(none.stderr.trim().split("\n").at(-1)).toMatch(/^Error: no trust root for chain "light-sdk-1" .*--trust-on-first-use/);
+    const first = await runCli(["query", "upgrade", "plan", "--verify", "--trust-on-first-use", "--node", net.nodes[3].rpcUrl, "--home", home, ...witness()]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toMatch(/^trust on first use: no trust root was given and .*light-sdk-1\.json did not exist, so the node's own latest header — height \d+, hash [0-9A-F]{64}, chain light-sdk-1 — is trusted as it is, unverified, and saved there\./m);
-    const again = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home]);
+    expect(first.stderr).toMatch(/^trust root: this node's own latest header, taken unverified on first use \(height \d+, hash [0-9A-F]{64}, with /m);
+    expect(first.stdout).toContain("UNCONFIRMED TRUST ROOT");
+    const again = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home, ...witness()]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^trust root: height \d+, hash [0-9A-F]{64}, from .*light-sdk-1\.json \(trust began on first use at height \d+/m);
+    expect(again.stderr).toMatch(/^trust root: the header verified last time, trusted since first use \(height \d+, hash [0-9A-F]{64}, .*\) — never confirmed$/m);
+    expect(again.stdout).toContain("UNCONFIRMED TRUST ROOT");
   });
 
   const lies: [Tampering, RegExp, (() => { other?: string }) | undefined][] = [
@@ -225,7 +238,7 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
   for (const [mode, message, extra] of lies) {
     it(`exits 1 with its own reason when the node lies: ${mode}`, async () => {
       const url = await liar(mode, extra?.());
-      const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", url, "--home", tempDir("xupgrade-light-cli-")]);
+      const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", url, "--home", tempDir("xupgrade-light-cli-"), ...witness()]);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
       expect(r.stderr.trim().split("\n").at(-1)).toMatch(message);
@@ -233,7 +246,7 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
   }
 
   it("exits 1 when the root is older than the trusting period", async () => {
-    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--trusting-period", "1s", "--node", net.nodes[0].rpcUrl, "--home", tempDir("xupgrade-light-cli-")]);
+    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--trusting-period", "1s", "--node", net.nodes[0].rpcUrl, "--home", tempDir("xupgrade-light-cli-"), ...witness()]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 3: the trusted header expired at \S+ \(now \S+\); obtain a newer trust root$/);
   });
@@ -274,32 +287,49 @@ describe("the status page in verified mode, in Chromium, against the four valida
     await site?.close();
   });
 
-  it("by default: every fact with a verified badge and the height it was proven at, the trust root and how it was obtained", async () => {
+  it("with no root: nothing verified; first use chosen: every badge amber; confirmed with the hash another validator gives: green", async () => {
     const { page, errors } = await open(url(net.nodes[0].rpcUrl, { witness: net.nodes[1].rpcUrl }));
-    await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.dataset.state === "no-root", undefined, { timeout: 60_000 });
+    expect(await text(page, "trust-headline")).toBe("No trust root for light-sdk-1");
+    expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
+    await trustFirstUse(page);
+    await page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, { timeout: 60_000 });
     expect(await text(page, "plan-name")).toBe(PLAN.name);
     expect(await text(page, "plan-height")).toBe(String(PLAN.height));
-    const badges = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
-    expect(badges).toHaveLength(4);
-    for (const b of badges) expect(b).toMatch(/^✓ verified /);
-    expect(badges[1]).toMatch(/plan “light-v2” at height \d+, against the app hash of header \d+/);
-    expect(await text(page, "trust-root")).toMatch(/^height \d+, hash [0-9A-F]{12}…[0-9A-F]{6} — trust on first use: the header http:\/\/127\.0\.0\.1:\d+ gave as its latest/);
+    const amber = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    expect(amber).toHaveLength(4);
+    for (const b of amber) expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
+    expect(await text(page, "trust-root")).toMatch(/^this node's own latest header, taken unverified on first use \(height \d+, hash [0-9A-F]{12}…[0-9A-F]{6}, with http:\/\/127\.0\.0\.1:\d+ at .*\) — NOT CONFIRMED$/);
+    await shot(page, "unconfirmed");
+    // The user's source: another validator's /commit at the height the page asks about.
+    const height = await text(page, "confirm-height");
+    const commit = (await (await fetch(`${net.nodes[2].rpcUrl}/commit?height=${height}`)).json()) as { result: { signed_header: { commit: { block_id: { hash: string } } } } };
+    await pasteHash(page, "confirm-form", commit.result.signed_header.commit.block_id.hash);
+    await page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => Number(document.querySelector("#footer")?.getAttribute("data-polls")) >= 3);
+    const green = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    expect(green).toHaveLength(4);
+    for (const b of green) expect(b).toMatch(/^✓ verified /);
+    expect(green[1]).toMatch(/plan “light-v2” at height \d+, against the app hash of header \d+/);
+    expect(await text(page, "trust-root")).toMatch(new RegExp(`^(the root you gave|the header verified last time, trusted since the root you gave) \\(height ${height}, hash [0-9A-F]{64}, .*\\) — confirmed$`));
     expect(await text(page, "witnesses")).toContain(`confirmed by ${net.nodes[1].rpcUrl}`);
     expect(await text(page, "chain-id")).toBe("light-sdk-1");
     expect(await page.locator('[data-testid="module"]').count()).toBe(honestVersions().length);
     // The ETA from verified block times, with its error band.
     await waitText(page, "eta", /between .* and .* \(±2σ of \d+ verified block times\)/);
-    await page.waitForFunction(() => Number(document.querySelector("#footer")?.getAttribute("data-polls")) >= 3);
     expect(await page.evaluate(() => document.body.dataset.state)).toBe("verified");
-    await shot(page, "honest", "light-client-verified.png");
+    await shot(page, "honest");
     expect(errors).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
-  it("from a trust root in the page address, said so", async () => {
+  it("from a trust root in the page address, said so, amber until confirmed", async () => {
     const { page } = await open(url(net.nodes[2].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash) }));
     await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
-    expect(await text(page, "trust-root")).toMatch(/^height 3, hash [0-9A-F]{12}…[0-9A-F]{6} — from the page address \(trust_height, trust_hash\)/);
-  }, 60_000);
+    expect(await text(page, "trust-root")).toMatch(/^the root in the link, not yet confirmed by you \(height 3, hash [0-9A-F]{12}…[0-9A-F]{6}, /);
+    expect(await page.evaluate(() => document.body.dataset.root)).toBe("unconfirmed");
+    await pasteHash(page, "confirm-form", toHex(root.trustHash));
+    await page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
+  }, 90_000);
 
   const lies: [Tampering, string, (() => { other?: string }) | undefined][] = [
     ["forge-signature", "signature", undefined],
@@ -353,7 +383,7 @@ describe("the status page in verified mode, in Chromium, against the four valida
   }, 90_000);
 
   it("warns when a proposal's voting ends after the estimated time of its upgrade height (all proven)", async () => {
-    const { page } = await open(url(net.nodes[3].rpcUrl));
+    const { page } = await open(url(net.nodes[3].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash) }));
     await page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
     // Voting lasts 20 s; blocks come every ~0.6 s: a height 6 blocks ahead is due long before voting ends (and
     // if the chain passed it before the page looked, it is due now: voting still ends after it).

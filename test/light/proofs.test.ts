@@ -11,6 +11,7 @@ import { VerifiedUpgradeClient } from "../../bindings/light/upgrade.js";
 import { loadCore } from "../../bindings/core/index.js";
 import type { TestServer } from "../support/http.js";
 import { judgeUpgrade, type UpgradeJudged } from "../support/light/judge-upgrade.js";
+import { forgedRangeNode } from "../support/light/forged-range.js";
 import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { serveJsonRpc } from "../support/light/rpc-server.js";
 import { SIMD_VERSIONS, syntheticSdkNode, type SdkNode } from "../support/light/synthetic-sdk.js";
@@ -140,5 +141,37 @@ describe("a lying node's store answers are refused", () => {
     const bad = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(liar.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
     await bad.sync();
     await expect(bad.currentPlan()).rejects.toMatchObject({ check: "proof" });
+  });
+});
+
+describe("the forged range: an invented non-existence proof stacked on a batch holding the genuine one", () => {
+  const evil = { key: Uint8Array.of(0x02, ...new TextEncoder().encode("evil")), value: Uint8Array.of(0, 0, 0, 0, 0, 0, 3, 231) };
+  for (const backend of ["wasm", "js"] as const) {
+    for (const form of ["invented-first", "batch-first"] as const) {
+      it(`is refused as non-canonical by the ${backend} core (${form}), and no entry is shown`, async () => {
+        const liar = await forgedRangeNode(node.url, { prefix: Uint8Array.of(0x02), invented: [evil], form });
+        servers.push(liar);
+        const c = await VerifiedUpgradeClient.connect(liar.url, { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true, core: backend });
+        await c.sync();
+        const err = await c.moduleVersions().then(
+          () => undefined,
+          (e: unknown) => e as { check: string; message: string },
+        );
+        expect(liar.forged).toBeGreaterThan(0);
+        expect(err?.check).toBe("proof");
+        expect(err?.message).toMatch(/^at height 30: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/);
+      });
+    }
+  }
+
+  it("the genuine absence proofs in another canonical encoding (each wrapped in a batch) give the honest range", async () => {
+    const wrapped = await forgedRangeNode(node.url, { prefix: Uint8Array.of(0x02), invented: [evil], form: "batch-only" });
+    servers.push(wrapped);
+    for (const backend of ["wasm", "js"] as const) {
+      const c = await VerifiedUpgradeClient.connect(wrapped.url, { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true, core: backend });
+      await c.sync();
+      expect((await c.moduleVersions()).value.map((m) => [m.name, m.version])).toEqual(SIMD_VERSIONS);
+    }
+    expect(wrapped.forged).toBeGreaterThan(0);
   });
 });

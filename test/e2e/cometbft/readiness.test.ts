@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { Response } from "cosmjs-types/tendermint/abci/types";
 import type { Browser, Page } from "playwright";
 import { afterAll, expect, it } from "vitest";
-import { buildPage, launchChromium, openPage, rewritingRpcProxy, shot, waitText } from "../../examples/light-client/helpers.js";
+import { buildPage, launchChromium, openPage, rewritingRpcProxy, shot, trustFirstUse, waitText } from "../../examples/light-client/helpers.js";
 import { attestationToJson, decodeReadinessResponse, encodeReadinessRequest, READINESS_QUERY_PATH, type ReadinessAttestation, type ReadinessTally } from "../../../bindings/module/readiness/index.js";
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
@@ -158,7 +158,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     // The light-client page, served by node0: the same tally, read from REST and from the raw store.
     buildPage();
     browser = await launchChromium();
-    page = (await openPage(browser, `${vals[0].rest}/ui?poll=500`)).page;
+    page = (await openPage(browser, `${vals[0].rest}/ui?poll=500&mode=rest`)).page;
     await waitText(page, "readiness", "75.0% of the voting power (300 of 400)", 60_000); // the whole card, to see what it says otherwise
     expect(await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready")).toBe("75.0");
     expect(await page.locator('[data-testid="not-ready"]').evaluateAll((els) => els.map((e) => [e.getAttribute("data-name"), e.getAttribute("data-status")]))).toEqual([["validator3", "no_attestation"]]);
@@ -173,15 +173,20 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
 
   it("the tally is proven against verified headers: the CLI's --verify and the page's verified mode; a node that lies about it is refused", async () => {
     const home = tempDir("xupgrade-verify-home-");
-    const cli = await runCli(["query", "upgrade", "readiness", "--verify", "--node", urls()[2], "--home", home, "-o", "json"]);
+    const cli = await runCli(["query", "upgrade", "readiness", "--verify", "--trust-on-first-use", "--node", urls()[2], "--witness", urls()[1], "--home", home, "-o", "json"]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout).tally.ready_power).toBe("300");
-    expect(cli.stderr).toMatch(new RegExp(`^verified: the readiness tally of "v2" at ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1\\), 2 store proofs$`, "m"));
+    expect(JSON.parse(cli.stdout).verification.trust_root).toMatchObject({ source: "first-use", confirmed: false });
+    expect(cli.stderr).toMatch(
+      new RegExp(`^verified: the readiness tally of "v2" at ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1, \\S+, \\d+ s old\\), 2 store proofs, confirmed by 1 witness, UNCONFIRMED trust root$`, "m"),
+    );
 
     // The page in verified mode (a devnet under CometBFT is proven as a cosmos-sdk chain).
+    // No root for the chain in this browser: the node's latest header, chosen unverified — proven, but amber.
     const verified = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500`)).page;
+    await trustFirstUse(verified);
     await waitText(verified, "readiness", "75.0% of the voting power (300 of 400)", 60_000);
-    await waitText(verified, "readiness-proven", /Proven at height \d+ against the app hash of verified header \d+/);
+    await waitText(verified, "readiness-proven", /^⚠ verified against an unconfirmed root Proven at height \d+ against the app hash of verified header \d+/);
     await shot(verified, "cometbft-readiness-verified");
     await verified.context().close();
 
@@ -190,6 +195,7 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     const liar = await rewritingRpcProxy(urls()[0], (path, data) => (path === "/store/readiness/key" && data.startsWith("01") ? forged : undefined));
     try {
       const lied = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500&rpc=${encodeURIComponent(liar.url)}&rest=${encodeURIComponent(vals[0].rest)}`)).page;
+      await trustFirstUse(lied);
       await lied.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
       expect(await lied.locator('[data-testid="readiness-percent"]').count()).toBe(0);
       expect(await lied.locator('[data-testid="readiness-not-verified"]').count()).toBe(1);

@@ -48,8 +48,9 @@ function notingCore(core: Core, notes: ProofNote[]): Core {
       if (prop !== "ics23VerifyStoreProof") return Reflect.get(target, prop, receiver);
       return (appHash: Uint8Array, ops: Parameters<Core["ics23VerifyStoreProof"]>[1], store: string, key: Uint8Array, value: Uint8Array | undefined) => {
         try {
-          target.ics23VerifyStoreProof(appHash, ops, store, key, value);
-          notes.push({ key: toHex(key), verdict: value === undefined ? "absent" : "exists" });
+          const facts = target.ics23VerifyStoreProof(appHash, ops, store, key, value);
+          notes.push({ key: toHex(key), verdict: facts.kind });
+          return facts;
         } catch (e) {
           notes.push({ key: toHex(key), verdict: "refused", error: (e as Error).message });
           throw e;

@@ -16,13 +16,16 @@ function addVerifyFlags(cmd: Command): Command {
     .option("--trust-hash <hash>", "with --verify: the trusted header's hash (64 hex digits)")
     .option("--trusting-period <duration>", "with --verify: how long a verified header may vouch for later ones (default 336h)")
     .option("--trust-file <path>", "with --verify: where the newest verified header is kept (default <home>/light/<chain-id>.json)")
-    .option("--witness <url>", "with --verify: another node's RPC that must have the same header (repeatable)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--trust-on-first-use", "with --verify and no trust root: take the node's own latest header unverified (every answer then says so until you give a root)")
+    .option("--witness <url>", "with --verify: another node's RPC that must have the same header (repeatable; at least one is required)", (v: string, prev: string[] = []) => [...prev, v])
+    .option("--without-witnesses", "with --verify: verify against the node alone, without a witness (the output says so)")
+    .option("--max-age <duration>", "with --verify: refuse a latest header older than this, unless the chain is proven halted for an upgrade (default 10m; 0: no bound)")
     .option("--chain-id <id>", "with --verify: the chain (default: the trusted header's)");
 }
 
 /** The verified query when --verify is given (its own bundle, loaded only then), else the plain one. */
 function verifiable(opts: VerifyOpts): boolean {
-  const trustFlags = ["trustHeight", "trustHash", "trustingPeriod", "trustFile", "witness", "chainId"] as const;
+  const trustFlags = ["trustHeight", "trustHash", "trustingPeriod", "trustFile", "trustOnFirstUse", "witness", "withoutWitnesses", "maxAge", "chainId"] as const;
   const given = trustFlags.find((f) => opts[f] !== undefined);
   if (!opts.verify && given) throw new CliError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --verify`);
   return opts.verify === true;

@@ -12,7 +12,7 @@ import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts } from "../flags.js";
 import { toJson } from "../output.js";
-import type { JsonValue } from "../yaml.js";
+import { toYaml, type JsonValue } from "../yaml.js";
 import { warn } from "../tx/window.js";
 
 export interface ReadinessOpts extends QueryOpts {
@@ -46,9 +46,18 @@ export async function readiness(opts: ReadinessOpts, cmd: Command): Promise<void
 }
 
 /** The tally read at `height`, as text or the REST JSON (plus `height`), and its warnings on stderr. */
-export function printReadiness(tally: ReadinessTally, height: bigint, output: "text" | "json", warnBlocks: bigint, params: ReadinessParams = DEFAULT_READINESS_PARAMS): void {
-  if (output === "json") process.stdout.write(toJson({ ...readinessResponseJson({ tally, params }), height: height.toString() } as unknown as JsonValue) + "\n");
-  else process.stdout.write(formatReadiness(tally, height));
+export function printReadiness(
+  tally: ReadinessTally,
+  height: bigint,
+  output: "text" | "json",
+  warnBlocks: bigint,
+  params: ReadinessParams = DEFAULT_READINESS_PARAMS,
+  /** With --verify: what the tally was proven against (docs/spec/light-client.md §9.2). */
+  verification?: JsonValue,
+): void {
+  const extra: Record<string, JsonValue> = verification === undefined ? {} : { verification };
+  if (output === "json") process.stdout.write(toJson({ ...readinessResponseJson({ tally, params }), height: height.toString(), ...extra } as unknown as JsonValue) + "\n");
+  else process.stdout.write(formatReadiness(tally, height) + (verification === undefined ? "" : toYaml(extra)));
   for (const w of readinessWarnings(tally, height, warnBlocks)) warn(w);
 }
 

@@ -1,32 +1,38 @@
 /**
- * `xupgrade query upgrade plan|applied|module_versions --verify` (docs/spec/light-client.md §9.2): the same
- * answers as the plain queries, each proven against the app hash of a header the light client verified from a
- * trust root. Loaded only when --verify is given (the bin builds it as a bundle of its own), so plain queries
- * stay as small as they were.
+ * `xupgrade query upgrade plan|applied|module_versions|readiness --verify` (docs/spec/light-client.md §9.2): the
+ * answers of the plain queries, each proven against the app hash of a header the light client verified from a
+ * trust root, followed by a `verification` section saying what was proven against what: the header (height, hash,
+ * time, age), the trust root and whether it was ever confirmed, the witnesses that confirmed the header, and any
+ * field printed but not proven. Loaded only when --verify is given (the bin builds it as a bundle of its own), so
+ * plain queries stay as small as they were.
  *
- * The trust root comes from --trust-height/--trust-hash, else from the trust file `<home>/light/<chain-id>.json`,
- * else — trust on first use — from the node's own latest header, taken unverified and saved to that file, which
- * is said on stderr. After a verification the file holds the newest verified header: each one becomes the
- * next root. Stdout is what the plain query prints; stderr says what was verified, against what.
+ * Trust is never taken silently: without --trust-height/--trust-hash and without a saved root the command refuses,
+ * unless --trust-on-first-use asks for the node's own latest header — then every output says so until a root is
+ * given. Witnesses are required (--witness, repeatable) unless --without-witnesses says otherwise, which the output
+ * reports. A latest header older than --max-age is refused, except when the verified state shows the chain halted
+ * there for an upgrade, which is said.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { toHex } from "@cosmjs/encoding";
+import { fromBase64, toHex } from "@cosmjs/encoding";
 import type { Command } from "commander";
-import { CometRpc, RpcError } from "../../../client/rpc.js";
-import { VerificationError } from "../../../light/errors.js";
+import { CometRpc, RpcError, isObject } from "../../../client/rpc.js";
+import { httpTransport } from "../../../client/http.js";
+import { MS } from "../../../go/duration.js";
+import { HEIGHT, parseDurationOption } from "../../../go/option.js";
+import { formatAge, VerificationError } from "../../../light/errors.js";
 import { RpcProvider } from "../../../light/rpc-provider.js";
-import { trustRoot, type TrustOptions } from "../../../light/trust.js";
-import { VerifiedUpgradeClient, trustOnFirstUse, type Proven } from "../../../light/upgrade.js";
+import { NoTrustRootError, describeRoot, rememberVerified, resolveTrustRoot, unconfirmedWarning, type ResolvedRoot } from "../../../light/trust-root.js";
+import { proveTxs } from "../../../light/txs.js";
+import { formatTimestamp } from "../../../light/types.js";
+import { VerifiedUpgradeClient, type Freshness, type Proven } from "../../../light/upgrade.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts, integerValue } from "../flags.js";
-import { httpTransport } from "../../../client/http.js";
 import { print, toIndentedJson } from "../output.js";
-import { blockRecord } from "./block-record.js";
+import type { JsonValue } from "../yaml.js";
 import { planJson } from "./json.js";
 import { printReadiness, readinessFlags, type ReadinessOpts } from "./readiness.js";
-import { HEIGHT } from "../../../go/option.js";
+import { TrustFileStore } from "./trust-file.js";
+import { verifiedBlockRecord } from "./verified-record.js";
 
 export interface VerifyOpts extends QueryOpts {
   verify?: boolean;
@@ -34,117 +40,140 @@ export interface VerifyOpts extends QueryOpts {
   trustHash?: string;
   trustingPeriod?: string;
   trustFile?: string;
+  trustOnFirstUse?: boolean;
   witness?: string[];
+  withoutWitnesses?: boolean;
+  maxAge?: string;
   chainId?: string;
 }
 
-/** What the trust file keeps: the newest verified header, and where trust began. */
-interface TrustFile {
-  chain_id: string;
-  height: string;
-  hash: string;
-  time: string;
-  origin: { how: "first-use" | "flags"; node: string; height: string; hash: string; at: string };
-  updated_at: string;
-}
+/** How old the latest header may be by default: a node further behind is not answering for the chain's present. */
+export const DEFAULT_MAX_AGE = "10m";
 
 const note = (line: string) => process.stderr.write(`${line}\n`);
-
-function readTrustFile(path: string): TrustFile | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new CliError(`cannot read the trust file ${path}: ${(e as Error).message}`);
-  }
-  try {
-    const f = JSON.parse(text) as TrustFile;
-    if (typeof f.height !== "string" || typeof f.hash !== "string" || typeof f.chain_id !== "string" || !f.origin) throw new Error("fields are missing");
-    return f;
-  } catch (e) {
-    throw new CliError(`the trust file ${path} is not a trust file (${(e as Error).message}): remove it, or pass --trust-height and --trust-hash`);
-  }
-}
-
-function writeTrustFile(path: string, f: TrustFile): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(f, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
-}
+const upper = (b: Uint8Array) => toHex(b).toUpperCase();
 
 interface Verified {
   client: VerifiedUpgradeClient;
-  node: string;
-  save(): void;
+  root: ResolvedRoot;
+  fresh: Freshness;
+  /** The witnesses that confirmed the verified header; empty with --without-witnesses. */
+  witnesses: string[];
+  withoutWitnesses: boolean;
+  rpc: CometRpc;
+  save(): Promise<void>;
 }
 
-/** Connects from the trust root the flags, the trust file or first use give, and verifies the node's latest header. */
-async function connect(opts: VerifyOpts): Promise<Verified> {
-  const ctx = new Context(opts);
-  const rpc = ctx.rpc();
-  const node = rpc.label;
+/** The flags' own contradictions and omissions, before any node is asked anything. */
+function checkFlags(opts: VerifyOpts, ctx: Context): { maxAgeMs: number } {
   if (ctx.height !== 0n) throw new CliError("--height cannot be used with --verify: the state just before the latest verified header is proven");
   if ((opts.trustHeight === undefined) !== (opts.trustHash === undefined)) throw new CliError("--trust-height and --trust-hash go together");
-  const provider = new RpcProvider(rpc);
-  let chainId = opts.chainId;
-  if (chainId === undefined && opts.trustHeight === undefined) chainId = (await provider.status()).chainId;
-  const fileFor = (id: string) => opts.trustFile ?? join(ctx.home, "light", `${id}.json`);
-
-  let trust: TrustOptions;
-  let origin: TrustFile["origin"];
-  const now = new Date().toISOString();
-  if (opts.trustHeight !== undefined) {
-    trust = { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, period: opts.trustingPeriod };
-    const r = trustRoot(trust);
-    origin = { how: "flags", node, height: r.height.toString(), hash: toHex(r.hash).toUpperCase(), at: now };
-    note(`trust root: height ${r.height}, hash ${origin.hash} (--trust-height, --trust-hash)`);
-  } else {
-    const file = fileFor(chainId!);
-    const saved = readTrustFile(file);
-    if (saved) {
-      if (saved.chain_id !== chainId) throw new CliError(`the trust file ${file} is for chain ${JSON.stringify(saved.chain_id)}, the node is on ${JSON.stringify(chainId)}`);
-      trust = { height: BigInt(saved.height), hash: saved.hash, period: opts.trustingPeriod };
-      origin = saved.origin;
-      note(
-        `trust root: height ${saved.height}, hash ${saved.hash}, from ${file} (trust began ${saved.origin.how === "first-use" ? "on first use" : "from --trust-height/--trust-hash"} ` +
-          `at height ${saved.origin.height} with ${saved.origin.node}, ${saved.origin.at})`,
-      );
-    } else {
-      const first = await trustOnFirstUse(provider);
-      if (first.chainId !== chainId) throw new CliError(`the node's latest header is of chain ${JSON.stringify(first.chainId)}, not ${JSON.stringify(chainId)}`);
-      trust = { height: first.height, hash: first.hash, period: opts.trustingPeriod };
-      origin = { how: "first-use", node, height: first.height.toString(), hash: toHex(first.hash).toUpperCase(), at: now };
-      writeTrustFile(file, { chain_id: first.chainId, height: origin.height, hash: origin.hash, time: first.time, origin, updated_at: now });
-      note(
-        `trust on first use: no trust root was given and ${file} did not exist, so the node's own latest header — height ${first.height}, ` +
-          `hash ${origin.hash}, chain ${first.chainId} — is trusted as it is, unverified, and saved there. Check that hash with a source you ` +
-          `trust (a validator, an explorer), or pass --trust-height and --trust-hash.`,
-      );
-    }
+  if (opts.trustOnFirstUse && opts.trustHeight !== undefined) throw new CliError("--trust-on-first-use and --trust-height/--trust-hash contradict each other: a given root is not taken on first use");
+  const witnesses = opts.witness ?? [];
+  if (witnesses.length > 0 && opts.withoutWitnesses) throw new CliError("--witness and --without-witnesses contradict each other");
+  if (witnesses.length === 0 && !opts.withoutWitnesses) {
+    throw new CliError(
+      "--verify needs at least one witness: --witness <rpc> names another node of the chain (repeatable) that must have the same headers, " +
+        "so that one node alone cannot show you a fork; or pass --without-witnesses to verify against this node alone (the output says so)",
+    );
   }
+  let maxAgeNs: bigint;
+  try {
+    maxAgeNs = parseDurationOption(opts.maxAge ?? DEFAULT_MAX_AGE, "margin");
+  } catch (e) {
+    throw new CliError(`invalid --max-age ${JSON.stringify(opts.maxAge)}: ${(e as Error).message}`);
+  }
+  return { maxAgeMs: Number(maxAgeNs / MS) };
+}
 
-  const witnesses = (opts.witness ?? []).map((w) => new RpcProvider(new CometRpc(w, undefined, httpTransport)));
-  const client = await VerifiedUpgradeClient.connect(provider, { chainId, trust, witnesses });
-  await client.sync();
-  return {
-    client,
-    node,
-    save: () => {
-      const root = client.trustRoot();
-      const f: TrustFile = { chain_id: root.chainId, height: root.height.toString(), hash: toHex(root.hash).toUpperCase(), time: root.time, origin, updated_at: new Date().toISOString() };
-      writeTrustFile(fileFor(root.chainId), f);
+/** Resolves the trust root (flags, saved, or first use when asked), verifies the node's latest header and its freshness. */
+async function connect(opts: VerifyOpts): Promise<Verified> {
+  const ctx = new Context(opts);
+  const { maxAgeMs } = checkFlags(opts, ctx);
+  const rpc = ctx.rpc();
+  const provider = new RpcProvider(rpc);
+  const store = new TrustFileStore(ctx.home, opts.trustFile);
+  const given =
+    opts.trustHeight === undefined ? undefined : { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, how: "given" as const, confirmed: true };
+  let root: ResolvedRoot;
+  try {
+    root = await resolveTrustRoot(provider, store, { node: rpc.label, given, chainId: opts.chainId, firstUse: opts.trustOnFirstUse === true, period: opts.trustingPeriod });
+  } catch (e) {
+    if (!(e instanceof NoTrustRootError)) throw e;
+    throw new CliError(
+      `no trust root for chain ${JSON.stringify(e.chainId)} (${store.pathFor(e.chainId)} does not exist): pass --trust-height and --trust-hash, the height and hash ` +
+        `of a recent block from a source you trust (your own node: curl <your-node>/commit, a validator, an explorer); or --trust-on-first-use to take ` +
+        `${e.node}'s own latest header unverified, which every answer then says until you give a root`,
+    );
+  }
+  note(`trust root: ${describeRoot(root)}`);
+  const warning = unconfirmedWarning(root);
+  if (warning) note(warning);
+
+  const witnessUrls = opts.witness ?? [];
+  const confirmations = new Map<bigint, Set<string>>();
+  const client = await VerifiedUpgradeClient.connect(provider, {
+    chainId: opts.chainId ?? (root.source === "saved" ? root.chainId : undefined),
+    trust: root.trust,
+    witnesses: witnessUrls.map((w) => new RpcProvider(new CometRpc(w, undefined, httpTransport))),
+    withoutWitnesses: opts.withoutWitnesses === true,
+    onStep: (s) => {
+      if (s.kind === "witness" && s.witness) (confirmations.get(s.height) ?? confirmations.set(s.height, new Set()).get(s.height)!).add(s.witness);
     },
+  });
+  if (opts.withoutWitnesses) note("no witness: verified against this node alone (--without-witnesses) — it cannot forge a header, but it could show you a fork that only a witness would reveal");
+  const save = async () => {
+    await rememberVerified(store, root, client.trustRoot());
   };
+  await client.sync();
+  let fresh: Freshness;
+  try {
+    fresh = await client.freshness({ maxAgeMs });
+  } catch (e) {
+    await save(); // what was verified stays verified, also when it is too old to answer with
+    throw e;
+  }
+  if (fresh.halted) {
+    note(`no block since ${formatTimestamp(fresh.time)} (${formatAge(fresh.ageMs)} ago): the chain halted at height ${fresh.halted.height} for upgrade ${JSON.stringify(fresh.halted.upgrade)} (proven)`);
+  }
+  return { client, root, fresh, witnesses: [...(confirmations.get(fresh.height) ?? [])], withoutWitnesses: opts.withoutWitnesses === true, rpc, save };
+}
+
+/** The `verification` section every verified answer ends with: what was proven, against what, and what was not. */
+function verificationJson(v: Verified, p: Proven<unknown>, unverified?: Record<string, JsonValue>): JsonValue {
+  const h = p.header;
+  const o = v.root.origin;
+  const warnings: JsonValue[] = [];
+  const w = unconfirmedWarning(v.root);
+  if (w) warnings.push(w);
+  if (v.withoutWitnesses) warnings.push("no witness confirmed the header (--without-witnesses): verified against one node");
+  const section: Record<string, JsonValue> = {
+    state_height: p.height.toString(),
+    header: { chain_id: h.chainId, height: h.height.toString(), hash: upper(h.hash), time: formatTimestamp(h.time), age: formatAge(v.fresh.ageMs), app_hash: upper(h.appHash) },
+    trust_root: {
+      source: v.root.source,
+      confirmed: v.root.confirmed,
+      height: BigInt(v.root.trust.height).toString(),
+      hash: typeof v.root.trust.hash === "string" ? v.root.trust.hash.toUpperCase() : upper(v.root.trust.hash),
+      trusted_since: { how: o.how, node: o.node, height: o.height.toString(), hash: o.hash, at: o.at },
+    },
+    witnesses: v.witnesses,
+    store_proofs: String(p.proofs),
+  };
+  if (v.fresh.halted) section.halted = { height: v.fresh.halted.height.toString(), upgrade: v.fresh.halted.upgrade, since: formatTimestamp(v.fresh.time) };
+  if (unverified) section.unverified = unverified;
+  section.warnings = warnings;
+  return section;
 }
 
 /** The stderr line saying what a value was proven against. */
-function verifiedLine(what: string, p: Proven<unknown>, witnesses: number): string {
+function verifiedLine(what: string, p: Proven<unknown>, v: Verified): string {
   const h = p.header;
+  const by = v.withoutWitnesses ? "no witness" : `confirmed by ${v.witnesses.length} witness${v.witnesses.length === 1 ? "" : "es"}`;
   return (
-    `verified: ${what} at height ${p.height}, against the app hash ${toHex(h.appHash).toUpperCase()} of header ${h.height} (${toHex(h.hash).toUpperCase()}, ` +
-    `${h.chainId}), ${p.proofs} store proof${p.proofs === 1 ? "" : "s"}${witnesses ? `, confirmed by ${witnesses} witness${witnesses === 1 ? "" : "es"}` : ""}`
+    `verified: ${what} at height ${p.height}, against the app hash ${upper(h.appHash)} of header ${h.height} (${upper(h.hash)}, ${h.chainId}, ` +
+    `${formatTimestamp(h.time)}, ${formatAge(v.fresh.ageMs)} old), ${p.proofs} store proof${p.proofs === 1 ? "" : "s"}, ${by}` +
+    (v.root.confirmed ? "" : ", UNCONFIRMED trust root")
   );
 }
 
@@ -156,7 +185,7 @@ async function verified(opts: VerifyOpts, run: (v: Verified) => Promise<void>): 
       await run(v);
     } finally {
       // What was verified stays verified, also when the answer is "not found".
-      v.save();
+      await v.save();
     }
   } catch (e) {
     if (e instanceof VerificationError) throw new CliError(`verification failed: ${e.message}`);
@@ -167,43 +196,79 @@ async function verified(opts: VerifyOpts, run: (v: Verified) => Promise<void>): 
 export async function plan(opts: VerifyOpts, cmd: Command): Promise<void> {
   expectArgs(cmd, 0, 0);
   const ctx = new Context(opts);
-  await verified(opts, async ({ client }) => {
-    const p = await client.currentPlan();
-    note(verifiedLine(p.value ? `plan ${JSON.stringify(p.value.name)}` : "no plan scheduled (its absence)", p, opts.witness?.length ?? 0));
+  await verified(opts, async (v) => {
+    const p = await v.client.currentPlan();
+    note(verifiedLine(p.value ? `plan ${JSON.stringify(p.value.name)}` : "no plan scheduled (its absence)", p, v));
     if (!p.value) throw new CliError("no upgrade scheduled");
-    print(planJson(p.value), ctx.output);
+    print({ ...(planJson(p.value) as Record<string, JsonValue>), verification: verificationJson(v, p) }, ctx.output);
   });
 }
 
 export async function moduleVersions(opts: VerifyOpts, cmd: Command): Promise<void> {
   const [moduleName = ""] = expectArgs(cmd, 0, 1);
   const ctx = new Context(opts);
-  await verified(opts, async ({ client }) => {
-    const p = await client.moduleVersions();
-    note(verifiedLine(`all ${p.value.length} module versions (the whole range)`, p, opts.witness?.length ?? 0));
+  await verified(opts, async (v) => {
+    const p = await v.client.moduleVersions();
+    note(verifiedLine(`all ${p.value.length} module versions (the whole range)`, p, v));
     const list = moduleName === "" ? p.value : p.value.filter((m) => m.name === moduleName);
     if (list.length === 0) throw new CliError("not found");
-    print({ module_versions: list.map((m) => ({ name: m.name, version: m.version.toString() })) }, ctx.output);
+    print({ module_versions: list.map((m) => ({ name: m.name, version: m.version.toString() })), verification: verificationJson(v, p) }, ctx.output);
   });
+}
+
+/** The block's transactions from the node's `block`, or undefined when it does not keep the block. */
+async function blockTxs(rpc: CometRpc, height: bigint): Promise<Uint8Array[] | undefined> {
+  let res: Record<string, unknown>;
+  try {
+    res = await rpc.call("block", { height: height.toString() });
+  } catch (e) {
+    if (e instanceof RpcError) return undefined;
+    throw e;
+  }
+  const block = isObject(res.block) ? res.block : undefined;
+  const data = block && isObject(block.data) ? block.data : undefined;
+  const txs = data?.txs ?? [];
+  if (!Array.isArray(txs) || !txs.every((t) => typeof t === "string")) throw rpc.garbage("block", "block.data.txs is not a list of base64 strings");
+  try {
+    return txs.map((t) => fromBase64(t));
+  } catch {
+    throw rpc.garbage("block", "block.data.txs holds a string that is not base64");
+  }
+}
+
+/** The node's block_size for a height (nothing proves it), or undefined. */
+async function blockSize(rpc: CometRpc, height: bigint): Promise<string | undefined> {
+  try {
+    const res = await rpc.call("blockchain", { minHeight: height.toString(), maxHeight: height.toString() });
+    const meta = Array.isArray(res.block_metas) ? res.block_metas.find((m) => isObject(m) && isObject(m.header) && String(m.header.height) === height.toString()) : undefined;
+    const size = isObject(meta) ? meta.block_size : undefined;
+    return typeof size === "string" || typeof size === "number" ? String(size) : undefined;
+  } catch (e) {
+    if (e instanceof RpcError) return undefined;
+    throw e;
+  }
 }
 
 export async function applied(opts: VerifyOpts, cmd: Command): Promise<void> {
   const [name] = expectArgs(cmd, 1, 1);
-  await verified(opts, async ({ client }) => {
+  await verified(opts, async (v) => {
+    const { client, rpc } = v;
     const p = await client.appliedPlan(name);
-    note(verifiedLine(p.value === 0n ? `${JSON.stringify(name)} was not applied (every Done record)` : `${JSON.stringify(name)} applied at height ${p.value}`, p, opts.witness?.length ?? 0));
+    note(verifiedLine(p.value === 0n ? `${JSON.stringify(name)} was not applied (every Done record)` : `${JSON.stringify(name)} applied at height ${p.value}`, p, v));
     if (p.value === 0n) throw new CliError("no upgrade found");
-    // The block record of that height, its header verified backwards from the verified one.
-    const header = await client.light.verifyBackwards(p.value);
-    const rpc = client.provider instanceof RpcProvider ? client.provider.rpc : undefined;
-    if (!rpc) throw new CliError("the block record needs the node's RPC");
-    const res = await rpc.call("blockchain", { minHeight: p.value.toString(), maxHeight: p.value.toString() }).catch((e: unknown) => {
-      throw e instanceof RpcError ? new CliError(e.message) : e;
-    });
-    const meta = Array.isArray(res.block_metas) ? (res.block_metas as { block_id?: { hash?: string } }[]).find((m) => m.block_id?.hash?.toUpperCase() === toHex(header.hash).toUpperCase()) : undefined;
-    if (meta === undefined) throw new CliError(`the node's block record of height ${p.value} is not the verified block ${toHex(header.hash).toUpperCase()}`);
-    note(`verified: the block record of height ${p.value} (${toHex(header.hash).toUpperCase()}), by the hash chain down from header ${client.header.height}`);
-    process.stdout.write(toIndentedJson(blockRecord(rpc, meta)) + "\n");
+    // The record is the verified header of that height; its block id as the verified header above it names it.
+    const rec = await client.light.verifyBackwards(p.value);
+    const above = client.light.trustedAt(p.value + 1n)?.signedHeader.header ?? (await client.light.verifyBackwards(p.value + 1n)).header;
+    const txs = await blockTxs(rpc, p.value);
+    const unverified: Record<string, JsonValue> = {};
+    if (txs) proveTxs(rec.header, txs);
+    else unverified.num_txs = "unknown: the node does not give the block's transactions";
+    const size = await blockSize(rpc, p.value);
+    unverified.block_size = size ?? "unknown";
+    note(`verified: the block record of height ${p.value} (${upper(rec.hash)}), by the hash chain down from header ${client.header.height}` + (txs ? `, its ${txs.length} transactions by its data_hash` : ""));
+    const record = verifiedBlockRecord(rec.header, above.lastBlockId!, txs?.length ?? 0) as Record<string, JsonValue>;
+    if (!txs) delete record.num_txs;
+    process.stdout.write(toIndentedJson({ ...record, verification: verificationJson(v, p, unverified) }) + "\n");
   });
 }
 
@@ -213,18 +278,19 @@ export async function readiness(opts: VerifyOpts & ReadinessOpts, cmd: Command):
   const ctx = new Context(opts);
   const { planHeight, warnBlocks } = readinessFlags(opts, name);
   if (name !== "" && planHeight === 0n) throw new CliError("--verify with an upgrade name needs --plan-height: the tally of a plan is proven under its name and height");
-  await verified(opts, async ({ client }) => {
+  await verified(opts, async (v) => {
+    const { client } = v;
     let plan = name === "" ? undefined : { name, height: planHeight };
     if (!plan) {
       const p = await client.currentPlan();
-      note(verifiedLine(p.value ? `plan ${JSON.stringify(p.value.name)}` : "no plan scheduled (its absence)", p, opts.witness?.length ?? 0));
+      note(verifiedLine(p.value ? `plan ${JSON.stringify(p.value.name)}` : "no plan scheduled (its absence)", p, v));
       if (!p.value) throw new CliError("no upgrade scheduled");
       plan = { name: p.value.name, height: p.value.height };
     }
     const r = await client.readiness(plan);
     const { tally, params } = r.value;
-    note(verifiedLine(tally ? `the readiness tally of ${JSON.stringify(plan.name)} at ${plan.height}` : `no readiness tally of ${JSON.stringify(plan.name)} at ${plan.height} (its absence)`, r, opts.witness?.length ?? 0));
+    note(verifiedLine(tally ? `the readiness tally of ${JSON.stringify(plan.name)} at ${plan.height}` : `no readiness tally of ${JSON.stringify(plan.name)} at ${plan.height} (its absence)`, r, v));
     if (!tally) throw new CliError(`no readiness tally for upgrade ${JSON.stringify(plan.name)} at height ${plan.height}`);
-    printReadiness(tally, r.height, ctx.output, warnBlocks, params);
+    printReadiness(tally, r.height, ctx.output, warnBlocks, params, verificationJson(v, r));
   });
 }
