@@ -165,7 +165,7 @@ let end: usize = 0;
 let vval: u64 = 0;
 let tagField: i32 = 0;
 let tagWire: i32 = 0;
-// The message being read (MSG_*), for a refusal's wording: set by each message's loop before every tag.
+// The message being read (MSG_*), for a refusal's wording: set by nextField before every tag.
 let msg: i32 = 0;
 
 // Which varint a non-minimal one is (E_NON_CANONICAL's v for N_VARINT).
@@ -218,16 +218,32 @@ function tag(): i32 {
 }
 
 /**
- * A known field: its wire type (`want`), then its place after field `last`: one member of a oneof, fields in
- * ascending order, a singular field once (a repeated one contiguous, which ascending order implies here).
+ * The next field of message `m` (MSG_*), whose fields are 1 … n, into tagField: its tag, then the canonical
+ * rules in this order — a field the message has; its wire type (0 for the fields in the bit set `enums`, else
+ * 2; a field in `packed` written as one packed run); its place after field `last`: one member of a oneof,
+ * ascending order, a singular field once (a field in `repeated` contiguous, which ascending order implies).
  */
-function known(f: i32, w: i32, want: i32, last: i32, repeated: bool, oneof: bool): i32 {
-  if (w != want) return malformed(M_WRONG_WIRE_TYPE, f, w);
+function nextField(m: i32, n: i32, enums: i32, repeated: i32, packed: i32, oneof: bool, last: i32): i32 {
+  msg = m;
+  const e = tag();
+  if (e) return e;
+  const f = tagField;
+  const w = tagWire;
+  if (f < 1 || f > n) return nonCanonical(N_UNKNOWN, f, 0);
+  const bit = 1 << f;
+  if ((packed & bit) != 0 && w == 0) return nonCanonical(N_UNPACKED, f, 0);
+  if (w != ((enums & bit) != 0 ? 0 : 2)) return malformed(M_WRONG_WIRE_TYPE, f, w);
   if (oneof && last != 0) return nonCanonical(N_ONEOF, f, last);
   if (f < last) return nonCanonical(N_ORDER, f, last);
-  if (f == last && !repeated) return nonCanonical(N_TWICE, f, 0);
+  if (f == last && (repeated & bit) == 0) return nonCanonical(N_TWICE, f, 0);
   return E_OK;
 }
+
+// Field sets of nextField: bit f for field f.
+const F1_4: i32 = 0b11110; // LeafOp's enums (hash, prehash_key, prehash_value, length)
+const F1: i32 = 0b10; // InnerOp's enum (hash); a BatchProof's entries (repeated)
+const F4: i32 = 0b10000; // ExistenceProof's path (repeated), CompressedExistenceProof's path (packed)
+const F1_2: i32 = 0b110; // a CompressedBatchProof's entries and lookup_inners (repeated)
 
 /** Reads a length prefix; the value's end is left in vval. */
 function lengthEnd(field: i32): i32 {
@@ -288,13 +304,9 @@ function decodeLeaf(s: i32): i32 {
   setX(s, X_HAS_LEAF, 1);
   let last = 0;
   while (pos < end) {
-    msg = MSG_LEAF_OP;
-    let e = tag();
+    let e = nextField(MSG_LEAF_OP, 5, F1_4, 0, 0, false, last);
     if (e) return e;
     const f = tagField;
-    if (f < 1 || f > 5) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, f == 5 ? 2 : 0, last, false, false);
-    if (e) return e;
     last = f;
     if (f <= 4) {
       e = enumField(f);
@@ -315,13 +327,9 @@ function decodeInner(at: usize): i32 {
   memory.fill(at, 0, INNER);
   let last = 0;
   while (pos < end) {
-    msg = MSG_INNER_OP;
-    let e = tag();
+    let e = nextField(MSG_INNER_OP, 3, F1, 0, 0, false, last);
     if (e) return e;
     const f = tagField;
-    if (f < 1 || f > 3) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, f == 1 ? 0 : 2, last, false, false);
-    if (e) return e;
     last = f;
     if (f == 1) {
       e = enumField(f);
@@ -368,16 +376,10 @@ function decodeExist(s: i32, compressed: bool): i32 {
   setX(s, X_PRESENT, 1);
   let last = 0;
   while (pos < end) {
-    msg = compressed ? MSG_COMPRESSED_EXISTENCE_PROOF : MSG_EXISTENCE_PROOF;
-    let e = tag();
+    // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
+    let e = compressed ? nextField(MSG_COMPRESSED_EXISTENCE_PROOF, 4, 0, 0, F4, false, last) : nextField(MSG_EXISTENCE_PROOF, 4, 0, F4, 0, false, last);
     if (e) return e;
     const f = tagField;
-    const w = tagWire;
-    if (f < 1 || f > 4) return nonCanonical(N_UNKNOWN, f, 0);
-    // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
-    if (f == 4 && compressed && w == 0) return nonCanonical(N_UNPACKED, f, 0);
-    e = known(f, w, 2, last, f == 4 && !compressed, false);
-    if (e) return e;
     last = f;
     if (f == 1 || f == 2) {
       e = bytesField(f);
@@ -409,13 +411,9 @@ function decodeExist(s: i32, compressed: bool): i32 {
 function decodeNonExist(compressed: bool): i32 {
   let last = 0;
   while (pos < end) {
-    msg = compressed ? MSG_COMPRESSED_NON_EXISTENCE_PROOF : MSG_NON_EXISTENCE_PROOF;
-    let e = tag();
+    let e = nextField(compressed ? MSG_COMPRESSED_NON_EXISTENCE_PROOF : MSG_NON_EXISTENCE_PROOF, 3, 0, 0, 0, false, last);
     if (e) return e;
     const f = tagField;
-    if (f < 1 || f > 3) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, 2, last, false, false);
-    if (e) return e;
     last = f;
     if (f == 1) {
       // the key it proves absent: read and, as in ics23, never used
@@ -451,13 +449,9 @@ function decodeEntry(compressed: bool): i32 {
   let stop: usize = 0;
   let last = 0;
   while (pos < end) {
-    msg = compressed ? MSG_COMPRESSED_BATCH_ENTRY : MSG_BATCH_ENTRY;
-    let e = tag();
+    let e = nextField(compressed ? MSG_COMPRESSED_BATCH_ENTRY : MSG_BATCH_ENTRY, 2, 0, 0, 0, true, last);
     if (e) return e;
     const f = tagField;
-    if (f < 1 || f > 2) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, 2, last, false, true);
-    if (e) return e;
     last = f;
     e = enter(f);
     if (e) return e;
@@ -485,13 +479,9 @@ function decodeBatch(compressed: bool): i32 {
   lookupCount = 0;
   let last = 0;
   while (pos < end) {
-    msg = compressed ? MSG_COMPRESSED_BATCH_PROOF : MSG_BATCH_PROOF;
-    let e = tag();
+    let e = compressed ? nextField(MSG_COMPRESSED_BATCH_PROOF, 2, 0, F1_2, 0, false, last) : nextField(MSG_BATCH_PROOF, 1, 0, F1, 0, false, last);
     if (e) return e;
     const f = tagField;
-    if (f != 1 && !(f == 2 && compressed)) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, 2, last, true, false);
-    if (e) return e;
     last = f;
     e = enter(f);
     if (e) return e;
@@ -536,13 +526,9 @@ function decodeProof(ptr: usize, len: i32): i32 {
   resolving = false;
   let last = 0;
   while (pos < end) {
-    msg = MSG_COMMITMENT_PROOF;
-    let e = tag();
+    let e = nextField(MSG_COMMITMENT_PROOF, 4, 0, 0, 0, true, last);
     if (e) return e;
     const f = tagField;
-    if (f < 1 || f > 4) return nonCanonical(N_UNKNOWN, f, 0);
-    e = known(f, tagWire, 2, last, false, true);
-    if (e) return e;
     last = f;
     e = enter(f);
     if (e) return e;

@@ -324,6 +324,15 @@ function invent(r: Rand, exist: WField[]): WField[] {
   return e;
 }
 
+/** The proof's entry at a random place among a few genuine entries of the same tree (undefined: the proof is a batch already). */
+function amongOthers(r: Rand, proof: Uint8Array, others: readonly Claim[]): WField[] | undefined {
+  const genuine = asEntry(proof);
+  if (!genuine) return undefined;
+  const entries = others.map((o) => asEntry(o.proof)).filter((e): e is WField => e !== undefined && r.chance(0.3)).slice(0, 6);
+  entries.splice(r.int(entries.length + 1), 0, genuine);
+  return entries;
+}
+
 export const MUTATIONS: Readonly<Record<string, Mutation>> = {
   honest: (_c, p) => ({ proof: p }),
   "duplicate-field": ({ r }, p) => {
@@ -440,20 +449,12 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
     return { proof: encode(r.chance(0.5) ? [invented, batch] : [batch, invented]) };
   },
   "wrap-batch": ({ r, others }, p) => {
-    const genuine = asEntry(p);
-    if (!genuine) return undefined;
-    const extra = others.map((o) => asEntry(o.proof)).filter((e): e is WField => e !== undefined && r.chance(0.3)).slice(0, 6);
-    const entries = [...extra];
-    entries.splice(r.int(entries.length + 1), 0, genuine);
-    return { proof: encode([batchOf(entries)]) };
+    const entries = amongOthers(r, p, others);
+    return entries && { proof: encode([batchOf(entries)]) };
   },
   "wrap-compressed": ({ r, others }, p) => {
-    const genuine = asEntry(p);
-    if (!genuine) return undefined;
-    const extra = others.map((o) => asEntry(o.proof)).filter((e): e is WField => e !== undefined && r.chance(0.3)).slice(0, 6);
-    const entries = [...extra];
-    entries.splice(r.int(entries.length + 1), 0, genuine);
-    return { proof: encode([compressedOf(entries, r.chance(0.5))]) };
+    const entries = amongOthers(r, p, others);
+    return entries && { proof: encode([compressedOf(entries, r.chance(0.5))]) };
   },
   "packed-games": ({ r, others }, p) => {
     const genuine = asEntry(p);

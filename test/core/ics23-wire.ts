@@ -75,14 +75,22 @@ export interface WField {
 // ---- encoding ----
 
 /** A varint of `v` (taken as u64), `extra` bytes longer than minimal (continuation bytes over zero groups). */
-export function varint(v: bigint, extra = 0): number[] {
-  let x = BigInt.asUintN(64, v);
+export function varint(v: bigint | number, extra = 0): number[] {
   const out: number[] = [];
-  while (x >= 0x80n) {
-    out.push(Number(x & 0x7fn) | 0x80);
-    x >>= 7n;
+  if (typeof v === "number" && v >= 0 && v <= Number.MAX_SAFE_INTEGER) {
+    while (v >= 0x80) {
+      out.push((v % 0x80) | 0x80);
+      v = Math.floor(v / 0x80);
+    }
+    out.push(v);
+  } else {
+    let x = BigInt.asUintN(64, BigInt(v));
+    while (x >= 0x80n) {
+      out.push(Number(x & 0x7fn) | 0x80);
+      x >>= 7n;
+    }
+    out.push(Number(x));
   }
-  out.push(Number(x));
   for (let i = 0; i < extra; i++) {
     out[out.length - 1] |= 0x80;
     out.push(0);
@@ -90,26 +98,45 @@ export function varint(v: bigint, extra = 0): number[] {
   return out;
 }
 
-export function encode(fields: readonly WField[]): Uint8Array {
-  const out: number[] = [];
-  write(out, fields);
-  return Uint8Array.from(out);
+class Writer {
+  buf = new Uint8Array(256);
+  n = 0;
+  room(k: number): void {
+    if (this.n + k <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + k));
+    next.set(this.buf.subarray(0, this.n));
+    this.buf = next;
+  }
+  bytes(b: ArrayLike<number>): void {
+    this.room(b.length);
+    if (b instanceof Uint8Array) this.buf.set(b, this.n);
+    else for (let i = 0; i < b.length; i++) this.buf[this.n + i] = b[i];
+    this.n += b.length;
+  }
 }
 
-function write(out: number[], fields: readonly WField[]): void {
+export function encode(fields: readonly WField[]): Uint8Array {
+  const w = new Writer();
+  write(w, fields);
+  return w.buf.slice(0, w.n);
+}
+
+function write(w: Writer, fields: readonly WField[]): void {
   for (const f of fields) {
-    out.push(...varint((BigInt(f.field) << 3n) | BigInt(f.wire), f.tagExtra ?? 0));
-    if (f.wire === 0) out.push(...(f.numBytes ?? varint(f.num ?? 0n, f.numExtra ?? 0)));
+    w.bytes(varint(f.field * 8 + f.wire, f.tagExtra ?? 0));
+    if (f.wire === 0) w.bytes(f.numBytes ?? varint(f.num ?? 0n, f.numExtra ?? 0));
     else if (f.wire === 1 || f.wire === 5) {
       let x = BigInt.asUintN(64, f.num ?? 0n);
-      for (let i = 0; i < (f.wire === 1 ? 8 : 4); i++, x >>= 8n) out.push(Number(x & 0xffn));
+      const b: number[] = [];
+      for (let i = 0; i < (f.wire === 1 ? 8 : 4); i++, x >>= 8n) b.push(Number(x & 0xffn));
+      w.bytes(b);
     } else if (f.wire === 2) {
       const body = f.children ? encode(f.children) : (f.bytes ?? new Uint8Array(0));
-      out.push(...varint(BigInt(Math.max(0, body.length + (f.lenDelta ?? 0))), f.lenExtra ?? 0));
-      for (const b of body) out.push(b);
+      w.bytes(varint(Math.max(0, body.length + (f.lenDelta ?? 0)), f.lenExtra ?? 0));
+      w.bytes(body);
     } else if (f.wire === 3) {
-      write(out, f.group ?? []);
-      out.push(...varint((BigInt(f.field) << 3n) | 4n));
+      write(w, f.group ?? []);
+      w.bytes(varint(f.field * 8 + 4));
     }
   }
 }
@@ -122,20 +149,27 @@ class Cursor {
     readonly buf: Uint8Array,
     public end: number,
   ) {}
-  varint(): bigint {
-    let x = 0n;
+  /** A varint as a number when it fits 53 bits, else as a bigint (u64). */
+  varint(): number | bigint {
+    let x = 0;
+    const start = this.pos;
     for (let i = 0; i < 10; i++) {
       if (this.pos >= this.end) throw new Error("truncated varint");
       const c = this.buf[this.pos++];
-      x |= BigInt(c & 0x7f) << BigInt(7 * i);
-      if (c < 0x80) return BigInt.asUintN(64, x);
+      if (i < 7) x += (c & 0x7f) * 2 ** (7 * i);
+      if (c < 0x80) return i < 7 ? x : this.big(start);
     }
     throw new Error("varint overflow");
   }
-  take(n: number): Uint8Array {
+  private big(start: number): bigint {
+    let x = 0n;
+    for (let i = 0; start + i < this.pos; i++) x |= BigInt(this.buf[start + i] & 0x7f) << BigInt(7 * i);
+    return BigInt.asUintN(64, x);
+  }
+  take(n: number | bigint): Uint8Array {
     if (n > this.end - this.pos) throw new Error("length past end");
-    const v = this.buf.subarray(this.pos, this.pos + n);
-    this.pos += n;
+    const v = this.buf.subarray(this.pos, this.pos + Number(n));
+    this.pos += Number(n);
     return v;
   }
 }
@@ -149,22 +183,21 @@ function parseAt(c: Cursor, msg: MsgName | undefined, group?: number): WField[] 
   const out: WField[] = [];
   while (c.pos < c.end) {
     const t = c.varint();
-    const field = Number(t >> 3n);
-    const wire = Number(t & 7n);
+    const field = typeof t === "number" ? Math.floor(t / 8) : Number(t >> 3n);
+    const wire = Number(typeof t === "number" ? t % 8 : t & 7n);
     if (wire === 4) {
       if (group === field) return out;
       throw new Error("unexpected end group");
     }
     const def = msg ? SCHEMA[msg][field] : undefined;
-    if (wire === 0) out.push({ field, wire, num: c.varint() });
+    if (wire === 0) out.push({ field, wire, num: BigInt(c.varint()) });
     else if (wire === 1 || wire === 5) {
       const b = c.take(wire === 1 ? 8 : 4);
       let x = 0n;
       for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]);
       out.push({ field, wire, num: x });
     } else if (wire === 2) {
-      const len = c.varint();
-      const body = c.take(Number(len));
+      const body = c.take(c.varint());
       if (def?.kind === "message") out.push({ field, wire, msg: def.msg, children: parse(body, def.msg) });
       else out.push({ field, wire, bytes: body.slice() });
     } else if (wire === 3) out.push({ field, wire, group: parseAt(c, undefined, field) });
@@ -202,9 +235,9 @@ const nonCanonical = (what: string): never => {
 };
 
 /** A varint, refused if it does not read (malformed) or is not minimal (non-canonical). */
-function minimal(c: Cursor): bigint {
+function minimal(c: Cursor): number | bigint {
   const start = c.pos;
-  let x: bigint;
+  let x: number | bigint;
   try {
     x = c.varint();
   } catch (e) {
@@ -216,15 +249,16 @@ function minimal(c: Cursor): bigint {
   return x;
 }
 
-const isInt32 = (v: bigint) => BigInt.asIntN(64, v) === BigInt.asIntN(32, v);
+/** An int32 as Go writes it: 0 … 2^31-1, or a negative one sign-extended to 64 bits. */
+const isInt32 = (v: number | bigint) => (typeof v === "number" ? v < 2 ** 31 : BigInt.asIntN(64, v) === BigInt.asIntN(32, v));
 
 function check(c: Cursor, msg: MsgName): void {
   const schema = SCHEMA[msg];
   let last = 0;
   while (c.pos < c.end) {
     const t = minimal(c);
-    const field = t >> 32n !== 0n ? -1 : Number(t >> 3n);
-    const wire = Number(t & 7n);
+    const field = t >= 2 ** 32 ? -1 : Math.floor(Number(t) / 8);
+    const wire = Number(typeof t === "number" ? t % 8 : t & 7n);
     if (field === 0) malformed("field 0");
     if (wire === 6 || wire === 7) malformed("illegal wire type");
     if (wire === 4) malformed("end group");
@@ -238,15 +272,15 @@ function check(c: Cursor, msg: MsgName): void {
     last = field;
     if (def.kind === "enum") {
       const v = minimal(c);
-      if (v === 0n) nonCanonical(`${msg}.${def.name} default`);
+      if (v === 0) nonCanonical(`${msg}.${def.name} default`);
       if (!isInt32(v)) nonCanonical(`${msg}.${def.name} beyond int32`);
       continue;
     }
     const len = minimal(c);
-    if (len > BigInt(c.end - c.pos)) malformed("length past end");
+    if (len > c.end - c.pos) malformed("length past end");
     const end = c.pos + Number(len);
     if (def.kind === "bytes") {
-      if (len === 0n) nonCanonical(`${msg}.${def.name} default`);
+      if (len === 0) nonCanonical(`${msg}.${def.name} default`);
       c.pos = end;
     } else if (def.kind === "packed") {
       // an empty run is what ts-proto writes for an empty path (gogoproto writes none): both are honest

@@ -83,7 +83,7 @@ class Reader {
   /** the last varint, when it fits 32 bits (lengths, field numbers, enums); hi holds the rest */
   lo = 0;
   hi = 0;
-  /** the message being read (Ics23Message), for a refusal's wording: set by each message's loop before every tag */
+  /** the message being read (Ics23Message), for a refusal's wording: set by nextField before every tag */
   msg = 0;
   constructor(
     readonly buf: Uint8Array,
@@ -148,15 +148,29 @@ function tag(r: Reader): [number, number] {
 }
 
 /**
- * A known field: its wire type (`want`), then its place after field `last`: one member of a oneof, fields in
- * ascending order, a singular field once (a repeated one contiguous, which ascending order implies here).
+ * The next field of message `m` (Ics23Message), whose fields are 1 … n: its tag, then the canonical rules in
+ * this order — a field the message has; its wire type (0 for the fields in the bit set `enums`, else 2; a field
+ * in `packed` written as one packed run); its place after field `last`: one member of a oneof, ascending order,
+ * a singular field once (a field in `repeated` contiguous, which ascending order implies). Returns the field.
  */
-function known(r: Reader, f: number, w: number, want: number, last: number, repeated: boolean, oneof: boolean): void {
-  if (w !== want) malformed(Malformed.WrongWireType, f, w);
+function nextField(r: Reader, m: number, n: number, enums: number, repeated: number, packed: number, oneof: boolean, last: number): number {
+  r.msg = m;
+  const [f, w] = tag(r);
+  if (f < 1 || f > n) nonCanonical(r, Form.Unknown, f, 0);
+  const bit = 1 << f;
+  if ((packed & bit) !== 0 && w === 0) nonCanonical(r, Form.Unpacked, f, 0);
+  if (w !== ((enums & bit) !== 0 ? 0 : 2)) malformed(Malformed.WrongWireType, f, w);
   if (oneof && last !== 0) nonCanonical(r, Form.Oneof, f, last);
   if (f < last) nonCanonical(r, Form.Order, f, last);
-  if (f === last && !repeated) nonCanonical(r, Form.Twice, f, 0);
+  if (f === last && (repeated & bit) === 0) nonCanonical(r, Form.Twice, f, 0);
+  return f;
 }
+
+// Field sets of nextField: bit f for field f.
+const F1_4 = 0b11110; // LeafOp's enums (hash, prehash_key, prehash_value, length)
+const F1 = 0b10; // InnerOp's enum (hash); a BatchProof's entries (repeated)
+const F4 = 0b10000; // ExistenceProof's path (repeated), CompressedExistenceProof's path (packed)
+const F1_2 = 0b110; // a CompressedBatchProof's entries and lookup_inners (repeated)
 
 function lengthEnd(r: Reader, field: number): number {
   varint(r, field, V_LENGTH);
@@ -204,11 +218,7 @@ function decodeLeaf(r: Reader): Leaf {
   const leaf: Leaf = { hash: 0, prehashKey: 0, prehashValue: 0, length: 0, prefix: EMPTY };
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = M.LeafOp;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 5) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, f === 5 ? 2 : 0, last, false, false);
-    last = f;
+    const f = (last = nextField(r, M.LeafOp, 5, F1_4, 0, 0, false, last));
     if (f === 1) leaf.hash = enumField(r, f);
     else if (f === 2) leaf.prehashKey = enumField(r, f);
     else if (f === 3) leaf.prehashValue = enumField(r, f);
@@ -222,11 +232,7 @@ function decodeInner(r: Reader): Inner {
   const op: Inner = { hash: 0, prefix: EMPTY, suffix: EMPTY, hasSuffix: false };
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = M.InnerOp;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 3) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, f === 1 ? 0 : 2, last, false, false);
-    last = f;
+    const f = (last = nextField(r, M.InnerOp, 3, F1, 0, 0, false, last));
     if (f === 1) op.hash = enumField(r, f);
     else if (f === 2) op.prefix = bytesField(r, f);
     else {
@@ -244,13 +250,8 @@ function decodeExist(r: Reader, compressed = false): Exist | CompressedExist {
   const ep = { key: EMPTY, value: EMPTY, leaf: undefined as Leaf | undefined, path: [] as (Inner | number)[] };
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = compressed ? M.CompressedExistenceProof : M.ExistenceProof;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 4) nonCanonical(r, Form.Unknown, f, 0);
     // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
-    if (f === 4 && compressed && w === 0) nonCanonical(r, Form.Unpacked, f, 0);
-    known(r, f, w, 2, last, f === 4 && !compressed, false);
-    last = f;
+    const f = (last = compressed ? nextField(r, M.CompressedExistenceProof, 4, 0, 0, F4, false, last) : nextField(r, M.ExistenceProof, 4, 0, F4, 0, false, last));
     if (f === 1) ep.key = bytesField(r, f);
     else if (f === 2) ep.value = bytesField(r, f);
     else {
@@ -271,11 +272,7 @@ function decodeNonExist(r: Reader, compressed = false): NonExist | CompressedNon
   const np: { key: Uint8Array; left?: Exist | CompressedExist; right?: Exist | CompressedExist } = { key: EMPTY, left: undefined, right: undefined };
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = compressed ? M.CompressedNonExistenceProof : M.NonExistenceProof;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 3) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, 2, last, false, false);
-    last = f;
+    const f = (last = nextField(r, compressed ? M.CompressedNonExistenceProof : M.NonExistenceProof, 3, 0, 0, 0, false, last));
     // the key it proves absent (field 1): read and, as in ics23, never used
     if (f === 1) np.key = bytesField(r, f);
     else {
@@ -294,11 +291,7 @@ function decodeEntry(r: Reader, compressed: boolean): Entry | CompressedEntry {
   let entry: Entry | CompressedEntry;
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = compressed ? M.CompressedBatchEntry : M.BatchEntry;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 2) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, 2, last, false, true);
-    last = f;
+    const f = (last = nextField(r, compressed ? M.CompressedBatchEntry : M.BatchEntry, 2, 0, 0, 0, true, last));
     const outer = enter(r, f);
     if (compressed) entry = f === 1 ? { exist: decodeExist(r, true) } : { nonexist: decodeNonExist(r, true) };
     else entry = f === 1 ? { exist: decodeExist(r) } : { nonexist: decodeNonExist(r) };
@@ -313,11 +306,7 @@ function decodeBatch(r: Reader, compressed: boolean): { entries: (Entry | Compre
   const lookup: Inner[] = [];
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = compressed ? M.CompressedBatchProof : M.BatchProof;
-    const [f, w] = tag(r);
-    if (f !== 1 && !(f === 2 && compressed)) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, 2, last, true, false);
-    last = f;
+    const f = (last = compressed ? nextField(r, M.CompressedBatchProof, 2, 0, F1_2, 0, false, last) : nextField(r, M.BatchProof, 1, 0, F1, 0, false, last));
     const outer = enter(r, f);
     if (f === 1) entries.push(decodeEntry(r, compressed));
     else lookup.push(decodeInner(r));
@@ -368,11 +357,7 @@ export function decodeProof(bytes: Uint8Array): Proof {
   let compressed: ReturnType<typeof decodeBatch> | undefined;
   let last = 0;
   while (r.pos < r.end) {
-    r.msg = M.CommitmentProof;
-    const [f, w] = tag(r);
-    if (f < 1 || f > 4) nonCanonical(r, Form.Unknown, f, 0);
-    known(r, f, w, 2, last, false, true);
-    last = f;
+    const f = (last = nextField(r, M.CommitmentProof, 4, 0, 0, 0, true, last));
     const outer = enter(r, f);
     if (f === 1) proof = { kind: EXIST, exist: decodeExist(r) };
     else if (f === 2) proof = { kind: NONEXIST, nonexist: decodeNonExist(r) };
