@@ -28,8 +28,18 @@ export class WatchMetrics {
   private readonly alerts = new Counter({ name: `${P}alerts_total`, help: "Alerts made, by kind", labelNames: ["chain", "kind"], registers: [this.registry] });
   private readonly deliveries = new Counter({ name: `${P}webhook_deliveries_total`, help: "Webhook deliveries ended, by result", labelNames: ["result"], registers: [this.registry] });
 
+  /** The chain id each chain's series carry (a chain first seen unreachable has none until it answers). */
+  private readonly ids = new Map<string, string>();
+
   observe(s: ChainSnapshot): void {
     const l = { chain: s.name, chain_id: s.chainId ?? "" };
+    const was = this.ids.get(s.name);
+    if (was !== undefined && was !== l.chain_id) {
+      const old = { chain: s.name, chain_id: was };
+      for (const g of [this.blocksLeft, this.planHeight, this.etaP50, this.etaBand, this.readiness, this.height, this.age, this.verified, this.confirmed, this.halted]) g.remove(old);
+      for (const q of ["0.1", "0.5", "0.9"]) this.etaTime.remove({ ...old, quantile: q });
+    }
+    this.ids.set(s.name, l.chain_id);
     for (const g of [this.blocksLeft, this.etaP50, this.etaBand, this.readiness]) g.remove(l);
     for (const q of ["0.1", "0.5", "0.9"]) this.etaTime.remove({ ...l, quantile: q });
     this.verified.set(l, s.status === "verified" ? 1 : 0);
