@@ -9,8 +9,8 @@
  * - "appd": appd, upgraded v0.50 → v0.53 (`v050-to-v053`: the epochs store added, migrations run), so it runs
  *   appd v0.53 after it; one validator, no witness, trust on first use (its row amber: unconfirmed).
  *
- * Each upgrade produces its whole sequence — proposal passed, plan scheduled, the three lead times, halt, still
- * halted, resumed — to four local receivers (JSON, Slack, Discord, Telegram shapes), in order and exactly once,
+ * Each upgrade produces its whole sequence — proposal passed (simd, appd: the devnet's gov store keeps no
+ * voting-period index to prove), plan scheduled, the three lead times, halt, still halted, resumed — to four local receivers (JSON, Slack, Discord, Telegram shapes), in order and exactly once,
  * with the watch stopped (SIGTERM) and started again in the middle. Then the devnet's primary lies (a forged
  * commit signature): its row turns red with the failed check, the others stay verified. The fleet view is
  * screenshotted in Chromium (docs/watch-fleet-e2e*.png).
@@ -65,10 +65,13 @@ async function pace(url: string): Promise<number> {
   return Math.max(50, ((await t(top)) - (await t(from))) / Math.max(1, top - from));
 }
 
-/** The heights and ids each chain's upgrade must produce, in order. */
-function sequence(chain: string, name: string, H: number, proposal: string): string[] {
+/**
+ * The ids each chain's upgrade must produce, in order. `proposal`: the gov proposal seen in its voting period (the
+ * SDK's gov store indexes those under 0x04; the devnet's does not, so its proposals cannot be proven there).
+ */
+function sequence(chain: string, name: string, H: number, proposal?: string): string[] {
   const p = `${name}@${H}`;
-  return [`proposal_passed/${chain}/${proposal}`, `plan_scheduled/${chain}/${p}`, ...LEADS.map((l) => `lead/${chain}/${p}/${l}`), `halt/${chain}/${p}`, `still_halted/${chain}/${p}`, `resumed/${chain}/${p}`];
+  return [...(proposal ? [`proposal_passed/${chain}/${proposal}`] : []), `plan_scheduled/${chain}/${p}`, ...LEADS.map((l) => `lead/${chain}/${p}/${l}`), `halt/${chain}/${p}`, `still_halted/${chain}/${p}`, `resumed/${chain}/${p}`];
 }
 
 afterAll(() => {
@@ -135,7 +138,7 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
         passProposal(appHome, appHome.binary, softwareUpgradeMsg({ name: APP_UPGRADE_V053, height: appdH }), 120_000),
       ]);
       const want = {
-        devnet: sequence("devnet", "v2", devnetUp.H, "1"),
+        devnet: sequence("devnet", "v2", devnetUp.H),
         simd: sequence("simd", "v047-to-v050", simdH, String(simdProp.id)),
         appd: sequence("appd", APP_UPGRADE_V053, appdH, String(appdProp.id)),
       };
