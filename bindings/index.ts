@@ -16,8 +16,11 @@ export {
   type Ics23ErrorKind,
   type Ics23Spec,
   type Ics23SpecName,
+  type NonMembershipFacts,
   type ProofOp,
   type ProofSpec,
+  type ProvenLeaf,
+  type StoreProofFacts,
 } from "./core/ics23.js";
 export {
   GOV_AUTHORITY,
