@@ -20,8 +20,10 @@ export {
   type VerifiedUpgradeOptions,
 } from "./upgrade.js";
 export {
+  DEFAULT_MAX_AGE,
   NoTrustRootError,
   describeRoot,
+  maxAgeMs,
   rememberVerified,
   resolveTrustRoot,
   unconfirmedWarning,

@@ -15,10 +15,25 @@
  * picks which root to load; the root's hash then decides which chain is verified.
  */
 import { toHex } from "@cosmjs/encoding";
+import { messageOf } from "../base/errors.js";
+import { MS } from "../go/duration.js";
+import { parseDurationOption } from "../go/option.js";
 import { TrustOptionsError } from "./errors.js";
 import { headerHash } from "./header.js";
 import type { LightProvider } from "./provider.js";
 import { trustRoot, type TrustOptions } from "./trust.js";
+
+/** How old the latest header may be unless told otherwise (the CLI's --max-age, the page's &max_age=): a Go duration. */
+export const DEFAULT_MAX_AGE = "10m";
+
+/** A freshness bound given as a Go duration ("10m", "1h30m"; "0": no bound), in milliseconds. */
+export function maxAgeMs(text: string): number {
+  try {
+    return Number(parseDurationOption(text, "margin") / MS);
+  } catch (e) {
+    throw new TrustOptionsError(`invalid maximum age ${JSON.stringify(text)}: ${messageOf(e)}`);
+  }
+}
 
 /** How trust began: a root the user gave (flags), one that came in a page link, or the node's own word. */
 export type RootOrigin = "given" | "link" | "first-use";
@@ -110,8 +125,10 @@ export async function resolveTrustRoot(provider: LightProvider, store: RootStore
     // The chain a linked root claims (the node's word): only to find a root the user confirmed for it.
     const chainId = req.chainId ?? (g.how === "link" ? (await provider.signedHeader(checked.height)).header.chainId : "");
     const saved = chainId && !g.confirmed ? await store.load(chainId) : undefined;
-    if (saved?.confirmed && !(saved.origin.height === checked.height && saved.origin.hash === hash)) {
-      return { ...fromSaved(saved, req), setAside: { height: checked.height, hash } };
+    if (saved?.confirmed) {
+      // A link naming the confirmed root itself (where trust began, or the header saved) is that root, still confirmed.
+      const same = (saved.origin.height === checked.height && saved.origin.hash === hash) || (saved.height === checked.height && saved.hash === hash);
+      return same ? fromSaved(saved, req) : { ...fromSaved(saved, req), setAside: { height: checked.height, hash } };
     }
     const origin: TrustOrigin = { how: g.how, node: req.node, height: checked.height, hash, at };
     return { chainId, trust: { height: checked.height, hash, period: req.period }, source: g.how, confirmed: g.confirmed, origin };

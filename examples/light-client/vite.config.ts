@@ -22,7 +22,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     reportCompressedSize: false,
-    // The .wasm core is inlined (base64) in the package's browser entry: one script, no separate fetch.
+    // The .wasm core is inlined (base64) in the package's browser entry: no separate fetch (the two pages share it in one chunk).
     modulePreload: false,
     // The single-chain page, and the fleet view `xupgrade watch` serves (its rows link to the first).
     rollupOptions: { input: { index: here("index.html"), fleet: here("fleet.html") } },

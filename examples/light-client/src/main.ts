@@ -22,8 +22,9 @@ import { readRestState, RestClient } from "./rest.js";
 import { readReadinessRaw, readReadinessRest, type ReadinessView } from "./readiness.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
 import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderReadiness, renderReadinessNotVerified, renderReadinessVerified, renderVersions, type VersionChange } from "./view.js";
-import { VerifiedReader } from "./verified.js";
-import { renderUnprovable, renderVerificationFailure, renderVerified } from "./view-verified.js";
+import { VerifiedReader, type VerifiedState } from "./verified.js";
+import { renderNoRoot, renderRootRefused, renderUnprovable, renderVerificationFailure, renderVerified, tickAge, verifiedHaltLine } from "./view-verified.js";
+import { renderTrustPanel, type TrustActions, type TrustPanel } from "./view-trust.js";
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const params = new URLSearchParams(location.search);
@@ -130,6 +131,7 @@ function applyConfig(texts: Config, updateUrl: boolean): void {
   heightSeen = undefined;
   haltSeen = undefined;
   if (updateUrl) setParam({ rest: texts.rest, rpc: texts.rpc });
+  renderTrustPanel($("trust"), { kind: "none" }, trustActions);
   resetCards(config instanceof Problem ? "—" : "Connecting…");
 }
 
@@ -175,6 +177,7 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
     trustHeight: params.get("trust_height") ?? undefined,
     trustHash: params.get("trust_hash") ?? undefined,
     trustingPeriod: params.get("trusting_period") ?? undefined,
+    maxAge: params.get("max_age") ?? undefined,
     witnesses: params.getAll("witness"),
     chain: params.get("chain") ?? (servedByDevnet && !devnetOnCometbft ? "xupgrade-devnet" : undefined),
   });
@@ -183,27 +186,69 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
   const els = cardEls();
   const footer = $("footer");
   document.querySelector("main")!.classList.remove("stale");
+  renderTrustPanel($("trust"), trustPanelOf(state), trustActions);
   if (state.kind !== "verified") renderReadinessNotVerified($("readiness"));
+  delete document.body.dataset.root;
   if (state.kind === "verified") {
     if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
-    // A verified header at the plan's height over a state that still holds the plan: the halt, proven.
-    const halt = haltedFor({ chainKey: `${state.header.chainId}/verified`, height: state.header.height }, state.plan);
+    // A verified header at the plan's height over a state that still holds the plan: the halt, proven — at once
+    // when the header is older than the freshness bound (the library found it), else from the second poll.
+    const stale = state.fresh.halted && state.plan ? state.plan : undefined;
+    const halt = stale ?? haltedFor({ chainKey: `${state.header.chainId}/verified`, height: state.header.height }, state.plan);
     currentEta = renderVerified(els, state, node, heightSeen.at, halt !== undefined);
-    renderReadinessVerified($("readiness"), state.readiness, state.provenAt, node.ok ? node.value : undefined, WARN_BLOCKS);
-    if (halt) renderHalted(halt, []);
+    renderReadinessVerified($("readiness"), state.readiness, state.provenAt, { height: state.header.height }, WARN_BLOCKS, state.trust.root.confirmed);
+    if (halt) renderHalted(halt, [], verifiedHaltLine(state, halt));
     document.body.dataset.state = halt ? "halted" : "verified";
+    document.body.dataset.root = state.trust.root.confirmed ? "confirmed" : "unconfirmed";
     footer.dataset.refreshMs = String(Math.round(state.refreshMs));
     footer.dataset.verifiedHeight = state.header.height.toString();
-  } else if (state.kind === "failed") {
-    currentEta = undefined;
-    renderVerificationFailure(els, state);
-    document.body.dataset.state = "refused";
   } else {
     currentEta = undefined;
-    renderUnprovable(els, state);
-    document.body.dataset.state = "unprovable";
+    if (state.kind === "failed") renderVerificationFailure(els, state);
+    else if (state.kind === "no-root") renderNoRoot(els, state);
+    else if (state.kind === "root-refused") renderRootRefused(els, state);
+    else renderUnprovable(els, state);
+    document.body.dataset.state = state.kind === "failed" ? "refused" : state.kind;
   }
 }
+
+/** What the trust panel says for a state of verified mode. */
+function trustPanelOf(state: VerifiedState): TrustPanel {
+  switch (state.kind) {
+    case "no-root":
+      return { kind: "no-root", chainId: state.chainId, node: state.node };
+    case "root-refused":
+      return { kind: "refused", trust: state.trust, height: state.height, theirs: state.theirs };
+    case "verified":
+    case "failed":
+      if (state.trust?.root.setAside) return { kind: "set-aside", trust: state.trust };
+      if (state.kind === "verified" && !state.trust.root.confirmed) return { kind: "unconfirmed", trust: state.trust };
+      return { kind: "none" };
+    default:
+      return { kind: "none" };
+  }
+}
+
+/** The trust panel's actions: each changes what the reader trusts, then the page verifies again at once. */
+const trustActions: TrustActions = {
+  giveRoot(height, hash) {
+    reader?.giveRoot(height, hash);
+    resetCards("Verifying from the root you gave…");
+    schedule(0);
+  },
+  trustFirstUse() {
+    reader?.trustFirstUse();
+    resetCards("Verifying from this node's latest header…");
+    schedule(0);
+  },
+  confirm(hash) {
+    void reader?.confirm(hash).then(() => schedule(0));
+  },
+  replace(hash) {
+    if (reader?.replaceWithLinked(hash) === "replaced") resetCards("Verifying from the link's root…");
+    schedule(0);
+  },
+};
 
 async function poll(gen: number): Promise<void> {
   if (config instanceof Problem) {
@@ -319,6 +364,8 @@ const SEVERITY: ProblemKind[] = ["corrupt", "cors", "garbage", "bad-url", "http"
 
 function render(snap: Snapshot): void {
   latest = snap;
+  renderTrustPanel($("trust"), { kind: "none" }, trustActions);
+  delete document.body.dataset.root;
   const problems: Problem[] = [];
   const collect = (p: Part<unknown>) => !p.ok && problems.push(p.problem);
   collect(snap.chain);
@@ -369,10 +416,11 @@ function render(snap: Snapshot): void {
   }
 }
 
-/** The banner of a node halted at its plan's height (docs/spec/keeper.md §6.2). */
-function renderHalted(halt: PlanView, problems: string[]): void {
+/** The banner of a node halted at its plan's height (docs/spec/keeper.md §6.2); `said`: verified mode's own words. */
+function renderHalted(halt: PlanView, problems: string[], said?: string): void {
   renderBanner($("banner"), "halted", `Halted at height ${halt.height}, waiting for ${halt.name}.`, [
-    `The node reached the height of upgrade “${halt.name}” and stopped there, as every validator does; it still answers, from its state at height ${halt.height - 1n}. It resumes once a binary with the “${halt.name}” handler runs (a sidecar switches it by itself).`,
+    said ??
+      `The node reached the height of upgrade “${halt.name}” and stopped there, as every validator does; it still answers, from its state at height ${halt.height - 1n}. It resumes once a binary with the “${halt.name}” handler runs (a sidecar switches it by itself).`,
     ...problems,
   ]);
 }
@@ -449,6 +497,7 @@ function renderFooter(): void {
 function tick(): void {
   const el = document.querySelector<HTMLElement>('[data-testid="countdown"]');
   if (el && currentEta) el.textContent = countdownText(currentEta);
+  tickAge();
 }
 
 // ---- the loop ----

@@ -16,8 +16,10 @@ export interface BlockMeta {
   blockSize: string;
   /** header.version.app, "0" when omitted */
   appVersion: string;
-  /** The record as the node sent it (legacy-amino JSON). */
+  /** The record as the node sent it (legacy-amino JSON); none for a verified header. */
   raw: unknown;
+  /** A header verified backwards by the hash chain (verified mode): whether its transaction count is proven. */
+  verified?: { txsProven: boolean };
 }
 
 export interface AbciAnswer {
@@ -68,6 +70,18 @@ export class RpcClient {
     const r = await this.call("blockchain", { minHeight: min.toString(), maxHeight: max.toString() });
     const metas = field(r, "block_metas", "RPC blockchain", "array") as unknown[];
     return metas.map((m) => blockMeta(m));
+  }
+
+  /**
+   * The transactions of the block at `height` (`block`'s data.txs), as the node gives them: proven only by the
+   * caller, against a verified header's data_hash.
+   */
+  async blockTxs(height: bigint): Promise<Uint8Array[]> {
+    const what = `RPC block ${height}`;
+    const r = await this.call("block", { height: height.toString() });
+    const txs = (field(r, "block.data", what, "object") as { txs?: unknown }).txs ?? [];
+    if (!Array.isArray(txs) || !txs.every((t): t is string => typeof t === "string")) throw new Problem("garbage", "block.data.txs is not a list of base64 strings.", what);
+    return txs.map((t) => base64(t, what));
   }
 
   /** `abci_query` with hex data (no `0x`); an empty or null value is an empty array. */

@@ -1,43 +1,55 @@
 /**
  * Verified mode (docs/spec/light-client.md §9.3): the upgrade's state read through `xupgrade/light` — headers
  * verified from a trust root as CometBFT's light client verifies them, every value proven against their app
- * hash. The trust root comes from the page address (`trust_height`, `trust_hash`), else from what this browser
- * verified last time for the chain (localStorage), else — trust on first use — from the node's own latest
- * header, said so. Each verified refresh makes the newest verified header the next root.
+ * hash. Where the root comes from is the library's policy (resolveTrustRoot), the CLI's too: a root the user
+ * typed, else one from the page address (unconfirmed until the user confirms it; never replacing a root the user
+ * confirmed for the chain), else the newest header this browser verified for the chain, else nothing — the page
+ * then asks for a root, and takes the node's own latest header only when the user chooses that, unconfirmed.
+ * Each verified refresh makes the newest verified header the next root, keeping whether it was ever confirmed.
  */
 import { loadCore, type Core } from "xupgrade";
 import {
+  DEFAULT_MAX_AGE,
+  NoTrustRootError,
   RpcProvider,
   UNPROVABLE,
   VerificationError,
   VerifiedUpgradeClient,
-  trustOnFirstUse,
+  maxAgeMs,
+  proveTxs,
+  rememberVerified,
+  resolveTrustRoot,
+  type Freshness,
   type ProposedUpgrade,
   type Proven,
+  type ResolvedRoot,
   type VerificationStep,
   type VerifiedHeader,
+  type VerifiedUpgradeOptions,
 } from "xupgrade/light";
 import type { ReadinessTally } from "xupgrade";
 import type { AppliedView, PlanView, VersionView } from "./model.js";
-import type { BlockMeta } from "./rpc.js";
+import { Problem } from "./net.js";
+import { BrowserRootStore } from "./root-store.js";
+import { RpcClient, type BlockMeta } from "./rpc.js";
 
-/** Where the trust root came from, as the page says it. */
-export interface RootInfo {
+/** The trust a verified state rests on. */
+export interface TrustView {
+  root: ResolvedRoot;
+  /** The chain the verified headers are of. */
   chainId: string;
-  height: bigint;
-  hash: string;
-  how: "address" | "first-use";
-  /** The RPC it was first taken from, and when (ISO). */
-  node: string;
-  at: string;
-  /** The newest verified header the page started this refresh from (height), when it advanced. */
-  advancedTo?: bigint;
+  /** The user's source gave another hash than the link's for the height the link names: the pinned root stays. */
+  replaceRefused?: { height: bigint; theirs: string };
 }
 
 export interface VerifiedFacts {
   kind: "verified";
-  root: RootInfo;
+  trust: TrustView;
   header: VerifiedHeader;
+  /** The verified header's age by this machine's clock, and — when it is old — the upgrade the chain halted for. */
+  fresh: Freshness;
+  /** The freshness bound (0: none). */
+  maxAgeMs: number;
   /** The state height every fact is proven at (header.height − 1). */
   provenAt: bigint;
   plan: PlanView | undefined;
@@ -57,7 +69,9 @@ export interface VerifiedFacts {
   readiness: { tally: ReadinessTally | undefined } | { problem: string } | undefined;
   /** Verified (height, time in ms) of the last headers, oldest first. */
   blockTimes: { height: bigint; ms: number }[];
+  /** The witnesses that confirmed the verified header; none when the link names none (`withoutWitnesses`). */
   witnesses: string[];
+  withoutWitnesses: boolean;
   proofs: number;
   /** Signatures verified this refresh. */
   signatures: number;
@@ -66,10 +80,27 @@ export interface VerifiedFacts {
 
 export interface VerificationFailure {
   kind: "failed";
-  root: RootInfo | undefined;
+  trust: TrustView | undefined;
   check: string;
   height: bigint | undefined;
   message: string;
+}
+
+/** No root given, none saved for the chain, and trust on first use not chosen: nothing is verified. */
+export interface NoRoot {
+  kind: "no-root";
+  /** The chain the node says it is on (only which root to look for). */
+  chainId: string;
+  node: string;
+}
+
+/** The user's source gave another hash for the root's height: this node's chain is not the one the source knows. */
+export interface RootRefused {
+  kind: "root-refused";
+  trust: TrustView;
+  height: bigint;
+  /** What the user's source says (upper-case hex). */
+  theirs: string;
 }
 
 export interface Unprovable {
@@ -77,72 +108,126 @@ export interface Unprovable {
   reason: string;
 }
 
-export type VerifiedState = VerifiedFacts | VerificationFailure | Unprovable;
-
-interface StoredRoot {
-  chainId: string;
-  height: string;
-  hash: string;
-  origin: { how: "address" | "first-use"; node: string; at: string; height: string; hash: string };
-}
-
-const storageKey = (chainId: string) => `xupgrade-light-client:trust:${chainId}`;
-
-function loadRoot(chainId: string): StoredRoot | undefined {
-  try {
-    const v = JSON.parse(localStorage.getItem(storageKey(chainId)) ?? "null") as StoredRoot | null;
-    if (v && v.chainId === chainId && /^[0-9]{1,19}$/.test(v.height) && /^[0-9A-F]{64}$/.test(v.hash) && v.origin) return v;
-  } catch {
-    /* a damaged entry is forgotten */
-  }
-  return undefined;
-}
-
-function saveRoot(r: StoredRoot): void {
-  try {
-    localStorage.setItem(storageKey(r.chainId), JSON.stringify(r));
-  } catch {
-    /* private mode: the root lasts as long as the page */
-  }
-}
+export type VerifiedState = VerifiedFacts | VerificationFailure | NoRoot | RootRefused | Unprovable;
 
 const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
 const ms = (t: { seconds: bigint; nanos: number }) => Number(t.seconds) * 1000 + t.nanos / 1e6;
 
+/** One store for the page's lifetime: what private mode keeps lives in it. */
+const store = new BrowserRootStore();
+
 export interface VerifiedOptions {
   rpc: string;
-  /** From the page address. */
+  /** From the page address: a root that is not confirmed until the user confirms it. */
   trustHeight?: string;
   trustHash?: string;
   trustingPeriod?: string;
+  /** A Go duration (default the CLI's 10m; "0": no bound). */
+  maxAge?: string;
   witnesses: string[];
   /** `xupgrade-devnet` (served by a devnet, or `?chain=`): said unprovable. */
   chain?: string;
 }
 
-/** One verified session: a client per trust root and RPC, kept across polls. */
+/** A session of verified mode: a client per trust root and RPC, kept across polls, and what the user chose about trust. */
 export class VerifiedReader {
   private client: VerifiedUpgradeClient | undefined;
-  private root: RootInfo | undefined;
+  private trust: TrustView | undefined;
   private core: Core | undefined;
   private steps: VerificationStep[] = [];
   /** The witnesses that confirmed each verified height. */
-  private readonly confirmed = new Map<bigint, Set<string>>();
+  private readonly confirmedBy = new Map<bigint, Set<string>>();
+  /** A root the user typed (the root form, or a confirmed replacement of the pinned one). */
+  private given: { height: bigint; hash: string } | undefined;
+  /** The user chose to take the node's latest header, unverified. */
+  private firstUse = false;
+  /** The user's source contradicted the root: nothing is verified until another root is given. */
+  private refused: { height: bigint; theirs: string } | undefined;
+  /** Transactions proven per block hash (they never change). */
+  private readonly txCounts = new Map<string, number>();
 
   constructor(private readonly o: VerifiedOptions) {}
 
+  /** The trust the last state rests on (for the trust panel's actions). */
+  get trustView(): TrustView | undefined {
+    return this.trust;
+  }
+
+  /** Starts over from a root the user typed: confirmed, since it came from their own source. */
+  giveRoot(height: bigint, hash: string): void {
+    this.given = { height, hash };
+    this.firstUse = false;
+    this.restart();
+  }
+
+  /** Takes the node's own latest header as the root, unverified and unconfirmed: the user asked for it. */
+  trustFirstUse(): void {
+    this.firstUse = true;
+    this.restart();
+  }
+
+  /**
+   * The user's source gave `theirs` as the hash of the block where trust began: the same hash confirms the root
+   * (it becomes a root the user gave, saved confirmed); another refuses this node's chain.
+   */
+  async confirm(theirs: string): Promise<"confirmed" | "refused" | undefined> {
+    const t = this.trust;
+    if (!t) return undefined;
+    const o = t.root.origin;
+    if (theirs !== o.hash) {
+      this.refused = { height: o.height, theirs };
+      return "refused";
+    }
+    this.refused = undefined;
+    t.root = { ...t.root, source: "given", confirmed: true, origin: { ...o, how: "given" } };
+    if (this.client) await this.remember(this.client);
+    return "confirmed";
+  }
+
+  /**
+   * Replaces the pinned root with the one the link names, once the user's source gives the same hash for its
+   * height; another hash keeps the pinned root and says so.
+   */
+  replaceWithLinked(theirs: string): "replaced" | "refused" | undefined {
+    const t = this.trust;
+    const aside = t?.root.setAside;
+    if (!t || !aside) return undefined;
+    if (theirs !== aside.hash) {
+      t.replaceRefused = { height: aside.height, theirs };
+      return "refused";
+    }
+    this.giveRoot(aside.height, aside.hash);
+    return "replaced";
+  }
+
+  private restart(): void {
+    this.client = undefined;
+    this.trust = undefined;
+    this.refused = undefined;
+    this.confirmedBy.clear();
+  }
+
   async read(): Promise<VerifiedState> {
     if (this.o.chain && UNPROVABLE[this.o.chain]) return { kind: "unprovable", reason: UNPROVABLE[this.o.chain] };
+    if (this.refused && this.trust) return { kind: "root-refused", trust: this.trust, ...this.refused };
     const started = performance.now();
     try {
+      const bound = maxAgeMs(this.o.maxAge ?? DEFAULT_MAX_AGE);
       this.core ??= await loadCore("wasm");
       this.steps = [];
-      if (!this.client) await this.connect();
+      if (!this.client) {
+        const none = await this.connect();
+        if (none) return none;
+      }
       const client = this.client!;
-      const from = client.header.height;
       const header = await client.sync();
-      for (const s of this.steps) if (s.kind === "witness") (this.confirmed.get(s.height) ?? this.confirmed.set(s.height, new Set()).get(s.height)!).add(s.witness!);
-      if (header.height > from) this.root = { ...this.root!, advancedTo: from };
+      for (const s of this.steps) if (s.kind === "witness" && s.witness) (this.confirmedBy.get(s.height) ?? this.confirmedBy.set(s.height, new Set()).get(s.height)!).add(s.witness);
+      let fresh: Freshness;
+      try {
+        fresh = await client.freshness({ maxAgeMs: bound });
+      } finally {
+        await this.remember(client); // what was verified stays verified, also when it is too old to show
+      }
       const [plan, pv, versions, applied, proposals, recent] = await Promise.all([
         client.currentPlan(),
         client.protocolVersion(),
@@ -175,36 +260,16 @@ export class VerifiedReader {
       }
       const appliedHeaders = new Map<bigint, BlockMeta>();
       for (const u of applied.value.entries) {
-        const rec = await client.light.verifyBackwards(u.height).catch((e: unknown) => {
-          if (e instanceof VerificationError && (e.check === "provider" || e.check === "header-order")) return undefined;
-          throw e;
-        });
-        if (!rec) continue;
-        const hd = rec.header;
-        appliedHeaders.set(u.height, {
-          height: u.height,
-          hash: hex(rec.hash),
-          time: new Date(ms(hd.time)).toISOString(),
-          appHash: hex(hd.appHash),
-          proposer: hex(hd.proposerAddress),
-          numTxs: "—",
-          blockSize: "—",
-          appVersion: hd.version.app.toString(),
-          raw: { verified: "by the hash chain of last block ids, down from the verified header", height: u.height.toString(), hash: hex(rec.hash), app_hash: hex(hd.appHash) },
-        });
+        const block = await this.appliedBlock(client, u.height);
+        if (block) appliedHeaders.set(u.height, block);
       }
-      const r = client.trustRoot();
-      saveRoot({
-        chainId: r.chainId,
-        height: r.height.toString(),
-        hash: hex(r.hash),
-        origin: { how: this.root!.how, node: this.root!.node, at: this.root!.at, height: this.root!.height.toString(), hash: this.root!.hash },
-      });
       const all: Proven<unknown>[] = [plan, pv, versions, applied, proposals];
       return {
         kind: "verified",
-        root: this.root!,
+        trust: this.trust!,
         header,
+        fresh,
+        maxAgeMs: bound,
         provenAt: plan.height,
         plan: plan.value,
         protocolVersion: pv.value,
@@ -216,42 +281,90 @@ export class VerifiedReader {
         proposals: proposals.value,
         readiness,
         blockTimes: recent.map((x) => ({ height: x.height, ms: ms(x.time) })),
-        witnesses: [...(this.confirmed.get(header.height) ?? [])],
+        witnesses: [...(this.confirmedBy.get(header.height) ?? [])],
+        withoutWitnesses: this.o.witnesses.length === 0,
         proofs: all.reduce((n, p) => n + p.proofs, 0) + (readiness && "tally" in readiness ? 2 : 0),
         signatures: this.steps.reduce((n, s) => n + (s.tally?.signaturesVerified ?? 0), 0),
         refreshMs: performance.now() - started,
       };
     } catch (e) {
       if (!(e instanceof VerificationError)) throw e;
-      return { kind: "failed", root: this.root, check: e.check, height: e.height, message: e.detail };
+      return { kind: "failed", trust: this.trust, check: e.check, height: e.height, message: e.detail };
     }
   }
 
-  private async connect(): Promise<void> {
+  /** Resolves the root (the library's policy) and connects from it; `NoRoot` when there is none to start from. */
+  private async connect(): Promise<NoRoot | undefined> {
     const { rpc } = this.o;
-    const now = new Date().toISOString();
-    let trust: { height: bigint; hash: string };
-    if (this.o.trustHeight !== undefined && this.o.trustHash !== undefined) {
-      trust = { height: BigInt(/^[0-9]+$/.test(this.o.trustHeight) ? this.o.trustHeight : "0"), hash: this.o.trustHash };
-      this.root ??= { chainId: "", height: trust.height, hash: this.o.trustHash.toUpperCase(), how: "address", node: rpc, at: now };
-    } else {
-      const status = await RpcProvider.of(rpc).status();
-      const stored = loadRoot(status.chainId);
-      if (stored) {
-        trust = { height: BigInt(stored.height), hash: stored.hash };
-        this.root ??= { chainId: stored.chainId, height: BigInt(stored.origin.height), hash: stored.origin.hash, how: stored.origin.how, node: stored.origin.node, at: stored.origin.at };
-      } else {
-        const first = await trustOnFirstUse(rpc);
-        trust = { height: first.height, hash: hex(first.hash) };
-        this.root = { chainId: first.chainId, height: first.height, hash: hex(first.hash), how: "first-use", node: rpc, at: now };
-      }
+    const provider = RpcProvider.of(rpc);
+    const link =
+      this.o.trustHeight !== undefined && this.o.trustHash !== undefined
+        ? { height: /^[0-9]{1,19}$/.test(this.o.trustHeight) ? BigInt(this.o.trustHeight) : 0n, hash: this.o.trustHash, how: "link" as const, confirmed: false }
+        : undefined;
+    const given = this.given ? { ...this.given, how: "given" as const, confirmed: true } : link;
+    let root: ResolvedRoot;
+    try {
+      root = await resolveTrustRoot(provider, store, { node: rpc, given, firstUse: this.firstUse, period: this.o.trustingPeriod });
+    } catch (e) {
+      if (e instanceof NoTrustRootError) return { kind: "no-root", chainId: e.chainId, node: e.node };
+      throw e;
     }
-    this.client = await VerifiedUpgradeClient.connect(rpc, {
-      trust: { ...trust, period: this.o.trustingPeriod },
+    // Witnesses are required unless none is named; then the page verifies against this node alone and says so.
+    const options: VerifiedUpgradeOptions & { withoutWitnesses?: boolean } = {
+      chainId: root.source === "saved" ? root.chainId : undefined,
+      trust: root.trust,
       witnesses: this.o.witnesses,
+      withoutWitnesses: this.o.witnesses.length === 0,
       core: this.core,
       onStep: (s) => this.steps.push(s),
+    };
+    // The root is shown (and confirmable) from here on, also when verifying from it fails.
+    this.trust = { root, chainId: root.chainId };
+    this.client = await VerifiedUpgradeClient.connect(rpc, options);
+    this.trust.chainId = this.client.chainId;
+    return undefined;
+  }
+
+  /** The newest verified header becomes the saved root, confirmed exactly when the root it was verified from is. */
+  private async remember(client: VerifiedUpgradeClient): Promise<void> {
+    if (this.trust) await rememberVerified(store, this.trust.root, client.trustRoot());
+  }
+
+  /**
+   * The block record of an applied upgrade's height: its header, verified backwards by the hash chain of last
+   * block ids; its transaction count only when the block's transactions hash to the header's data_hash (a node
+   * whose transactions do not is lying, and fails verification). Undefined when the node keeps no such block.
+   */
+  private async appliedBlock(client: VerifiedUpgradeClient, height: bigint): Promise<BlockMeta | undefined> {
+    const rec = await client.light.verifyBackwards(height).catch((e: unknown) => {
+      if (e instanceof VerificationError && (e.check === "provider" || e.check === "header-order")) return undefined;
+      throw e;
     });
-    this.root = { ...this.root!, chainId: this.client.chainId };
+    if (!rec) return undefined;
+    const hd = rec.header;
+    const hash = hex(rec.hash);
+    let txs = this.txCounts.get(hash);
+    if (txs === undefined) {
+      const given = await new RpcClient(this.o.rpc).blockTxs(height).catch((e: unknown) => {
+        if (e instanceof Problem) return undefined; // the node does not give the block: its size stays unknown
+        throw e;
+      });
+      if (given) {
+        txs = proveTxs(hd, given).length;
+        this.txCounts.set(hash, txs);
+      }
+    }
+    return {
+      height,
+      hash,
+      time: new Date(ms(hd.time)).toISOString(),
+      appHash: hex(hd.appHash),
+      proposer: hex(hd.proposerAddress),
+      numTxs: txs === undefined ? "—" : String(txs),
+      blockSize: "—",
+      appVersion: hd.version.app.toString(),
+      raw: undefined,
+      verified: { txsProven: txs !== undefined },
+    };
   }
 }

@@ -35,6 +35,20 @@ function problemBox(problem: Problem): HTMLElement {
   return h("p", { class: `problem ${problem.kind}`, "data-testid": "problem", "data-kind": problem.kind }, problem.message);
 }
 
+/**
+ * A verified fact's badge: green "✓ verified" only under a root the user confirmed; under any other root amber,
+ * "verified against an unconfirmed root" — what was proven holds only if that root is the chain's.
+ */
+export function verifiedBadge(text: string, confirmed: boolean, testid = "verified-badge"): HTMLElement {
+  return h(
+    "p",
+    { class: confirmed ? "verified-badge" : "verified-badge unconfirmed", "data-testid": testid, "data-confirmed": String(confirmed) },
+    h("span", { class: "tick" }, confirmed ? "✓ verified" : "⚠ verified against an unconfirmed root"),
+    " ",
+    text,
+  );
+}
+
 function dl(rows: [string, Child, string?][]): HTMLElement {
   const list = h("dl");
   for (const [term, value, testid] of rows) list.append(h("dt", {}, term), h("dd", { "data-testid": testid }, value));
@@ -217,8 +231,9 @@ export function renderApplied(
 }
 
 function blockView(b: BlockMeta): HTMLElement {
-  // Verified mode shows the header itself, verified by the hash chain (no size or tx count: those are not in it).
-  const verified = typeof b.raw === "object" && b.raw !== null && "verified" in b.raw;
+  // Verified mode shows the header itself, verified by the hash chain: a transaction count only when the block's
+  // transactions were proven by its data_hash, never a size (no header field commits to it).
+  const v = b.verified;
   return h(
     "div",
     { class: "block", "data-testid": "block-record" },
@@ -227,12 +242,16 @@ function blockView(b: BlockMeta): HTMLElement {
       ["time", b.time],
       ["app hash", h("code", {}, b.appHash)],
       ["proposer", h("code", {}, b.proposer)],
-      verified ? ["header", "verified backwards by the hash chain of last block ids"] : ["txs · size", `${b.numTxs} · ${b.blockSize} bytes`],
+      ...(v
+        ? ([
+            ["header", "verified backwards by the hash chain of last block ids"],
+            ["txs", v.txsProven ? `${b.numTxs} (proven: they hash to the header's data_hash)` : "— (unverified: the node did not give the block's transactions)", "block-txs"],
+            ["size", "— (unverified: no header field commits to it)", "block-size"],
+          ] as [string, Child, string?][])
+        : ([["txs · size", `${b.numTxs} · ${b.blockSize} bytes`]] as [string, Child, string?][])),
       ["header app version", b.appVersion],
     ]),
-    verified
-      ? null
-      : h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
+    v ? null : h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
   );
 }
 
@@ -366,12 +385,24 @@ export function renderReadinessNotVerified(el: HTMLElement): void {
  * Verified mode: the tally proven against the verified header's app hash (the `readiness` store's value under the
  * plan's key), or its absence, or why it cannot be proven.
  */
-export function renderReadinessVerified(el: HTMLElement, r: { tally: ReadinessTally | undefined } | { problem: string } | undefined, provenAt: bigint, chain: ChainView | undefined, warnBlocks: bigint): void {
+export function renderReadinessVerified(
+  el: HTMLElement,
+  r: { tally: ReadinessTally | undefined } | { problem: string } | undefined,
+  provenAt: bigint,
+  chain: Pick<ChainView, "height"> | undefined,
+  warnBlocks: bigint,
+  confirmed: boolean,
+): void {
   const source = `proven · readiness store at height ${provenAt}`;
   if (r === undefined) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, "No upgrade is scheduled (proven): nothing to be ready for."));
   if ("problem" in r) return void card(el, "Readiness", "not proven", h("p", { class: "not-verified", "data-testid": "readiness-not-verified" }, `Readiness cannot be proven on this chain: ${r.problem}`));
   if (!r.tally) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, `No readiness tally for this plan: its absence is proven at height ${provenAt}.`));
-  renderReadiness(el, { ok: true, value: { tally: r.tally, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" } }, at: provenAt }, "verified", chain, warnBlocks, `Proven at height ${provenAt} against the app hash of verified header ${provenAt + 1n}; each attestation in it was checked against its validator's signature by every validator.`);
+  const proven = verifiedBadge(
+    `Proven at height ${provenAt} against the app hash of verified header ${provenAt + 1n}; each attestation in it was checked against its validator's signature by every validator.`,
+    confirmed,
+    "readiness-proven",
+  );
+  renderReadiness(el, { ok: true, value: { tally: r.tally, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" } }, at: provenAt }, "verified", chain, warnBlocks, proven);
 }
 
 const STATUS_TEXT: Record<ReadinessStatus, string> = {
@@ -400,7 +431,7 @@ function whyNot(v: ValidatorReadiness): string {
  * group, and the same warnings as `xupgrade query upgrade readiness` (fewer than 2/3 ready within `warnBlocks`
  * of the height; app hashes that disagree).
  */
-export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: ChainView | undefined, warnBlocks: bigint, proven?: string): void {
+export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: Pick<ChainView, "height"> | undefined, warnBlocks: bigint, proven?: HTMLElement): void {
   const title = "Readiness";
   if (!part.ok) {
     card(el, title, READINESS_SOURCE[source], problemBox(part.problem));
@@ -468,9 +499,8 @@ export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, sour
     notReady.length ? list : h("p", { class: "muted", "data-testid": "all-ready" }, "Every validator is ready."),
     h("h3", {}, `Rehearsed app hashes${t.appHashesDisagree ? " — they DISAGREE" : ""}`),
     t.appHashGroups.length ? groups : h("p", { class: "muted" }, "No rehearsal reported yet."),
-    proven
-      ? h("p", { class: "verified-badge", "data-testid": "readiness-proven" }, h("span", { class: "tick" }, "✓ verified"), " ", proven)
-      : h(
+    proven ??
+      h(
           "p",
           { class: "muted", "data-testid": "readiness-unverified" },
           "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; read unverified here — verified mode proves the tally against a verified header.",

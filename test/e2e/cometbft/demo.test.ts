@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { buildPage, launchChromium, openPage, shot } from "../../examples/light-client/helpers.js";
+import { buildPage, launchChromium, openPage, shot, trustFirstUse } from "../../examples/light-client/helpers.js";
 import { ROOT } from "../../support/paths.js";
 import { expectDemoLeftNothing, runDemo, type Demo } from "../../support/demo.js";
 import { builtCliMain, removeTempDirs } from "../helpers.js";
@@ -35,6 +35,7 @@ async function watchPage(demo: Demo): Promise<{ seen: string[]; groups: number; 
   let warned = false;
   try {
     const { page } = await openPage(browser, `${url}?poll=300`);
+    await trustFirstUse(page); // no root for the demo's chain in a fresh browser: the node's own, unverified (amber)
     // Until the halt, not the demo's next step: the tally stays at 100 % for the blocks up to the height, and a
     // loaded machine may show it a few polls after the CLI did.
     for (const end = Date.now() + 300_000; Date.now() < end && !demo.output().includes("halting at height"); ) {

@@ -83,16 +83,46 @@ export async function polls(page: Page): Promise<number> {
   return Number(await page.locator("#footer").getAttribute("data-polls"));
 }
 
-/** Writes test-output/light-client/<name>.png (and docs/light-client.png when asked to). */
-export async function shot(page: Page, name: string, docs = false): Promise<void> {
+/** Writes test-output/light-client/<name>.png (and docs/light-client.png, or the docs/ file `docs` names, when asked to). */
+export async function shot(page: Page, name: string, docs: boolean | string = false): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   const path = join(SHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
-  // The committed screenshot changes only on purpose: when missing, or with XUPGRADE_UPDATE_SCREENSHOT=1.
-  if (docs && (!existsSync(DOCS_SHOT) || process.env.XUPGRADE_UPDATE_SCREENSHOT === "1")) {
+  // The committed screenshots change only on purpose: when missing, or with XUPGRADE_UPDATE_SCREENSHOT=1.
+  const target = typeof docs === "string" ? join(ROOT, "docs", docs) : docs ? DOCS_SHOT : undefined;
+  if (target && (!existsSync(target) || process.env.XUPGRADE_UPDATE_SCREENSHOT === "1")) {
     mkdirSync(join(ROOT, "docs"), { recursive: true });
-    copyFileSync(path, DOCS_SHOT);
+    copyFileSync(path, target);
   }
+}
+
+/**
+ * Verified mode with no trust root: chooses the panel's secondary button, the node's own latest header, unverified
+ * (every badge then amber). For suites that need the page verifying a node they started and have no root for.
+ */
+export async function trustFirstUse(page: Page, timeoutMs = 60_000): Promise<void> {
+  await page.locator('[data-testid="trust-first-use"]').click({ timeout: timeoutMs });
+}
+
+/** Pastes `hash` into one of the trust panel's hash forms (`confirm-form`, `replace-form`) and submits it. */
+export async function pasteHash(page: Page, form: "confirm-form" | "replace-form", hash: string): Promise<void> {
+  await page.locator(`[data-testid="${form}-hash"]`).fill(hash);
+  await page.locator(`[data-testid="${form}-submit"]`).click();
+}
+
+/** Types a root into the trust panel's root form (the first one shown) and submits it. */
+export async function giveRoot(page: Page, height: bigint | number, hash: string): Promise<void> {
+  const form = page.locator('[data-testid="root-form"]').first();
+  await form.locator('[data-testid="root-form-height"]').fill(String(height));
+  await form.locator('[data-testid="root-form-hash"]').fill(hash);
+  await form.locator('[data-testid="root-form-submit"]').click();
+}
+
+/** The badges of verified mode: their text and whether each is green (under a confirmed root). */
+export async function badges(page: Page): Promise<{ text: string; confirmed: boolean }[]> {
+  return page.locator('[data-testid="verified-badge"], [data-testid="readiness-proven"]').evaluateAll((els) =>
+    els.map((e) => ({ text: (e as HTMLElement).innerText, confirmed: e.getAttribute("data-confirmed") === "true" })),
+  );
 }
 
 const TYPES: Record<string, string> = {
@@ -197,6 +227,28 @@ export function sdkLayoutRpcProxy(upstream: string): Promise<TestServer> {
     const records = keys.map((k, i) => Uint8Array.from([0x01, ...values[i], ...k.subarray(1)]));
     records.sort((a, b) => Buffer.compare(a, b));
     return encodePairs(records.map((k) => [k, Uint8Array.of(1)]));
+  });
+}
+
+/**
+ * A proxy in front of a node's RPC that answers `block` itself with the transactions `txsAt(height)` gives (base64),
+ * or CometBFT's error for a block it does not keep when that is undefined; everything else is the node's.
+ */
+export function blockTxsRpcProxy(upstream: string, txsAt: (height: bigint) => string[] | undefined): Promise<TestServer> {
+  return listen(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://proxy.local");
+    if (url.pathname === "/block") {
+      const height = BigInt((url.searchParams.get("height") ?? "0").replace(/"/g, ""));
+      const txs = txsAt(height);
+      const body = txs
+        ? { jsonrpc: "2.0", id: -1, result: { block_id: {}, block: { header: {}, data: { txs }, evidence: { evidence: [] }, last_commit: null } } }
+        : { jsonrpc: "2.0", id: -1, error: { code: -32603, message: "Internal error", data: `height ${height} is not available, lowest height is 40` } };
+      res.writeHead(200, { ...CORS, "Content-Type": "application/json" });
+      return res.end(JSON.stringify(body));
+    }
+    const answer = await fetch(upstream + (req.url ?? "/"), { method: req.method === "OPTIONS" ? "OPTIONS" : "GET" });
+    res.writeHead(answer.status, { ...CORS, "Content-Type": answer.headers.get("content-type") ?? "application/json" });
+    res.end(await answer.text());
   });
 }
 

@@ -13,6 +13,10 @@ import { failed, ok, type UpgradeState } from "../../../examples/light-client/sr
 import { Problem, parseBaseUrl } from "../../../examples/light-client/src/net.js";
 import { decodePairs, doneLayoutText, hex, readRawState } from "../../../examples/light-client/src/raw.js";
 import type { RpcClient } from "../../../examples/light-client/src/rpc.js";
+import { BrowserRootStore } from "../../../examples/light-client/src/root-store.js";
+import { parseRoot } from "../../../examples/light-client/src/view-trust.js";
+import { DEFAULT_MAX_AGE, maxAgeMs, resolveTrustRoot, type SavedRoot } from "../../../bindings/light/trust-root.js";
+import type { LightProvider } from "../../../bindings/light/provider.js";
 
 const fromHex = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (b) => parseInt(b, 16));
 
@@ -263,5 +267,124 @@ describe("the devnet's /ui routes", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** localStorage as a Map; `broken`: every call throws, as in a private window whose storage is disabled. */
+function storage(broken = false): Storage & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  const guard = () => {
+    if (broken) throw new DOMException("The operation is insecure.", "SecurityError");
+  };
+  return {
+    map,
+    get length() {
+      return map.size;
+    },
+    clear: () => map.clear(),
+    key: (i: number) => [...map.keys()][i] ?? null,
+    getItem: (k: string) => (guard(), map.get(k) ?? null),
+    setItem: (k: string, v: string) => (guard(), void map.set(k, v)),
+    removeItem: (k: string) => (guard(), void map.delete(k)),
+  };
+}
+
+const ROOT_A: SavedRoot = {
+  chainId: "chain-a",
+  height: 120n,
+  hash: "AB".repeat(32),
+  time: "2026-01-02T03:04:05.000000006Z",
+  origin: { how: "link", node: "http://node:26657", height: 3n, hash: "CD".repeat(32), at: "2026-01-01T00:00:00.000Z" },
+  confirmed: false,
+  updatedAt: "2026-01-02T03:04:06.000Z",
+};
+
+describe("the page's saved trust roots (localStorage)", () => {
+  const KEY = "xupgrade-light-client:trust:chain-a";
+
+  it("keeps one root per chain id, with where trust began and whether it was confirmed", async () => {
+    const s = storage();
+    const store = new BrowserRootStore(() => s);
+    expect(await store.load("chain-a")).toBeUndefined();
+    await store.save(ROOT_A);
+    await store.save({ ...ROOT_A, chainId: "chain-b", confirmed: true });
+    expect([...s.map.keys()].sort()).toEqual([KEY, "xupgrade-light-client:trust:chain-b"]);
+    // A fresh store (another page load) reads what the last one saved.
+    const again = new BrowserRootStore(() => s);
+    expect(await again.load("chain-a")).toEqual(ROOT_A);
+    expect((await again.load("chain-b"))?.confirmed).toBe(true);
+  });
+
+  it("forgets a damaged entry (and one saved under another chain's key) instead of guessing a root", async () => {
+    const s = storage();
+    const store = new BrowserRootStore(() => s);
+    for (const damaged of ["{", "null", JSON.stringify({ chainId: "chain-a", height: "x", hash: "AB".repeat(32), origin: {} }), JSON.stringify({ chainId: "chain-b", height: "1", hash: "AB".repeat(32), origin: { how: "given", height: "1", hash: "AB".repeat(32) } })]) {
+      s.map.set(KEY, damaged);
+      expect(await store.load("chain-a")).toBeUndefined();
+      expect(s.map.has(KEY)).toBe(false);
+    }
+  });
+
+  it("reads an entry written before roots were confirmed as unconfirmed (a root from the address is a link's)", async () => {
+    const s = storage();
+    s.map.set(KEY, JSON.stringify({ chainId: "chain-a", height: "7", hash: "AB".repeat(32), origin: { how: "address", node: "n", at: "t", height: "3", hash: "CD".repeat(32) } }));
+    expect(await new BrowserRootStore(() => s).load("chain-a")).toMatchObject({ height: 7n, confirmed: false, origin: { how: "link", height: 3n } });
+  });
+
+  it("without usable storage (private mode), keeps roots for the page's lifetime", async () => {
+    const store = new BrowserRootStore(() => storage(true));
+    expect(await store.load("chain-a")).toBeUndefined();
+    await store.save(ROOT_A);
+    expect(await store.load("chain-a")).toEqual(ROOT_A);
+    const full = storage();
+    full.setItem = () => {
+      throw new DOMException("full", "QuotaExceededError");
+    };
+    const store2 = new BrowserRootStore(() => full);
+    await store2.save(ROOT_A);
+    expect(await store2.load("chain-a")).toEqual(ROOT_A);
+  });
+});
+
+describe("a root typed into the page", () => {
+  it("is a positive height and a 32-byte hash, pasted in any case, with or without 0x and spaces", () => {
+    expect(parseRoot(" 42 ", ` 0x${"ab".repeat(32)}\n`)).toEqual({ height: 42n, hash: "AB".repeat(32) });
+    expect(parseRoot("x", "AB".repeat(32))).toEqual({ error: "The height is a block height: a whole number, like 1234567." });
+    expect(parseRoot("0", "AB".repeat(32))).toEqual({ error: "Trust height must be positive, got 0." });
+    expect(parseRoot("5", "abcd")).toEqual({ error: "Trust hash must be 32 bytes (64 hex digits), got 2 bytes." });
+    expect(parseRoot("5", "zz".repeat(32))).toMatchObject({ error: expect.stringMatching(/^Trust hash ".*" is not hex\.$/) });
+  });
+});
+
+describe("the page's links and the roots the user confirmed (resolveTrustRoot)", () => {
+  /** A node that only says which chain a height is of. */
+  const node = { label: "n", signedHeader: async () => ({ header: { chainId: "chain-a" } }) } as unknown as LightProvider;
+  const pinned: SavedRoot = { ...ROOT_A, confirmed: true, origin: { ...ROOT_A.origin, how: "given" } };
+  const link = (height: bigint, hash: string) => ({ node: "n", given: { height, hash, how: "link" as const, confirmed: false } });
+
+  it("a link naming the confirmed root (where trust began, or the header saved) is that root, still confirmed", async () => {
+    const store = new BrowserRootStore(() => storage());
+    await store.save(pinned);
+    for (const [h, hash] of [
+      [3n, "CD".repeat(32)],
+      [120n, "AB".repeat(32)],
+    ] as const) {
+      const r = await resolveTrustRoot(node, store, link(h, hash));
+      expect(r).toMatchObject({ source: "saved", confirmed: true, trust: { height: 120n, hash: "AB".repeat(32) } });
+      expect(r.setAside).toBeUndefined();
+    }
+  });
+
+  it("a link naming another root is set aside; the confirmed root is used", async () => {
+    const store = new BrowserRootStore(() => storage());
+    await store.save(pinned);
+    const r = await resolveTrustRoot(node, store, link(3n, "EF".repeat(32)));
+    expect(r).toMatchObject({ source: "saved", confirmed: true, setAside: { height: 3n, hash: "EF".repeat(32) } });
+  });
+
+  it("the freshness bound: a Go duration, 10 min unless told; 0 is none; anything else refused", () => {
+    expect([DEFAULT_MAX_AGE, maxAgeMs(DEFAULT_MAX_AGE), maxAgeMs("1h30m"), maxAgeMs("0")]).toEqual(["10m", 600_000, 5_400_000, 0]);
+    expect(() => maxAgeMs("-1s")).toThrow('invalid maximum age "-1s": must not be negative');
+    expect(() => maxAgeMs("soon")).toThrow('invalid maximum age "soon": time: invalid duration "soon"');
   });
 });
