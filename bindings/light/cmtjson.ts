@@ -1,7 +1,7 @@
 /**
  * CometBFT's JSON (libs/json, "cmtjson") of what the light client holds: headers, commits, validators, a light
  * block, and light client attack evidence as `broadcast_evidence` reads it. Struct fields under their json
- * tags (or, untagged, their Go names), int64 and uint64 as decimal strings, smaller integers as numbers, hashes
+ * tags (or, untagged, their Go names; omitempty ones left out when zero), int64 and uint64 as decimal strings, smaller integers as numbers, hashes
  * and addresses as upper-case hex (HexBytes), signatures as base64 ([]byte, null when empty), times as RFC 3339
  * in UTC, and registered interfaces (keys, evidence) as `{"type": <name>, "value": …}`.
  */
@@ -18,7 +18,8 @@ const blockIdJson = (id: BlockID) => ({ hash: HEX(id.hash), parts: { total: id.p
 
 export function headerJson(h: Header): unknown {
   return {
-    version: { block: h.version.block.toString(), app: h.version.app.toString() },
+    // version.Consensus is a protobuf struct: its fields are omitempty.
+    version: { ...(h.version.block ? { block: h.version.block.toString() } : {}), ...(h.version.app ? { app: h.version.app.toString() } : {}) },
     chain_id: h.chainId,
     height: h.height.toString(),
     time: formatTimestamp(h.time),
@@ -83,7 +84,8 @@ export const evidenceJson = (ev: LightClientAttackEvidence): unknown => ({
   value: {
     ConflictingBlock: lightBlockJson(ev.conflictingBlock),
     CommonHeight: ev.commonHeight.toString(),
-    ByzantineValidators: ev.byzantineValidators.map(validatorJson),
+    // A nil slice (an amnesia attack names no one) is null.
+    ByzantineValidators: ev.byzantineValidators.length ? ev.byzantineValidators.map(validatorJson) : null,
     TotalVotingPower: ev.totalVotingPower.toString(),
     Timestamp: formatTimestamp(ev.timestamp),
   },

@@ -115,7 +115,7 @@ export function newLightClientAttackEvidence(conflicted: LightBlock, trusted: Li
  * varint) — bytes 0–30 of the hash, a zero byte where CometBFT's copy stops one short, then the varint. The
  * same conflict at the same common height is one piece of evidence, whichever signatures it carries.
  */
-export function evidenceHash(ev: LightClientAttackEvidence): Uint8Array {
+export function evidenceHash(ev: { conflictingBlock: { hash: Uint8Array }; commonHeight: bigint }): Uint8Array {
   const head = new Uint8Array(32);
   head.set(ev.conflictingBlock.hash.subarray(0, 31));
   return sha256(concatBytes(head, varint(Number(ev.commonHeight))));

@@ -149,6 +149,16 @@ class Reader {
   }
 }
 
+/**
+ * A signed header in CometBFT's JSON wherever it appears (a block's evidence, a saved light block), read as
+ * strictly as a `commit` answer; `source` names it in errors.
+ */
+export function readSignedHeaderJson(json: unknown, source = "the JSON"): SignedHeader {
+  const r = new Reader(source, "a signed header", undefined);
+  if (!isObject(json)) throw r.fail("it", "is not an object");
+  return { header: r.header(r.obj(json, "header", "it"), "it.header"), commit: r.commit(r.obj(json, "commit", "it"), "it.commit") };
+}
+
 export class RpcProvider implements LightProvider {
   readonly label: string;
 

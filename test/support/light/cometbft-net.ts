@@ -3,11 +3,13 @@
  * application (no SDK needed to test headers): `cometbft testnet` homes rewritten to free ports, peers of each
  * other, CORS open, fast blocks. A network can use secp256k1 validator keys (written here in CometBFT's key
  * format), and can be forked: a copy of a one-validator home started on its own makes a second chain with
- * the same genesis, chain id and validator — two valid histories from height 2 on.
+ * the same genesis, chain id and validator — two valid histories from height 2 on. The test owns the validators'
+ * keys (`validatorKeys`), so it can sign what the network never did (a lunatic header), and reads back what a
+ * node committed (`committedEvidence`).
  */
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toBase64, toHex } from "@cosmjs/encoding";
+import { fromBase64, toBase64, toHex } from "@cosmjs/encoding";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keyAddress } from "../../../bindings/light/validators.js";
@@ -184,4 +186,48 @@ export async function forkOf(cometbft: string, net: Net): Promise<Net> {
   };
   await configure();
   return netOf(cometbft, net.chainId, [node], configure);
+}
+
+/** A validator's ed25519 key, from its home's priv_validator_key.json. */
+export interface ValidatorKey {
+  address: Uint8Array;
+  /** The 32-byte seed (CometBFT keeps seed ‖ public key). */
+  secret: Uint8Array;
+}
+
+export function validatorKeys(net: Net): ValidatorKey[] {
+  return net.nodes.map((n) => {
+    const k = JSON.parse(readFileSync(join(n.home, "config/priv_validator_key.json"), "utf8")) as { address: string; priv_key: { type: string; value: string } };
+    if (k.priv_key.type !== "tendermint/PrivKeyEd25519") throw new Error(`${n.home}: not an ed25519 key (${k.priv_key.type})`);
+    return { address: Uint8Array.from(Buffer.from(k.address, "hex")), secret: fromBase64(k.priv_key.value).subarray(0, 32) };
+  });
+}
+
+/** One piece of evidence in a committed block, as the node's `/block` writes it. */
+export interface CommittedEvidence {
+  height: bigint;
+  evidence: { type: string; value: Record<string, unknown> };
+}
+
+/**
+ * Waits for the node to commit evidence that `matches`, reading each block from `from` on as the node reaches it
+ * (the evidence goes into a block its proposer makes once the evidence is pending).
+ */
+export async function committedEvidence(url: string, from: bigint, matches: (e: CommittedEvidence["evidence"]) => boolean): Promise<CommittedEvidence> {
+  let h = from;
+  return waitUntil(
+    async () => {
+      while (h <= (await rpcHeight(url))) {
+        const r = (await (await fetch(`${url}/block?height=${h}`, { signal: AbortSignal.timeout(5000) })).json()) as {
+          result: { block: { evidence: { evidence: CommittedEvidence["evidence"][] | null } } };
+        };
+        const evidence = (r.result.block.evidence.evidence ?? []).find(matches);
+        if (evidence) return { height: h, evidence };
+        h++;
+      }
+      return false;
+    },
+    60_000,
+    `evidence committed on ${url} from height ${from}`,
+  );
 }

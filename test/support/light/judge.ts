@@ -27,6 +27,8 @@ export interface TsVerdict {
   check?: string;
   error?: string;
   errorClass?: string;
+  /** The error itself (a LightClientAttackError carries the evidence sent). */
+  thrown?: VerificationError;
   hash?: string;
   steps: VerificationStep[];
 }
@@ -68,6 +70,7 @@ export async function judge(input: JudgeInput, proofs: (client: LightClient) => 
     ts.check = e.check;
     ts.error = e.message;
     ts.errorClass = e.name;
+    ts.thrown = e;
   }
   let go: OracleVerdict | undefined;
   if (!oracleMissing()) {

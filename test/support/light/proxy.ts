@@ -10,14 +10,25 @@
  *   other-validators  validators answered by `other` (another validator set, at the same height)
  *   fork              commit and validators answered by `other` (a fork: the same chain id and validators)
  *   strip-prove       abci_query forwarded with prove=false
+ *   lunatic           commit: the header with another app hash, its commit signed again — by every validator of the
+ *                     set, with the network's own keys (`signers`): a header the validators never made, valid
+ *                     as far as signatures go (a lunatic attack)
  *
  * Headers (commit, validators) are tampered only above `above`, so the trust root itself stays honest.
  */
-import { fromBase64, toBase64 } from "@cosmjs/encoding";
+import { fromBase64, fromHex, toBase64 } from "@cosmjs/encoding";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { commitJson, headerJson } from "../../../bindings/light/cmtjson.js";
+import { voteSignBytes } from "../../../bindings/light/encoding.js";
+import { headerHash } from "../../../bindings/light/header.js";
+import { readSignedHeaderJson } from "../../../bindings/light/rpc-provider.js";
+import { type Commit, timestampFromNs, timestampNs } from "../../../bindings/light/types.js";
+import { equalBytes } from "../../../bindings/base/bytes.js";
 import type { TestServer } from "../http.js";
 import { RpcFault, serveJsonRpc } from "./rpc-server.js";
 
-export const TAMPERINGS = ["plan-value", "proof-byte", "drop-signatures", "forge-signature", "other-chain", "other-validators", "fork", "strip-prove"] as const;
+export const TAMPERINGS = ["plan-value", "proof-byte", "drop-signatures", "forge-signature", "other-chain", "other-validators", "fork", "strip-prove", "lunatic"] as const;
 export type Tampering = (typeof TAMPERINGS)[number];
 
 export interface ProxyOptions {
@@ -28,6 +39,8 @@ export interface ProxyOptions {
   above?: bigint;
   /** Encodes a replacement plan value from the node's (undefined when none is scheduled). */
   fakePlan?: (original: Uint8Array | undefined) => Uint8Array;
+  /** For lunatic: the validators' ed25519 keys (address, 32-byte seed). */
+  signers?: { address: Uint8Array; secret: Uint8Array }[];
 }
 
 export interface LyingNode extends TestServer {
@@ -54,6 +67,33 @@ function flipByte(b64: string, at: (n: number) => number): string {
   return toBase64(bytes);
 }
 
+/** The lunatic header for a `commit` answer above the honest heights (else undefined): another app hash, signed by every validator. */
+async function lunatic(upstream: string, result: Record<string, unknown>, above: (h: bigint) => boolean, signers: { address: Uint8Array; secret: Uint8Array }[]): Promise<unknown> {
+  const sh = readSignedHeaderJson(result.signed_header, upstream);
+  const h = sh.header.height;
+  if (!above(h)) return undefined;
+  const header = { ...sh.header, appHash: sha256(new TextEncoder().encode(`lunatic/${h}`)) };
+  const vals = (await call(upstream, "validators", { height: String(h), per_page: "100" })).validators as { address: string }[];
+  const commit: Commit = {
+    ...sh.commit,
+    blockId: { hash: headerHash(header)!, partSetHeader: sh.commit.blockId.partSetHeader },
+    signatures: vals.map((v, i) => ({
+      blockIdFlag: 2,
+      validatorAddress: fromHex(v.address),
+      timestamp: timestampFromNs(timestampNs(header.time) + BigInt(i + 1) * 1_000_000n),
+      signature: new Uint8Array(0),
+    })),
+  };
+  commit.signatures.forEach((s, i) => {
+    const key = signers.find((k) => equalBytes(k.address, s.validatorAddress));
+    if (!key) throw new Error(`lunatic: no key for validator ${v(s.validatorAddress)}`);
+    s.signature = ed25519.sign(voteSignBytes(header.chainId, commit, i), key.secret);
+  });
+  return { signed_header: { header: headerJson(header), commit: commitJson(commit) }, canonical: true };
+}
+
+const v = (b: Uint8Array) => Buffer.from(b).toString("hex").toUpperCase();
+
 export async function lyingNode(upstream: string, options: ProxyOptions = {}): Promise<LyingNode> {
   const state = { tampered: 0 };
   const heightOf = (params: Record<string, unknown>) => (params.height === undefined || params.height === null ? undefined : BigInt(String(params.height)));
@@ -73,6 +113,11 @@ export async function lyingNode(upstream: string, options: ProxyOptions = {}): P
       return call(options.other, method, params);
     }
     const result = await call(upstream, method, params);
+    if (method === "commit" && mode === "lunatic") {
+      const lie = await lunatic(upstream, result, above, options.signers ?? []);
+      if (lie) state.tampered++;
+      return lie ?? result;
+    }
     if (method === "commit" && (mode === "drop-signatures" || mode === "forge-signature")) {
       const sh = result.signed_header as { header: { height: string }; commit: { signatures: Sig[] } };
       if (!above(BigInt(sh.header.height))) return result;

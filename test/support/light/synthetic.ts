@@ -63,7 +63,7 @@ export interface SyntheticOptions {
   /** The time of height h (default: genesis + (h − 1) × interval). */
   timeAt?: (height: bigint) => bigint;
   /** `broadcast_evidence`: what the node answers (the evidence's hash), or throws an RpcFault; default: refused. */
-  acceptEvidence?: (evidence: unknown) => Uint8Array;
+  acceptEvidence?: (evidence: unknown) => Uint8Array | Promise<Uint8Array>;
 }
 
 export class SyntheticChain {
@@ -222,7 +222,7 @@ export class SyntheticChain {
       }
       case "broadcast_evidence": {
         if (!this.o.acceptEvidence) throw new RpcFault("a synthetic node keeps no evidence pool");
-        return { hash: toBase64(this.o.acceptEvidence(params.evidence)) };
+        return Promise.resolve(this.o.acceptEvidence(params.evidence)).then((hash) => ({ hash: toBase64(hash) }));
       }
       default:
         throw new RpcFault(`Method not found: ${method}`, -32601, "Method not found");
