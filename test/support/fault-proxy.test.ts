@@ -2,12 +2,15 @@
  * The fault proxy of the CometBFT fault suite, on real loopback sockets: bytes cross a link whole and in
  * order whatever the jitter; nothing arrives before its delay; random drops and reset cuts close
  * connections (and a reset cut refuses new ones until it ends); a blackhole holds what is sent and lets it
- * through when the cut ends. Only lower bounds of time are asserted: a busy machine can only make things later.
+ * through when the cut ends; regions put one delay inside and another between; a partition cuts only the
+ * links that cross it; a seeded generator repeats the same faults. Only lower bounds of time are asserted: a
+ * busy machine can only make things later.
  */
 import { randomBytes } from "node:crypto";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { FaultProxy } from "./fault-proxy.js";
+import { rng } from "./random.js";
 import { waitUntil } from "./wait.js";
 
 const servers: Server[] = [];
@@ -128,5 +131,53 @@ describe("the fault proxy", () => {
     expect(got.chunks[0].at - cutAt).toBeGreaterThanOrEqual(300 - 1);
     expect(link.stats.dropped).toBe(0);
     s.destroy();
+  });
+
+  it("regions: one delay inside a region, another between regions; every node in exactly one", async () => {
+    const proxy = await FaultProxy.start(["a", "b", "c", "d"].map((name, i) => ({ name, p2p: `127.0.0.1:${1000 + i}` })));
+    proxies.push(proxy);
+    proxy.regions([["a", "b"], ["c", "d"]], { delayMs: 20, jitterMs: 10 }, { delayMs: 225, jitterMs: 75 });
+    expect(proxy.link("a", "b").faults).toEqual({ delayMs: 20, jitterMs: 10 });
+    expect(proxy.link("d", "c").faults).toEqual({ delayMs: 20, jitterMs: 10 });
+    for (const [from, to] of [["a", "c"], ["c", "a"], ["b", "d"], ["d", "a"]]) expect(proxy.link(from, to).faults).toEqual({ delayMs: 225, jitterMs: 75 });
+    expect(() => proxy.regions([["a", "b"], ["b", "c", "d"]], {}, {})).toThrow("b is in two regions");
+    expect(() => proxy.regions([["a", "b"], ["c"]], {}, {})).toThrow("d is in no region");
+  });
+
+  it("a partition cuts the links across it and leaves each side's own links up", async () => {
+    const port = await echoServer();
+    const proxy = await FaultProxy.start([
+      { name: "a", p2p: "127.0.0.1:1" },
+      { name: "b", p2p: `127.0.0.1:${port}` },
+      { name: "c", p2p: `127.0.0.1:${port}` },
+    ]);
+    proxies.push(proxy);
+    proxy.partition(["a", "b"], 60_000, "reset");
+    expect(proxy.link("a", "b").cut).toBe(false);
+    expect(proxy.link("b", "a").cut).toBe(false);
+    for (const [from, to] of [["a", "c"], ["c", "a"], ["b", "c"], ["c", "b"]]) expect(proxy.link(from, to).cut).toBe(true);
+    // Inside the group bytes flow; across it the connection is refused.
+    const inside = await dial(proxy.link("a", "b").port);
+    const got = collect(inside);
+    inside.write("ping");
+    await waitUntil(() => got.bytes().toString() === "ping", 10_000, "the echo inside the group");
+    inside.destroy();
+    const across = collect(await dial(proxy.link("a", "c").port));
+    await across.closed;
+    expect(proxy.link("a", "c").stats.refused).toBe(1);
+    proxy.heal();
+    expect(proxy.links.some((l) => l.cut)).toBe(false);
+  });
+
+  it("draws its jitter and drops from the generator it is given: the same seed, the same faults", () => {
+    const draws = async (seed: number) => {
+      const proxy = await FaultProxy.start(["a", "b"].map((name, i) => ({ name, p2p: `127.0.0.1:${1000 + i}` })), { random: rng(seed) });
+      proxies.push(proxy);
+      return [0, 1, 2].map(() => proxy.link("a", "b").random());
+    };
+    return Promise.all([draws(7), draws(7), draws(8)]).then(([x, y, z]) => {
+      expect(x).toEqual(y);
+      expect(x).not.toEqual(z);
+    });
   });
 });

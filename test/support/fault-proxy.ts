@@ -13,7 +13,13 @@
  *   what arrives, and lets it all through when the cut ends (a pulled cable: whether a connection survives
  *   is up to the peers' own timeouts).
  *
- * Faults apply to the links they are set on from then on; a link's counters say what it did.
+ * Faults are set on every link (`setFaults`), on the links of a group of nodes (`regions`: one delay inside each
+ * region, another between them) or on one link, and apply from then on; a `partition` cuts only the links
+ * that cross between a group and the rest. The randomness (jitter, drop lifetimes) comes from one generator,
+ * seeded when the caller wants two runs to see the same faults. A link's counters say what it did.
+ *
+ * Network namespaces would give a partition in the kernel (a veth set down), but this kernel has no netem
+ * qdisc and no iptables, so delays cannot be added there: the proxy does both, one way.
  */
 import { createServer, connect, type Server, type Socket } from "node:net";
 
@@ -61,7 +67,7 @@ class Pipe {
 
   private push(chunk: Buffer): void {
     const f = this.link.faults;
-    const jitter = f.jitterMs ? (Math.random() * 2 - 1) * f.jitterMs : 0;
+    const jitter = f.jitterMs ? (this.link.random() * 2 - 1) * f.jitterMs : 0;
     // Never before the previous chunk of this direction: the stream keeps its order.
     const at = Math.max(this.lastAt, Date.now() + Math.max(0, (f.delayMs ?? 0) + jitter));
     this.lastAt = at;
@@ -119,7 +125,7 @@ class Conn {
       this.dropTimer = setTimeout(() => {
         link.stats.dropped++;
         this.destroy();
-      }, -Math.log(1 - Math.random()) * mean);
+      }, -Math.log(1 - link.random()) * mean);
       this.dropTimer.unref();
     }
   }
@@ -152,6 +158,8 @@ export class Link {
     /** The node it reaches. */
     readonly to: string,
     private readonly target: { host: string; port: number },
+    /** Numbers in [0, 1): the jitter and the drops draw from it. */
+    readonly random: () => number = Math.random,
     private readonly server: Server = createServer(),
   ) {
     this.server.on("connection", (s) => this.accept(s));
@@ -221,17 +229,22 @@ export interface ProxyNode {
   p2p: string;
 }
 
+export interface ProxyOptions {
+  /** Numbers in [0, 1) for the jitter and the drops (test/support/random.ts `rng(seed)` repeats a run's faults); default Math.random. */
+  random?: () => number;
+}
+
 /** Links between every ordered pair of nodes. */
 export class FaultProxy {
   private constructor(readonly links: Link[]) {}
 
-  static async start(nodes: readonly ProxyNode[]): Promise<FaultProxy> {
+  static async start(nodes: readonly ProxyNode[], o: ProxyOptions = {}): Promise<FaultProxy> {
     const links: Link[] = [];
     for (const a of nodes) {
       for (const b of nodes) {
         if (a === b) continue;
         const [host, port] = splitHostPort(b.p2p);
-        links.push(new Link(a.name, b.name, { host, port }));
+        links.push(new Link(a.name, b.name, { host, port }, o.random));
       }
     }
     const proxy = new FaultProxy(links);
@@ -256,11 +269,38 @@ export class FaultProxy {
     for (const l of this.links) l.faults = { ...faults };
   }
 
+  /**
+   * Two or more regions: `inside` on the links within a region, `between` on the links from one to another. Every
+   * node must be in exactly one region.
+   */
+  regions(groups: readonly (readonly string[])[], inside: LinkFaults, between: LinkFaults): void {
+    const regionOf = new Map<string, number>();
+    for (const [i, g] of groups.entries()) {
+      for (const n of g) {
+        if (regionOf.has(n)) throw new Error(`${n} is in two regions`);
+        regionOf.set(n, i);
+      }
+    }
+    for (const l of this.links) {
+      const a = regionOf.get(l.from);
+      const b = regionOf.get(l.to);
+      if (a === undefined || b === undefined) throw new Error(`${a === undefined ? l.from : l.to} is in no region`);
+      l.faults = { ...(a === b ? inside : between) };
+    }
+  }
+
   /** Cuts every link to or from `node` for `ms`. */
   cut(node: string, ms: number, mode: CutMode = "reset"): void {
     for (const l of this.links) if (l.from === node || l.to === node) l.cutFor(ms, mode);
   }
 
+  /** Cuts, for `ms`, every link between a node of `group` and a node outside it: each side still reaches its own. */
+  partition(group: readonly string[], ms: number, mode: CutMode = "reset"): void {
+    const inGroup = new Set(group);
+    for (const l of this.links) if (inGroup.has(l.from) !== inGroup.has(l.to)) l.cutFor(ms, mode);
+  }
+
+  /** Ends the cuts of every link (or of `node`'s links). */
   heal(node?: string): void {
     for (const l of this.links) if (node === undefined || l.from === node || l.to === node) l.heal();
   }

@@ -1,5 +1,7 @@
 /**
- * A four-validator CometBFT testnet for the halt fault suite: `xupgrade devnet init --engine cometbft`, every
+ * A CometBFT testnet for the halt fault suite — four equal validators, or more with the voting powers a case
+ * gives (written into the shared genesis, so the gov tally and consensus both use them):
+ * `xupgrade devnet init --engine cometbft`, every
  * p2p link through the fault proxy (each node's `persistent_peers` rewritten to its own links), real
  * `xupgrade devnet start --engine cometbft` processes (or sidecars running them), the upgrade proposed and
  * voted with cosmjs-signed transactions, each validator voting through its own node. Everything a run starts
@@ -13,6 +15,7 @@ import { clients, signTx, spawnLogged, submitProposalAny, softwareUpgradeAny, vo
 import { FaultProxy } from "../../../support/fault-proxy.js";
 import { ROOT } from "../../../support/paths.js";
 import { processesMentioning } from "../../../support/processes.js";
+import { rng } from "../../../support/random.js";
 import { tempDir } from "../../../support/temp.js";
 import { waitUntil } from "../../../support/wait.js";
 import type { GenesisKey } from "../../../../bindings/apps/devnet/index.js";
@@ -42,6 +45,17 @@ export interface Proc extends DevnetChild {
   cometPid?: number;
 }
 
+export interface NetOptions {
+  /** How many validators (default 4). */
+  validators?: number;
+  /** Each validator's voting power, by index (default: the devnet's equal powers). */
+  powers?: readonly number[];
+  /** Seeds the fault proxy's randomness (jitter, drops): two runs with one seed see the same faults. */
+  seed?: number;
+  /** The gov voting and deposit periods, seconds (default VOTING_S). */
+  votingS?: number;
+}
+
 export interface RpcStatus {
   height: number;
   appHash: string;
@@ -52,24 +66,34 @@ export class FaultNet {
   /** The last process started for each node. */
   private readonly latest = new Map<number, Proc>();
 
+  /** Every node's index. */
+  readonly all: number[];
+
   private constructor(
     readonly dir: string,
     readonly nodes: NetNode[],
     readonly proxy: FaultProxy,
     readonly keys: GenesisKey[],
     readonly cometbft: string,
-  ) {}
+    /** Each validator's voting power, by index. */
+    readonly powers: readonly number[],
+    readonly votingS: number,
+  ) {
+    this.all = nodes.map((n) => n.index);
+  }
 
-  static async create(cometbft: string): Promise<FaultNet> {
+  static async create(cometbft: string, o: NetOptions = {}): Promise<FaultNet> {
     const dir = tempDir("xupgrade-faults-");
+    const votingS = o.votingS ?? VOTING_S;
     const init = await runCli([
-      "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", "4", "--voting-period", `${VOTING_S}s`,
-      "--deposit-period", `${VOTING_S}s`, "--block-time", `${BLOCK_MS}ms`,
+      "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", String(o.validators ?? 4), "--voting-period", `${votingS}s`,
+      "--deposit-period", `${votingS}s`, "--block-time", `${BLOCK_MS}ms`,
     ]);
     if (init.code !== 0) throw new Error(`devnet init failed: ${init.stderr}`);
     const described = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")) as { nodes: Omit<NetNode, "index">[] };
     const nodes = described.nodes.map((n, index) => ({ ...n, index }));
-    const proxy = await FaultProxy.start(nodes);
+    const powers = setPowers(nodes, o.powers);
+    const proxy = await FaultProxy.start(nodes, { random: o.seed === undefined ? undefined : rng(o.seed) });
     for (const n of nodes) {
       const path = join(n.home, "config", "config.toml");
       const peers = nodes.filter((p) => p !== n).map((p) => `${p.node_id}@127.0.0.1:${proxy.link(n.name, p.name).port}`);
@@ -78,7 +102,13 @@ export class FaultNet {
       writeFileSync(path, toml.replace(/^persistent_peers = .*$/m, `persistent_peers = ${JSON.stringify(peers.join(","))}`));
     }
     const keys = (JSON.parse(readFileSync(join(dir, "config", "genesis-keys.json"), "utf8")) as { keys: GenesisKey[] }).keys;
-    return new FaultNet(dir, nodes, proxy, keys, cometbft);
+    return new FaultNet(dir, nodes, proxy, keys, cometbft, powers, votingS);
+  }
+
+  /** The share of the total voting power `which` hold, in [0, 1]. */
+  share(which: readonly number[]): number {
+    const total = this.powers.reduce((a, b) => a + b, 0);
+    return which.reduce((a, i) => a + this.powers[i], 0) / total;
   }
 
   // ---- processes ----
@@ -161,7 +191,7 @@ export class FaultNet {
   async proposeUpgrade(name: string, marginS = 8): Promise<number> {
     await this.allAt([0], 5);
     const now = (await this.status(0))!.height;
-    const height = now + Math.ceil(((VOTING_S + marginS) * 1000) / (await this.blockMs()));
+    const height = now + Math.ceil(((this.votingS + marginS) * 1000) / (await this.blockMs()));
     const key = (n: string) => this.keys.find((k) => k.name === n)!;
     const signed = async (k: GenesisKey, msgs: Parameters<typeof signTx>[2]) =>
       signTx(undefined as never, k, msgs, { accountNumber: BigInt(k.account_number), sequence: 0n });
@@ -189,7 +219,7 @@ export class FaultNet {
         }
       }),
     );
-    await waitUntil(async () => (await Promise.all(this.nodes.map((_, i) => this.plan(i)))).every((p) => p === `${name}@${height}`), (VOTING_S + 60) * 1000, `the plan ${name} at ${height}`);
+    await waitUntil(async () => (await Promise.all(this.nodes.map((_, i) => this.plan(i)))).every((p) => p === `${name}@${height}`), (this.votingS + 60) * 1000, `the plan ${name} at ${height}`);
     return height;
   }
 
@@ -245,6 +275,27 @@ export class FaultNet {
     await this.proxy.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes the voting powers into every node's genesis.json (the same bytes in each, as `devnet init` wrote them):
+ * CometBFT's genesis validators carry the power, and the app takes each validator's power from there at
+ * InitChain (chain/init-chain.ts), so consensus and the gov tally agree. Returns the powers in force.
+ */
+function setPowers(nodes: readonly NetNode[], powers: readonly number[] | undefined): number[] {
+  const path = (n: NetNode) => join(n.home, "config", "genesis.json");
+  const doc = JSON.parse(readFileSync(path(nodes[0]), "utf8")) as { validators: { name: string; power: string }[] };
+  if (powers !== undefined) {
+    if (powers.length !== nodes.length || powers.some((p) => !Number.isSafeInteger(p) || p < 1)) throw new Error(`powers ${powers.join("/")} for ${nodes.length} validators`);
+    for (const v of doc.validators) {
+      const i = Number(/^validator(\d+)$/.exec(v.name)?.[1]);
+      if (!Number.isInteger(i) || i >= powers.length) throw new Error(`genesis validator ${v.name} is not one of the nodes`);
+      v.power = String(powers[i]);
+    }
+    const text = JSON.stringify(doc, null, 2) + "\n";
+    for (const n of nodes) writeFileSync(path(n), text);
+  }
+  return nodes.map((_, i) => Number(doc.validators.find((v) => v.name === `validator${i}`)!.power));
 }
 
 export async function rpc<T>(url: string, method: string, params: Record<string, string> = {}): Promise<T | undefined> {

@@ -1,0 +1,3 @@
+import type { HaltCase } from "./scenarios.js";
+
+export const TX_CASES: HaltCase[] = [];
