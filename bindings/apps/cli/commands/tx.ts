@@ -1,5 +1,5 @@
 /**
- * `xupgrade tx upgrade software-upgrade|cancel-software-upgrade` and `tx gov vote`: declarations only.
+ * `xupgrade tx upgrade software-upgrade|cancel-software-upgrade`, `tx gov vote` and `tx bank send`: declarations only.
  * Each action loads its module when it runs (signing, the keyring and plan-info downloads included).
  */
 import type { Command } from "commander";
@@ -68,6 +68,19 @@ export function registerTxs(tx: Command): void {
     .description("Submit a vote for an active proposal. The option is one of yes, no, abstain, no_with_veto.")
     .option("--metadata <text>", "metadata of the vote");
   addTxFlags(vote).action(async (_id: unknown, _option: unknown, opts: VoteOpts, cmd: Command) => (await import("../tx/vote.js")).vote(opts, cmd));
+
+  const bank = tx.command("bank").summary("Bank transaction subcommands").description("Bank transaction subcommands");
+  const send = bank
+    .command("send")
+    .argument("[from_key_or_address]")
+    .argument("[to_address]")
+    .argument("[amount]")
+    .summary("Send funds from one account to another.")
+    .description(
+      "Send funds from one account to another.\nNote, the '--from' flag is ignored as it is implied from [from_key_or_address].\n" +
+        "With --generate-only the first argument may be a bech32 address instead of a key name.",
+    );
+  addTxFlags(send).action(async (_from: unknown, _to: unknown, _amount: unknown, opts: TxOpts, cmd: Command) => (await import("../tx/send.js")).bankSend(opts, cmd));
 }
 
 export type { TxOpts };

@@ -11,6 +11,7 @@ export interface TxOpts extends NodeOpts, KeyringOpts {
   generateOnly?: boolean;
   yes?: boolean;
   broadcastTimeout?: string;
+  waitUpgrade?: string;
   offline?: boolean;
   accountNumber?: string;
   sequence?: string;
@@ -28,6 +29,10 @@ export function addTxFlags(cmd: Command): Command {
     .option("--generate-only", "print the unsigned transaction as JSON and exit (no signing, no broadcast)")
     .option("-y, --yes", "sign and broadcast without asking for confirmation")
     .option("--broadcast-timeout <duration>", "how long to wait for the transaction to be included in a block (default 30s)")
+    .option(
+      "--wait-upgrade <duration>",
+      "when the chain is halted for an upgrade (or halts before including the transaction), wait up to this long for it to resume on the new binary, then broadcast or rebroadcast the same signed transaction (committed at most once); without it the command says where the transaction stands and exits",
+    )
     .option("--offline", "sign without contacting the node (needs --chain-id, --account-number, --sequence) and print the signed transaction instead of broadcasting it")
     .option("--account-number <n>", "account number of the signer (with --offline)")
     .option("--sequence <n>", "sequence of the signer (with --offline)");

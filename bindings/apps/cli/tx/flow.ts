@@ -1,7 +1,7 @@
 /**
  * Signing and broadcasting (docs/spec/interfaces.md §7.2 flow, docs/spec/interfaces.md §8): account number and sequence from
  * /cosmos.auth.v1beta1.Query/Account, TxBody/AuthInfo/SignDoc, confirmation, SIGN_MODE_DIRECT signature,
- * broadcast_tx_sync, then `tx` until the transaction is in a block.
+ * then broadcast and followed into a block across an upgrade halt (client/broadcast.ts, §7.3).
  */
 import { sha256 } from "@cosmjs/crypto";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
@@ -16,14 +16,16 @@ import { confirm } from "../io.js";
 import type { KeyInfo } from "../keys/keyring.js";
 import { addressProblem } from "../../../client/address.js";
 import { print, toJson } from "../output.js";
-import { type CometRpc, RpcError, int, isObject, obj, str } from "../../../client/rpc.js";
+import { type CometRpc, int, isObject, obj, str } from "../../../client/rpc.js";
+import { broadcastTx, type BroadcastProgress } from "../../../client/broadcast.js";
+import { UpgradeHaltError } from "../../../client/tx-errors.js";
+import { formatGoDuration } from "../../../go/duration.js";
 import type { JsonValue } from "../yaml.js";
 import type { TxOpts } from "./flags.js";
 import { type TxSettings, offlineAccount } from "./settings.js";
 import { type Msg, unsignedTxJson } from "./msgs.js";
 import { TYPE_URL, encodeAuthInfo, encodeTxBody, encodeTxRaw } from "./proto.js";
 import { signDirect } from "./sign.js";
-import { sleep } from "../../../base/sleep.js";
 
 export interface Signer {
   address: string;
@@ -142,37 +144,39 @@ export async function signAndBroadcast(input: BroadcastInput): Promise<Included>
     throw new CliError(`key ${JSON.stringify(key.name)} does not match the public key of account ${signer.address} on the chain`);
   }
   const { txBytes, txhash } = await buildAndSign({ ...input, account });
-  const res = await rpc.call("broadcast_tx_sync", { tx: Buffer.from(txBytes).toString("base64") });
-  const code = typeof res.code === "number" ? res.code : undefined;
-  if (code === undefined) throw rpc.garbage("broadcast_tx_sync", "code is not a number");
-  if (code !== 0) throw new CliError(`broadcast failed (codespace ${textField(res.codespace)} code ${code}): ${textField(res.log)}`);
-  return waitForTx(rpc, txhash, input.settings.timeoutMs);
+  const { timeoutMs, waitUpgradeMs } = input.settings;
+  let tx;
+  try {
+    tx = await broadcastTx(rpc, txBytes, { timeoutMs, waitUpgradeMs, onProgress: (e) => process.stderr.write(progressLine(e, waitUpgradeMs) + "\n") });
+  } catch (e) {
+    if (e instanceof UpgradeHaltError) throw new CliError(e.message + (e.waitedMs === undefined ? haltHint(e) : ""));
+    throw e;
+  }
+  return included(rpc, txhash, { height: tx.height.toString(), tx_result: tx.result });
+}
+
+/** What to do about a transaction the halt caught, when the user did not ask to wait. */
+function haltHint(e: UpgradeHaltError): string {
+  if (e.stage === "halt-block") return "; to wait for its result, pass --wait-upgrade <duration>";
+  if (e.stage === "not-sent") return "; to wait for the switch and broadcast it then, pass --wait-upgrade <duration>";
+  return "; to wait for the switch and rebroadcast this same signed transaction (the same sequence: it is committed at most once), pass --wait-upgrade <duration>";
+}
+
+/** A line on stderr for each thing the broadcast sees while it waits through an upgrade halt. */
+function progressLine(e: BroadcastProgress, waitMs: number): string {
+  switch (e.kind) {
+    case "halted":
+      return `the chain halted at height ${e.plan.height} for upgrade ${JSON.stringify(e.plan.name)}: waiting up to ${formatGoDuration(BigInt(waitMs) * 1_000_000n)} for it to resume on the new binary`;
+    case "node-down":
+      return "the node does not answer (its binary is being switched?): waiting";
+    case "resumed":
+      return `the chain resumed: height ${e.height}`;
+    case "rebroadcast":
+      return `rebroadcast tx ${e.txhash} (the same signed bytes): ${e.outcome === "accepted" ? "accepted" : e.outcome === "already-known" ? "the node already has it" : "its sequence is used: looking for it in the blocks"}`;
+  }
 }
 
 const textField = (v: unknown): string => (typeof v === "string" ? v : "");
-
-/** Polls `tx` until the transaction is in a block; `hash` goes as 0x-hex, or base64 for nodes that want bytes. */
-async function waitForTx(rpc: CometRpc, txhash: string, timeoutMs: number): Promise<Included> {
-  const deadline = Date.now() + timeoutMs;
-  let asBase64 = false;
-  let failures = 0; // consecutive node errors other than "not found" (a node restarting, a proxy hiccup): tolerated a few times
-  for (;;) {
-    let res: Record<string, unknown> | undefined;
-    try {
-      res = await rpc.call("tx", { hash: asBase64 ? Buffer.from(txhash, "hex").toString("base64") : "0x" + txhash, prove: false });
-    } catch (e) {
-      if (!(e instanceof RpcError)) throw e;
-      if (e.code === -32602 && !asBase64) {
-        asBase64 = true;
-        continue;
-      }
-      if (!/not found/i.test(e.data + " " + e.rpcMessage) && ++failures >= 5) throw e;
-    }
-    if (res) return included(rpc, txhash, res);
-    if (Date.now() >= deadline) throw new CliError(`timed out waiting for tx ${txhash} to be included in a block`);
-    await sleep(Math.min(250, Math.max(10, deadline - Date.now())));
-  }
-}
 
 function included(rpc: CometRpc, txhash: string, res: Record<string, unknown>): Included {
   const result = obj(rpc, "tx", res, "tx_result");

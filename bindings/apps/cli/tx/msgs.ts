@@ -6,7 +6,7 @@ import type { Core } from "../../../core/contract.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL, encodeMsgCancelUpgrade, encodeMsgSoftwareUpgrade } from "../../../module/msgs.js";
 import type { Plan, Coin } from "../../../core/types.js";
 import type { JsonValue } from "../yaml.js";
-import { TYPE_URL, type AnyMsg, encodeMsgSubmitProposal, encodeMsgVote } from "./proto.js";
+import { TYPE_URL, type AnyMsg, encodeMsgSend, encodeMsgSubmitProposal, encodeMsgVote } from "./proto.js";
 
 export interface Msg {
   any: AnyMsg;
@@ -72,6 +72,14 @@ export function voteMsg(proposalId: bigint, voter: string, option: { value: numb
   return {
     any: { typeUrl: TYPE_URL.vote, value: encodeMsgVote({ proposalId, voter, option: option.value, metadata }) },
     json: { "@type": TYPE_URL.vote, proposal_id: proposalId.toString(), voter, option: option.name, metadata },
+  };
+}
+
+/** bank MsgSend: `amount` sorted by denom, no zero amounts (as ParseCoinsNormalized leaves it). */
+export function sendMsg(fromAddress: string, toAddress: string, amount: Coin[]): Msg {
+  return {
+    any: { typeUrl: TYPE_URL.send, value: encodeMsgSend({ fromAddress, toAddress, amount }) },
+    json: { "@type": TYPE_URL.send, from_address: fromAddress, to_address: toAddress, amount: amount.map((c) => ({ denom: c.denom, amount: c.amount })) },
   };
 }
 

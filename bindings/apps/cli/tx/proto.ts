@@ -11,6 +11,7 @@ export const TYPE_URL = {
   submitProposal: "/cosmos.gov.v1.MsgSubmitProposal",
   submitProposalResponse: "/cosmos.gov.v1.MsgSubmitProposalResponse",
   vote: "/cosmos.gov.v1.MsgVote",
+  send: "/cosmos.bank.v1beta1.MsgSend",
   secp256k1PubKey: "/cosmos.crypto.secp256k1.PubKey",
   baseAccount: "/cosmos.auth.v1beta1.BaseAccount",
 } as const;
@@ -38,6 +39,12 @@ export interface MsgVote {
   /** VoteOption: 1 yes, 2 abstain, 3 no, 4 no_with_veto */
   option: number;
   metadata: string;
+}
+
+export interface MsgSend {
+  fromAddress: string;
+  toAddress: string;
+  amount: Coin[];
 }
 
 export interface TxBody {
@@ -133,6 +140,14 @@ export function encodeMsgVote(m: MsgVote): Uint8Array {
     str(w, 2, m.voter);
     if (m.option !== 0) w.tag(3, WireType.Varint).int32(m.option);
     str(w, 4, m.metadata);
+  });
+}
+
+export function encodeMsgSend(m: MsgSend): Uint8Array {
+  return finish((w) => {
+    str(w, 1, m.fromAddress);
+    str(w, 2, m.toAddress);
+    for (const c of m.amount) message(3, w, writeCoin(c));
   });
 }
 

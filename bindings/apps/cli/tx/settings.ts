@@ -25,6 +25,8 @@ export interface TxSettings {
   gas: bigint;
   memo: string;
   timeoutMs: number;
+  /** `--wait-upgrade`: how long to wait through an upgrade halt (0: not at all). */
+  waitUpgradeMs: number;
 }
 
 export function txSettings(core: Core, opts: TxOpts): TxSettings {
@@ -32,5 +34,6 @@ export function txSettings(core: Core, opts: TxOpts): TxSettings {
   let gas = DEFAULT_GAS;
   if (opts.gas !== undefined) gas = integerValue("--gas", opts.gas, POSITIVE_UINT64, "(gas simulation is not supported)");
   const timeout = opts.broadcastTimeout === undefined ? 30_000_000_000n : durationFlag("broadcast-timeout", opts.broadcastTimeout, "timeout");
-  return { fees, gas, memo: opts.note ?? "", timeoutMs: Number(timeout / 1_000_000n) };
+  const waitUpgrade = opts.waitUpgrade === undefined ? 0n : durationFlag("wait-upgrade", opts.waitUpgrade, "timeout");
+  return { fees, gas, memo: opts.note ?? "", timeoutMs: Number(timeout / 1_000_000n), waitUpgradeMs: Number(waitUpgrade / 1_000_000n) };
 }

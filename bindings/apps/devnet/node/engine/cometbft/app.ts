@@ -18,8 +18,12 @@
  *   consensus stops at the block, as a Go chain's does, while its p2p and RPC go on (docs/spec/keeper.md §6.2);
  *   the engine decides when the node stops.
  * - Commit: one atomic commit of the multistore; a failure is an AbciHalt (CometBFT stops itself).
- * - CheckTx (new and recheck): the ante handler on the check state. Query: the ABCI query router (the
- *   raw stores, with the SDK's proofs when asked, and the gRPC query routes). Neither ever stops the node.
+ * - CheckTx (new and recheck): the ante handler on the check state; from the moment FinalizeBlock reaches the
+ *   scheduled plan's height until the block succeeds, and while halted for the plan, it refuses every
+ *   transaction saying the chain is halted for the upgrade (client/upgrade-halt.ts: a Go node would take it
+ *   into a mempool it loses at the switch). The transactions it accepted and no block included are the
+ *   mempool kept across the switch (mempool-carry.ts). Query: the ABCI query router (the raw stores, with the
+ *   SDK's proofs when asked, and the gRPC query routes). Neither ever stops the node.
  */
 import type { DeepPartial } from "cosmjs-types/helpers";
 import type { ExecTxResult, ResponseFinalizeBlock } from "cosmjs-types/tendermint/abci/types";
@@ -34,6 +38,8 @@ import type { ChainEvent } from "../../../shared/events.js";
 import type { AppState, ConsensusValidator } from "../../../chain/init-chain.js";
 import { BlockHaltError, type ChainState } from "../../../chain/state.js";
 import { fromUtf8, hexUpper } from "../../../shared/util.js";
+import { HALTED_TX, haltedTxLog } from "../../../../../client/upgrade-halt.js";
+import type { PendingTxs } from "./mempool-carry.js";
 import { messageOf } from "../../../../../base/errors.js";
 import type { Logger } from "../../../../../base/logger.js";
 
@@ -46,7 +52,17 @@ export interface CometAppOptions {
   plan(): Plan | undefined;
   /** The sidecar's attestation file (docs/spec/readiness.md §3). */
   readiness: ReadinessFileReader;
+  /** What CheckTx accepted and no block included yet (mempool-carry.ts). */
+  pending?: PendingTxs;
+  /**
+   * Keeps the pending transactions not in the plan's block, before that block runs (mempool-carry.ts): `keep`
+   * says whether it wrote them; `drop` removes what this process kept when the block went through after all
+   * (a skipped upgrade height: the node runs on, its mempool with it).
+   */
+  carry?: { keep(height: bigint, txs: Uint8Array[]): Promise<boolean>; drop(): Promise<void> };
 }
+
+const CHECK_TX_RECHECK = 1; // CheckTxType.RECHECK
 
 const ACCEPT = 1; // ResponseProcessProposal_ProposalStatus.ACCEPT, ResponseVerifyVoteExtension_VerifyStatus.ACCEPT
 const REJECT = 2;
@@ -61,6 +77,10 @@ export class CometApp implements AbciApplication {
   private attaching = "";
   /** Refusals already logged (validator and reason), so a validator refused at every height is said once. */
   private readonly refusals = new Set<string>();
+  /** The plan whose block FinalizeBlock is running (or halted on): CheckTx refuses meanwhile. */
+  private haltingFor: Plan | undefined;
+  /** This process kept the mempool for that block. */
+  private kept = false;
 
   constructor(private readonly o: CometAppOptions) {}
 
@@ -166,9 +186,19 @@ export class CometApp implements AbciApplication {
 
   async finalizeBlock(req: RequestOf<"finalizeBlock">): Promise<DeepPartial<ResponseFinalizeBlock>> {
     const { state, logger } = this.o;
+    const plan = this.o.plan();
+    if (plan && plan.height === req.height) {
+      // The upgrade's block: nothing more is taken, and what waits in the mempool is kept before the keeper can halt.
+      this.haltingFor = plan;
+      this.kept = (await this.o.carry?.keep(req.height, this.o.pending?.except(req.txs) ?? [])) ?? false;
+    }
     try {
       const { txs, votes, injected } = await this.takeVotes(req);
       const block = await state.finalizeBlock({ height: req.height, timeNs: timestampNs(req.time), txs, votes });
+      if (this.kept) await this.o.carry?.drop();
+      this.kept = false;
+      this.haltingFor = undefined;
+      this.o.pending?.included(req.txs);
       this.blockHash = hexUpper(req.hash);
       const changed = block.upgraded && state.appVersion !== block.appVersionBefore;
       return {
@@ -219,8 +249,12 @@ export class CometApp implements AbciApplication {
 
   checkTx(req: RequestOf<"checkTx">) {
     if (isInjection(req.tx)) return { code: 2, codespace: "sdk", log: "only a proposer injects a vote list, first in its block: tx parse error" };
+    const halting = this.haltingFor;
+    if (halting) return { code: HALTED_TX.code, codespace: HALTED_TX.codespace, log: haltedTxLog(halting) };
     try {
       const r = this.o.state.checkTx(req.tx);
+      if (r.code === 0) this.o.pending?.accepted(req.tx);
+      else if (req.type === CHECK_TX_RECHECK) this.o.pending?.refused(req.tx);
       return { code: r.code, codespace: r.codespace, log: r.log, gasWanted: r.gasWanted, gasUsed: r.gasUsed };
     } catch (e) {
       return { code: 1, codespace: "undefined", log: messageOf(e) };

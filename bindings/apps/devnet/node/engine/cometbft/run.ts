@@ -37,6 +37,7 @@ import { CometApp } from "./app.js";
 import { ReadinessFileReader, readinessFilePath } from "../../../../../module/readiness/file.js";
 import type { CometbftBinary } from "./binary.js";
 import { watchDecision } from "./halt.js";
+import { mempoolKeeper, PendingTxs, reinjectAfterSwitch } from "./mempool-carry.js";
 import { readCometConfig, rpcUrlOf } from "./home.js";
 import { spawnCometbft, waitForEarlierCometbft, type CometExit, type CometProcess } from "./process.js";
 import { messageOf } from "../../../../../base/errors.js";
@@ -88,12 +89,15 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
   }
 
   let router: AbciQueryRouter | undefined;
+  const pending = new PendingTxs();
   const app = new CometApp({
     state,
     queries: () => router,
     logger,
     plan: () => o.queryKeeper.getUpgradePlan(),
     readiness: new ReadinessFileReader(readinessFilePath(home)),
+    pending,
+    carry: mempoolKeeper(home, state.chainId, logger),
   });
   let server: AbciServer | undefined;
   let queries: QueryServers | undefined;
@@ -127,6 +131,7 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
     throw e;
   }
   logger.info("serving", { module: "node", rpc: rpcUrl, rest: queries.rest!.url, grpc: queries.grpc!.address, ui: `${queries.rest!.url}/ui`, cometbft_pid: child.pid });
+  void reinjectAfterSwitch({ home, state, rpcUrl, logger });
   return supervise(o, { rpcUrl, peers: comet.persistentPeers }, server, queries, child, app);
 }
 
