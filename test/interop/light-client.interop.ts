@@ -18,7 +18,7 @@ import { httpServer, type TestServer } from "../support/http.js";
 import { ROOT } from "../support/paths.js";
 import { removeTempDirs } from "../support/temp.js";
 import { waitUntil } from "../support/wait.js";
-import { UI_DIST, buildPage, launchChromium, openPage, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { UI_DIST, buildPage, launchChromium, openPage, pasteHash, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
 import { fetchLightBlock } from "../../bindings/light/provider.js";
@@ -178,6 +178,9 @@ for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.lab
     const v = await openPage(browser, pageUrl("verified", trustParams()));
     opened.push(v);
     await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+    // The root in the link, confirmed with its hash (until then no block hash is shown whole).
+    await pasteHash(v.page, "confirm-form", Buffer.from(trust!.hash).toString("hex"));
+    await v.page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
     await waitText(v.page, "applied-height", String(height), 30_000);
     expect(await text(v.page, "done-layout")).toBe("Done records: SDK layout (height in the key)");
     // What changed at the upgrade, proven at height H−1 against header H (verified backwards).

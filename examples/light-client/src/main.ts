@@ -229,24 +229,30 @@ function trustPanelOf(state: VerifiedState): TrustPanel {
   }
 }
 
-/** The trust panel's actions: each changes what the reader trusts, then the page verifies again at once. */
+/**
+ * The trust panel's actions: each changes what the reader trusts, then the page verifies again at once — a refresh
+ * already under way belongs to the trust before, and its result is dropped (a new generation).
+ */
+function trusting(note: string | undefined): void {
+  generation++;
+  if (note) resetCards(note);
+  schedule(0);
+}
+
 const trustActions: TrustActions = {
   giveRoot(height, hash) {
     reader?.giveRoot(height, hash);
-    resetCards("Verifying from the root you gave…");
-    schedule(0);
+    trusting("Verifying from the root you gave…");
   },
   trustFirstUse() {
     reader?.trustFirstUse();
-    resetCards("Verifying from this node's latest header…");
-    schedule(0);
+    trusting("Verifying from this node's latest header…");
   },
   confirm(hash) {
-    void reader?.confirm(hash).then(() => schedule(0));
+    void reader?.confirm(hash).then(() => trusting(undefined));
   },
   replace(hash) {
-    if (reader?.replaceWithLinked(hash) === "replaced") resetCards("Verifying from the link's root…");
-    schedule(0);
+    trusting(reader?.replaceWithLinked(hash) === "replaced" ? "Verifying from the link's root…" : undefined);
   },
 };
 

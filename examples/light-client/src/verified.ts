@@ -180,7 +180,7 @@ export class VerifiedReader {
     }
     this.refused = undefined;
     t.root = { ...t.root, source: "given", confirmed: true, origin: { ...o, how: "given" } };
-    if (this.client) await this.remember(this.client);
+    if (this.client) await rememberVerified(store, t.root, this.client.trustRoot());
     return "confirmed";
   }
 
@@ -219,14 +219,16 @@ export class VerifiedReader {
         const none = await this.connect();
         if (none) return none;
       }
+      // This refresh's client and trust: an action of the user starts another (main.ts discards this one's result).
       const client = this.client!;
+      const trust = this.trust!;
       const header = await client.sync();
       for (const s of this.steps) if (s.kind === "witness" && s.witness) (this.confirmedBy.get(s.height) ?? this.confirmedBy.set(s.height, new Set()).get(s.height)!).add(s.witness);
       let fresh: Freshness;
       try {
         fresh = await client.freshness({ maxAgeMs: bound });
       } finally {
-        await this.remember(client); // what was verified stays verified, also when it is too old to show
+        await rememberVerified(store, trust.root, client.trustRoot()); // what was verified stays verified, also when too old to show
       }
       const [plan, pv, versions, applied, proposals, recent] = await Promise.all([
         client.currentPlan(),
@@ -266,7 +268,7 @@ export class VerifiedReader {
       const all: Proven<unknown>[] = [plan, pv, versions, applied, proposals];
       return {
         kind: "verified",
-        trust: this.trust!,
+        trust,
         header,
         fresh,
         maxAgeMs: bound,
@@ -323,11 +325,6 @@ export class VerifiedReader {
     this.client = await VerifiedUpgradeClient.connect(rpc, options);
     this.trust.chainId = this.client.chainId;
     return undefined;
-  }
-
-  /** The newest verified header becomes the saved root, confirmed exactly when the root it was verified from is. */
-  private async remember(client: VerifiedUpgradeClient): Promise<void> {
-    if (this.trust) await rememberVerified(store, this.trust.root, client.trustRoot());
   }
 
   /**

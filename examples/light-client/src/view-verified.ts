@@ -118,7 +118,8 @@ export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>
   badge(els.plan, f.plan ? `plan “${f.plan.name}” ${provenText}` : `no plan: its absence ${provenText}`, confirmed);
   if (f.proposals.length) els.plan.append(proposalsView(f, seenAt));
 
-  renderApplied(els.applied, ok(f.applied, f.provenAt), "verified", f.appliedHeaders, false, f.doneLayout ? `Done records: ${f.doneLayout === "sdk" ? "SDK layout (height in the key)" : "seed layout (height in the value)"}` : undefined);
+  const blocks = new Map([...f.appliedHeaders].map(([height, b]) => [height, { ...b, hash: blockHash(b.hash, confirmed) }]));
+  renderApplied(els.applied, ok(f.applied, f.provenAt), "verified", blocks, false, f.doneLayout ? `Done records: ${f.doneLayout === "sdk" ? "SDK layout (height in the key)" : "seed layout (height in the value)"}` : undefined);
   badge(els.applied, `${f.applied.length ? f.applied.map((u) => `${u.name}@${u.height}`).join(", ") : "none"}, the whole Done range ${provenText}`, confirmed);
 
   const last = f.applied.at(-1);

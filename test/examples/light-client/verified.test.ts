@@ -160,6 +160,7 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     await morePolls(page, 3);
     await expectAllAmber(page, 4);
     expect(await page.content()).not.toContain(hashOf(node, 50n));
+    expect(await text(page, "block-hash")).toMatch(/^[0-9A-F]{12}…[0-9A-F]{6}$/);
     await shot(page, "13-unconfirmed", "light-client-unconfirmed.png");
 
     // The user's source gives the same hash (pasted in lower case, with spaces around): confirmed.
@@ -170,6 +171,7 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     expect(await page.locator('[data-testid="trust-panel"]').innerText()).toBe("");
     expect(await text(page, "trust-root")).toMatch(/^the root you gave \(height 50, hash [0-9A-F]{64}, with .*\) — confirmed$/);
     expect(await text(page, "verified-header-hash")).toBe(hashOf(node, 50n));
+    expect(await text(page, "block-hash")).toBe(hashOf(node, 30n));
     expect(await page.locator('[data-testid="unconfirmed-warning"]').count()).toBe(0);
     await shot(page, "14-verified", "light-client-verified.png");
 
