@@ -2,7 +2,10 @@
  * `xupgrade/light` (Node and browsers): x/upgrade's state read from a node that is not trusted, verified as
  * CometBFT's light client verifies headers and proven against their app hash (docs/spec/light-client.md).
  *
- *   const client = await VerifiedUpgradeClient.connect("https://rpc.example.org", { trust: { height, hash } });
+ *   const client = await VerifiedUpgradeClient.connect("https://rpc.example.org", {
+ *     trust: { height, hash },
+ *     witnesses: ["https://another-rpc.example.org"],
+ *   });
  *   await client.sync();
  *   const { value: plan, height } = await client.currentPlan();
  *

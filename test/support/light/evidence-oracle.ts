@@ -5,9 +5,9 @@
  * blocks. A synthetic chain answers `broadcast_evidence` through it (`oracleEvidencePool`): a node with
  * CometBFT's evidence checks and a store of that chain's blocks.
  */
-import { spawn } from "node:child_process";
 import { commitJson, headerJson, validatorSetJson } from "../../../bindings/light/cmtjson.js";
 import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
+import { runJsonProgram } from "./oracle.js";
 import { RpcFault } from "./rpc-server.js";
 import type { SyntheticChain } from "./synthetic.js";
 
@@ -37,19 +37,7 @@ export const evidenceOracleMissing = (): string | undefined => missingPeerReason
 export function runEvidenceOracle(c: EvidenceCase): Promise<EvidenceVerdict> {
   const bin = peerBinaries().evidenceOracle;
   if (!bin) throw new Error(evidenceOracleMissing());
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, [], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`evidence-oracle exited ${code}: ${err}`));
-      resolve(JSON.parse(out) as EvidenceVerdict);
-    });
-    child.stdin.end(JSON.stringify(c));
-  });
+  return runJsonProgram(bin, c);
 }
 
 type EvidenceJson = { value: { CommonHeight: string; ConflictingBlock: { signed_header: { header: { height: string } } } } };

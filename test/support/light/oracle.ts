@@ -88,6 +88,11 @@ export const oracleMissing = (): string | undefined => missingPeerReason("light-
 export function runOracle(c: OracleCase): Promise<OracleVerdict> {
   const bin = peerBinaries().lightOracle;
   if (!bin) throw new Error(oracleMissing());
+  return runJsonProgram(bin, c);
+}
+
+/** Runs one of our Go programs on `input` as JSON (stdin) and resolves to its JSON answer (stdout). */
+export function runJsonProgram<T>(bin: string, input: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, [], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
@@ -96,9 +101,9 @@ export function runOracle(c: OracleCase): Promise<OracleVerdict> {
     child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`light-oracle exited ${code}: ${err}`));
-      resolve(JSON.parse(out) as OracleVerdict);
+      if (code !== 0) return reject(new Error(`${bin} exited ${code}: ${err}`));
+      resolve(JSON.parse(out) as T);
     });
-    child.stdin.end(JSON.stringify(c));
+    child.stdin.end(JSON.stringify(input));
   });
 }
