@@ -8,10 +8,12 @@
  * read the same kind and byzantine validators, and write the same JSON.
  */
 import { toHex } from "@cosmjs/encoding";
+import { connectComet } from "@cosmjs/tendermint-rpc";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { evidenceJson } from "../../bindings/light/cmtjson.js";
 import { LightClient } from "../../bindings/light/client.js";
+import { CometClientProvider } from "../../bindings/light/comet-provider.js";
 import { LightClientAttackError, VerificationError } from "../../bindings/light/errors.js";
 import { type EvidenceSent, evidenceHash } from "../../bindings/light/evidence.js";
 import { RpcProvider } from "../../bindings/light/rpc-provider.js";
@@ -198,6 +200,35 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     expectEvidence(e.evidence[0], { against: "primary", to: honest, conflicting: liar.chain.hash(30n), kind: "lunatic", commonHeight: 1n, timeOf: honest.chain, byzantine: keys });
     // Against the witness: its height 25 against the primary's 25, a valid transition of the same state.
     expectEvidence(e.evidence[1], { against: "witness", to: liar, conflicting: honest.chain.hash(25n), kind: "equivocation", commonHeight: 25n, timeOf: liar.chain, byzantine: keys });
+  });
+
+  it("a witness read through a cosmjs CometClient cannot take evidence (cosmjs has no broadcast_evidence), and the attack error says so", async () => {
+    const keys = keysOf("cosmjs-1", 4);
+    const valsetAt = () => keys.map((key) => ({ key, power: 10n }));
+    const honest = await node({ chainId: "cosmjs-1", valsetAt, latest: 25n });
+    const liar = await node({ chainId: "cosmjs-1", valsetAt, genesisNs: honest.chain.genesisNs, appHashAt: (h) => sha256(utf8.encode(h > 1n ? `other/${h}` : `app/${h}`)), latest: 25n });
+    const comet = await connectComet(honest.url);
+    try {
+      const client = await LightClient.create(RpcProvider.of(liar.url), {
+        chainId: "cosmjs-1",
+        trust: { height: 1n, hash: honest.chain.hash(1n) },
+        witnesses: [new CometClientProvider(comet, "the cosmjs witness")],
+      });
+      const e = await client.verifyAtHeight(25n).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(e).toBeInstanceOf(LightClientAttackError);
+      const [againstPrimary, againstWitness] = (e as LightClientAttackError).evidence;
+      expect(againstPrimary.sentTo).toBe("the cosmjs witness");
+      expect(againstPrimary.answer).toEqual({
+        accepted: false,
+        error: "node the cosmjs witness: cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)",
+      });
+      expect(againstWitness.sentTo).toBe(liar.url);
+    } finally {
+      comet.disconnect();
+    }
   });
 
   it("lunatic witness: a proxy in front of an honest node signs another app hash with the validators' keys; the honest node takes the evidence against it and refuses the evidence accusing its own block", async () => {

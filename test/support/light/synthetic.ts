@@ -187,9 +187,26 @@ export class SyntheticChain {
 
   statusJson(): unknown {
     const h = this.header(this.latest);
+    // Every field a cosmjs CometClient insists on, so one can be pointed at a synthetic node too.
     return {
-      node_info: { network: this.chainId, version: "0.38.26", moniker: "synthetic", protocol_version: { p2p: "8", block: "11", app: "0" } },
-      sync_info: { latest_block_hash: toHex(this.hash(this.latest)).toUpperCase(), latest_block_height: this.latest.toString(), latest_block_time: formatTimestamp(h.time), catching_up: false },
+      node_info: {
+        id: "00".repeat(20),
+        listen_addr: "tcp://127.0.0.1:26656",
+        network: this.chainId,
+        version: "0.38.26",
+        channels: "",
+        moniker: "synthetic",
+        other: { tx_index: "off", rpc_address: "tcp://127.0.0.1:26657" },
+        protocol_version: { p2p: "8", block: "11", app: "0" },
+      },
+      sync_info: {
+        latest_block_hash: HEX(this.hash(this.latest)),
+        latest_app_hash: HEX(h.appHash),
+        latest_block_height: this.latest.toString(),
+        latest_block_time: formatTimestamp(h.time),
+        catching_up: false,
+      },
+      validator_info: { ...(validatorJson(this.valset(this.latest).set.validators[0]) as object), voting_power: "0" },
     };
   }
 
