@@ -35,6 +35,11 @@ export interface EtaBand {
 
 /** Fewer stretches than this make no band. */
 export const MIN_ANALOGS = 8;
+/**
+ * Stretches as long as the blocks left are used only when the history holds this many of them side by side:
+ * fewer overlapping stretches are nearly one observation, and their spread says little about the next one.
+ */
+export const SPANS = 8;
 const DAY_MS = 86_400_000;
 /** Stretches starting within this of the same time of day count as the same part of the chain's day. */
 const TIME_OF_DAY_MS = 3 * 3_600_000;
@@ -110,11 +115,11 @@ export function etaBand(history: readonly HeaderTime[], target: number, nowMs: n
   }
   const known = latest.height - samples[0].height;
   let method: EtaMethod = "analogs";
-  let runs = stretches(samples, blocksLeft);
+  let runs = known >= SPANS * blocksLeft ? stretches(samples, blocksLeft) : [];
   let scale = 1;
   if (runs.length < MIN_ANALOGS) {
-    // Not enough history for stretches this long: the longest that leave MIN_ANALOGS starts, scaled up.
-    let blocks = Math.max(1, Math.floor(known / 2));
+    // Too little history for stretches this long (fewer than SPANS of them side by side): shorter ones, scaled up.
+    let blocks = Math.max(1, Math.floor(known / SPANS));
     for (;;) {
       runs = stretches(samples, blocks);
       if (runs.length >= MIN_ANALOGS || blocks === 1) break;
