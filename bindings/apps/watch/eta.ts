@@ -4,9 +4,10 @@
  * long it took. The stretches start at every sample of the window, so they see the chain's daily rhythm, its slow
  * rounds and its outages in the proportion they happened; over a window of days, the stretches that started at
  * the same time of day weigh in when enough of them exist. As the height nears, the blocks left shrink and the
- * stretches multiply, so the band narrows. When fewer blocks are known than are left (a plan further away than the
- * window holds), the longest stretches the window has are scaled up to the blocks left, as if the chain kept that
- * pace for the whole time (a fully correlated error: wider, and checked by the backtest, bench/README.md).
+ * stretches multiply, so the band narrows. Stretches as long as the blocks left count only when the history holds
+ * SPANS of them side by side; else (a plan further away than the history covers that often) stretches of 1/SPANS
+ * of the history are scaled up to the blocks left, as if the chain kept each such pace for the whole time (a fully
+ * correlated error: wider while the history is short; checked by the backtest, bench/README.md).
  *
  * A chain that has produced nothing for longer than its slowest usual block pushes the band out by the time it
  * has been stuck. Pure and browser-safe: the fleet page computes the same band.
