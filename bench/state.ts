@@ -67,6 +67,7 @@ interface GoBlock {
   written: number;
   fast_written: number;
   pruned: number;
+  read: number;
   app_hash: string;
 }
 
@@ -119,6 +120,7 @@ function runIavl(bin: string, dir: string, build: StateBuild, m: StateMeasure): 
     cpuMs: b.cpu_ms,
     written: b.written,
     pruned: b.pruned,
+    read: b.read,
     fastWritten: b.fast_written,
     appHash: b.app_hash,
   }));
@@ -244,8 +246,8 @@ export function stateTargets(runs: StateRun[]): Target[] {
 /** xupgrade against cosmos/iavl, per size: CPU and wall medians, their ratios, nodes written. */
 export function sideBySideTable(runs: StateRun[]): string {
   const cell = (x: BlockMeasure, g: BlockMeasure | undefined) => {
-    if (!g) return `CPU ${ms(x.cpuMs.median)} ms; wall ${ms(x.ms.median)}; ${x.written} nodes`;
-    const nodes = x.written === g.written ? `${x.written} nodes` : `${x.written} / ${g.written} nodes`;
+    if (!g) return `CPU ${ms(x.cpuMs.median)} ms; wall ${ms(x.ms.median)}; ${x.written} nodes written, ${x.read} read`;
+    const nodes = `${x.written === g.written ? x.written : `${x.written} / ${g.written}`} nodes written, ${x.read} / ${g.read} read`;
     return `CPU ${ms(x.cpuMs.median)} / ${ms(g.cpuMs.median)} ms (**${ratio(x.cpuMs.median, g.cpuMs.median)}**); wall ${ms(x.ms.median)} / ${ms(g.ms.median)} (${ratio(x.ms.median, g.ms.median)}); ${nodes}`;
   };
   const pair = (x: number, g: number | undefined, unit: string, digits = 0) =>

@@ -411,9 +411,10 @@ export interface BlockSample {
   /** Nodes written and nodes deleted by pruning. */
   written: number;
   pruned: number;
-  /** xupgrade: hashes computed, nodes read from the database. */
-  hashed?: number;
+  /** Nodes read from the database (xupgrade: the byte cache and LevelDB below it; cosmos/iavl: goleveldb). */
   read?: number;
+  /** xupgrade: hashes computed. */
+  hashed?: number;
   /** cosmos/iavl: fast-index entries written. */
   fastWritten?: number;
   appHash: string;
@@ -423,7 +424,7 @@ export interface BlockSample {
 export interface BlockMeasure {
   ms: Dist;
   cpuMs: Dist;
-  /** Per commit (medians): nodes written, nodes pruned; xupgrade: hashes computed, nodes read; iavl: fast-index entries written. */
+  /** Per commit (medians): nodes written, nodes pruned, nodes read from the database; xupgrade: hashes computed; iavl: fast-index entries written. */
   written: number;
   pruned: number;
   hashed?: number;

@@ -171,14 +171,15 @@ func (w *workload) next() (*block, error) {
 	return b, nil
 }
 
-// counts is what the store wrote through its batches.
+// counts is what the store read from the database and wrote through its batches.
 type counts struct {
-	nodes, rootRefs, fastNodes, deletedNodes, deletedFast int64
+	nodes, rootRefs, fastNodes, deletedNodes, deletedFast, nodeReads, fastReads int64
 }
 
-// countingDB counts the node writes of every batch (iavl v1 keys within a store's prefix "s/k:<name>/":
-// 's' ‖ 8-byte version ‖ 4-byte nonce a node, or a root reference when its value is 's' ‖ a node key;
-// 'f' ‖ key a fast node) and makes synced writes plain ones (case 11 measures commits without fsync).
+// countingDB counts the node reads and the node writes of every batch (iavl v1 keys within a store's prefix
+// "s/k:<name>/": 's' ‖ 8-byte version ‖ 4-byte nonce a node, or a root reference when its value is 's' ‖ a
+// node key; 'f' ‖ key a fast node) and makes synced writes plain ones (case 11 measures commits without
+// fsync).
 type countingDB struct {
 	dbm.DB
 	c *counts
@@ -189,6 +190,15 @@ func (d countingDB) NewBatchWithSize(n int) dbm.Batch {
 	return &countingBatch{d.DB.NewBatchWithSize(n), d.c}
 }
 func (d countingDB) SetSync(k, v []byte) error { return d.DB.Set(k, v) }
+func (d countingDB) Get(k []byte) ([]byte, error) {
+	switch kind(k) {
+	case 's':
+		d.c.nodeReads++
+	case 'f':
+		d.c.fastReads++
+	}
+	return d.DB.Get(k)
+}
 func (d countingDB) DeleteSync(k []byte) error { return d.DB.Delete(k) }
 
 type countingBatch struct {
@@ -386,6 +396,8 @@ type blockResult struct {
 	FastWritten int64   `json:"fast_written"`
 	Pruned      int64   `json:"pruned"`
 	FastDeleted int64   `json:"fast_deleted"`
+	Read        int64   `json:"read"`
+	FastRead    int64   `json:"fast_read"`
 	AppHash     string  `json:"app_hash"`
 }
 
@@ -456,6 +468,8 @@ func measure(dir string, w *workload, interval uint64) (*measureResult, error) {
 			Pruned:      after.deletedNodes - before.deletedNodes,
 			RootRefs:    after.rootRefs - before.rootRefs,
 			FastDeleted: after.deletedFast - before.deletedFast,
+			Read:        after.nodeReads - before.nodeReads,
+			FastRead:    after.fastReads - before.fastReads,
 			AppHash:     hex.EncodeToString(hash),
 		})
 	}
