@@ -13,7 +13,7 @@
  * Host stores (`isHostStore`) are committed and versioned the same way but kept out of the app hash:
  * a node's bookkeeping (block records, a tx index) must not make validators disagree.
  */
-import type { AbstractBatchOperation, AbstractBatchOptions } from "abstract-level";
+import type { AbstractChainedBatch, AbstractChainedBatchWriteOptions } from "abstract-level";
 import { CommitmentProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import type { ProofOp } from "../../core/ics23.js";
 import { sha256 as tsSha256 } from "../../core/js/sha256.js";
@@ -87,7 +87,7 @@ export const PROOF_OP_SIMPLE = "ics23:simple";
 
 export type { ProofOp };
 
-type Op = AbstractBatchOperation<LevelDb, Uint8Array, Uint8Array>;
+type Batch = AbstractChainedBatch<LevelDb, Uint8Array, Uint8Array>;
 const VIEW = { keyEncoding: "view", valueEncoding: "view" } as const;
 const EMPTY = new Uint8Array(0);
 const encoder = new TextEncoder();
@@ -272,54 +272,58 @@ export class CommitMultiStore implements MultiStore {
     if (version <= this.latest.height) throw new TypeError(`commit height ${version} must be greater than the last committed height ${this.latest.height}`);
 
     const stores = this.nextStores();
-    const ops: Op[] = [];
+    // A chained batch is one LevelDB write batch like the array form, at a third of its cost per operation: each
+    // put hands its bytes over directly, where the array form copies and reads back an object per operation.
+    const batch = this.db.batch();
     const saved: [Loaded, SavedVersion, Uint8Array[]][] = [];
     const records: StoreRecord[] = [];
-    const orphans = new Map<string, NodeKey[]>();
+    const gone = [...this.deleted.keys()].filter((n) => !this.mounted.has(n) && this.loaded.has(n));
+    const retainedBefore = [...this.retained];
     let written = 0;
     let prunedNodes = 0;
-    for (const s of stores) {
-      const sv = s.tree.save(version);
-      saved.push([s, sv, stageNodes(ops, s.name, sv.nodes)]);
-      written += sv.nodes.length;
-      if (sv.orphans.length > 0) orphans.set(s.name, sv.orphans);
-      records.push({ name: s.name, host: s.host, root: sv.root && { version: sv.root.version, nonce: sv.root.nonce }, hash: sv.hash });
-    }
-    const gone = [...this.deleted.keys()].filter((n) => !this.mounted.has(n) && this.loaded.has(n));
-    for (const n of gone) {
-      const sv = this.loadedStore(n).tree.save(version);
-      const keys = [...(orphans.get(n) ?? []), ...sv.orphans];
-      if (keys.length > 0) orphans.set(n, keys);
-      saved.push([this.loadedStore(n), sv, []]);
-    }
-    records.sort((a, b) => compareBytes(encoder.encode(a.name), encoder.encode(b.name)));
-    ops.push({ type: "put", key: recordKey(version), value: encodeRecord(records) });
-    if (orphans.size > 0) ops.push({ type: "put", key: orphansKey(version), value: encodeOrphans(orphans) });
-    ops.push({ type: "put", key: HEIGHT_KEY, value: encodeHeight(version) });
-    if (this.latest.height === 0) ops.push({ type: "put", key: FORMAT_KEY, value: encoder.encode(FORMAT) });
-
-    // Pruning: the versions below the kept window go, but never the last committed one, which readers
-    // are shown until this batch is durable (so the orphans of `version` itself are never freed here).
-    const retainedBefore = [...this.retained];
-    const pruneTo = this.keepRecent === Infinity ? 0 : Math.min(version - 1 - this.keepRecent, this.latest.height - 1);
-    const pruned: number[] = [];
-    while (this.retained.length > 0 && this.retained[0] <= pruneTo) pruned.push(this.retained.shift()!);
     this.committing = true;
     try {
-      for (const p of pruned) {
-        ops.push({ type: "del", key: recordKey(p) });
+      const orphans = new Map<string, NodeKey[]>();
+      for (const s of stores) {
+        const sv = s.tree.save(version);
+        saved.push([s, sv, stageNodes(batch, s.name, sv.nodes)]);
+        written += sv.nodes.length;
+        if (sv.orphans.length > 0) orphans.set(s.name, sv.orphans);
+        records.push({ name: s.name, host: s.host, root: sv.root && { version: sv.root.version, nonce: sv.root.nonce }, hash: sv.hash });
+      }
+      for (const n of gone) {
+        const sv = this.loadedStore(n).tree.save(version);
+        const keys = [...(orphans.get(n) ?? []), ...sv.orphans];
+        if (keys.length > 0) orphans.set(n, keys);
+        saved.push([this.loadedStore(n), sv, []]);
+      }
+      records.sort((a, b) => compareBytes(encoder.encode(a.name), encoder.encode(b.name)));
+      batch.put(recordKey(version), encodeRecord(records), VIEW);
+      if (orphans.size > 0) batch.put(orphansKey(version), encodeOrphans(orphans), VIEW);
+      batch.put(HEIGHT_KEY, encodeHeight(version), VIEW);
+      if (this.latest.height === 0) batch.put(FORMAT_KEY, encoder.encode(FORMAT), VIEW);
+
+      // Pruning: the versions below the kept window go, but never the last committed one, which readers
+      // are shown until this batch is durable (so the orphans of `version` itself are never freed here).
+      const pruneTo = this.keepRecent === Infinity ? 0 : Math.min(version - 1 - this.keepRecent, this.latest.height - 1);
+      while (this.retained.length > 0 && this.retained[0] <= pruneTo) {
+        const p = this.retained.shift()!;
+        batch.del(recordKey(p), VIEW);
         // The nodes version p was the last to use are the orphans of the version after it.
         const next = this.retained[0];
         for (const [name, keys] of await this.readOrphans(next)) {
-          stageDeletes(ops, name, keys);
+          stageDeletes(batch, name, keys);
           prunedNodes += keys.length;
         }
-        ops.push({ type: "del", key: orphansKey(next) });
+        batch.del(orphansKey(next), VIEW);
       }
-      await this.db.batch(ops, { ...VIEW, sync: this.sync } as AbstractBatchOptions<Uint8Array, Uint8Array>);
+      await batch.write({ sync: this.sync } as AbstractChainedBatchWriteOptions);
     } catch (e) {
+      await batch.close(); // idempotent: a failed write has closed it already
       this.retained = retainedBefore;
+      // Every store's pending changes are dropped, saved or not yet.
       for (const [s, sv] of saved) s.tree.abortSave(sv);
+      for (const s of stores) if (!saved.some(([t]) => t === s)) s.tree.rollback();
       this.restoreDeleted();
       throw e;
     } finally {
@@ -569,8 +573,8 @@ class ReadOnlyStore implements KVStore {
   }
 }
 
-/** Puts the stored forms of `nodes` of store `name` in `ops` (keys and values in one buffer each); returns the values. */
-function stageNodes(ops: Op[], name: string, nodes: readonly Node[]): Uint8Array[] {
+/** Puts the stored forms of `nodes` of store `name` in `batch` (keys and values in one buffer each); returns the values. */
+function stageNodes(batch: Batch, name: string, nodes: readonly Node[]): Uint8Array[] {
   const prefix = nodePrefix(name);
   const keySize = nodeKeySize(prefix);
   let total = 0;
@@ -583,17 +587,17 @@ function stageNodes(ops: Op[], name: string, nodes: readonly Node[]): Uint8Array
     const n = nodes[i];
     const end = writeNode(values, pos, n);
     stored[i] = values.subarray(pos, end);
-    ops.push({ type: "put", key: writeNodeKey(keys, i * keySize, prefix, n.version, n.nonce), value: stored[i] });
+    batch.put(writeNodeKey(keys, i * keySize, prefix, n.version, n.nonce), stored[i], VIEW);
     pos = end;
   }
   return stored;
 }
 
-function stageDeletes(ops: Op[], name: string, nodes: readonly NodeKey[]): void {
+function stageDeletes(batch: Batch, name: string, nodes: readonly NodeKey[]): void {
   const prefix = nodePrefix(name);
   const keySize = nodeKeySize(prefix);
   const keys = new Uint8Array(nodes.length * keySize);
-  for (let i = 0; i < nodes.length; i++) ops.push({ type: "del", key: writeNodeKey(keys, i * keySize, prefix, nodes[i].version, nodes[i].nonce) });
+  for (let i = 0; i < nodes.length; i++) batch.del(writeNodeKey(keys, i * keySize, prefix, nodes[i].version, nodes[i].nonce), VIEW);
 }
 
 function fail(message: string): never {

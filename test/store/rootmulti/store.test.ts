@@ -260,9 +260,15 @@ describe("CommitMultiStore", () => {
     ms.store("bank").set(bytes("a"), bytes("1"));
     const h1 = await ms.commit(1);
     ms.store("bank").set(bytes("a"), bytes("2"));
-    const db = (ms as unknown as { db: { batch: (...a: unknown[]) => Promise<void> } }).db;
+    // The commit's write batch fails as a full disk would make it, after every operation was added.
+    type Batch = { write: (...a: unknown[]) => Promise<void> };
+    const db = (ms as unknown as { db: { batch: (...a: unknown[]) => Batch } }).db;
     const real = db.batch.bind(db);
-    db.batch = () => Promise.reject(new Error("disk full"));
+    db.batch = (...a: unknown[]) => {
+      const b = real(...a);
+      b.write = () => Promise.reject(new Error("disk full"));
+      return b;
+    };
     await expect(ms.commit(2)).rejects.toThrow("disk full");
     db.batch = real;
     expect(ms.lastCommittedHeight).toBe(1n);
