@@ -69,10 +69,6 @@ export function nodePrefix(name: string): Uint8Array {
   return out;
 }
 
-export function nodeKey(prefix: Uint8Array, version: number, nonce: number): Uint8Array {
-  return writeNodeKey(new Uint8Array(nodeKeySize(prefix)), 0, prefix, version, nonce);
-}
-
 export const nodeKeySize = (prefix: Uint8Array) => prefix.length + 12;
 
 /** Writes the key of node (version, nonce) at `pos` of `out`; returns a view of it. */

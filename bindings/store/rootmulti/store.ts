@@ -37,7 +37,6 @@ import {
   encodeHeight,
   encodeOrphans,
   encodeRecord,
-  nodeKey,
   nodeKeySize,
   nodePrefix,
   orphansKey,
@@ -124,6 +123,8 @@ export class CommitMultiStore implements MultiStore {
   private closed = false;
   private written = 0;
   private pruned = 0;
+  /** Whether the database reads and writes Uint8Arrays without being told (no options needed). */
+  private readonly viewByDefault: boolean;
 
   private constructor(
     private readonly db: LevelDb,
@@ -137,6 +138,7 @@ export class CommitMultiStore implements MultiStore {
     }
     this.sync = o.sync ?? true;
     this.isHost = o.isHostStore ?? (() => false);
+    this.viewByDefault = db.keyEncoding().format === "view" && db.valueEncoding().format === "view";
     this.latest = { height: 0, stores: new Map(), infos: [], appHash: this.sha(EMPTY) };
   }
 
@@ -429,7 +431,12 @@ export class CommitMultiStore implements MultiStore {
     let ndb = this.ndbs.get(name);
     if (!ndb) {
       const prefix = nodePrefix(name);
-      const read = (v: number, n: number) => this.db.getSync(nodeKey(prefix, v, n), VIEW) as Uint8Array | undefined;
+      // The key is written into one buffer per store (getSync reads it before returning); a database whose
+      // own encodings are Uint8Arrays (level-node's) takes abstract-level's fast path, without options.
+      const key = new Uint8Array(nodeKeySize(prefix));
+      const read = this.viewByDefault
+        ? (v: number, n: number) => this.db.getSync(writeNodeKey(key, 0, prefix, v, n)) as Uint8Array | undefined
+        : (v: number, n: number) => this.db.getSync(writeNodeKey(key, 0, prefix, v, n), VIEW) as Uint8Array | undefined;
       this.ndbs.set(name, (ndb = new NodeDb(this.sha, read, this.cache, name)));
     }
     return ndb;
