@@ -156,7 +156,8 @@ export function runState(child: Child, log: (line: string) => void): { runs: Sta
       const b = m.blocks;
       log(
         `  ${n} keys, xupgrade: start-up ${ms(m.startupMs)} ms, commit CPU spread 100 ${ms(b.spread100.cpuMs.median)} ms, 1000 ${ms(b.spread1000.cpuMs.median)} ms, ` +
-          `clustered 100 ${ms(b.clustered100.cpuMs.median)} ms, 1000 ${ms(b.clustered1000.cpuMs.median)} ms, peak RSS ${m.peakRssMiB.toFixed(0)} MiB`,
+          `clustered 100 ${ms(b.clustered100.cpuMs.median)} ms, 1000 ${ms(b.clustered1000.cpuMs.median)} ms, peak RSS ${m.peakRssMiB.toFixed(0)} MiB; ` +
+          `byte cache warmed ${ms(m.warmedMs)} ms after open, after ${m.warmedAfterBlocks} blocks`,
       );
       let iavl: IavlRun | undefined;
       if (bin) {

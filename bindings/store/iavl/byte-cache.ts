@@ -81,6 +81,11 @@ export class ByteCache {
     return this.liveBytes;
   }
 
+  /** Whether an entry of `length` bytes fits without evicting any (the buffer may still have to grow). */
+  fits(length: number): boolean {
+    return this.liveBytes + HEADER + align4(length) <= this.maxCapacity * KEEP_ALL;
+  }
+
   /** The bytes named (tree, version, nonce): a view that stays valid until the next `put`. */
   get(tree: number, version: number, nonce: number): Uint8Array | undefined {
     const i = this.find(tree, version, nonce);

@@ -180,6 +180,22 @@ export class NodeDb {
     }
   }
 
+  /**
+   * Stored forms of saved inner nodes read ahead of need (the warm-up after open): kept in the byte cache
+   * while it has room without evicting anything; false once it has none.
+   */
+  prefetched(keys: readonly { version: number; nonce: number }[], stored: readonly (Uint8Array | undefined)[]): boolean {
+    const bytes = this.cache.stored;
+    if (bytes === undefined) return false;
+    for (let i = 0; i < keys.length; i++) {
+      const b = stored[i];
+      if (b === undefined) continue;
+      if (!bytes.fits(b.length)) return false;
+      bytes.put(this.id, keys[i].version, keys[i].nonce, b);
+    }
+    return true;
+  }
+
   /** Nodes the latest version no longer uses (they stay in the database while a retained version does). */
   replaced(keys: readonly { version: number; nonce: number }[]): void {
     for (const k of keys) this.cache.delete(this.id, k.version, k.nonce);

@@ -194,3 +194,26 @@ export function decodeNode(version: number, nonce: number, bytes: Uint8Array, ha
 }
 
 const childKeyOk = (v: number, n: number, parent: number) => v >= 1 && v <= parent && n >= 1;
+
+/**
+ * From a saved node's stored form, without decoding it: whether it is an inner node, and if so the node keys
+ * of its children that are inner nodes too, appended to `out` as version, nonce pairs. Throws on a
+ * truncated form.
+ */
+export function innerChildren(bytes: Uint8Array, out: number[]): boolean {
+  const r = new Reader(bytes);
+  if (r.varint() === 0) return false;
+  r.varint();
+  const keyLength = r.uvarint(); // read before `pos` is: `r.pos += r.uvarint()` would add to the old position
+  r.pos += keyLength;
+  const leftVersion = r.varint();
+  const leftNonce = r.varint();
+  r.pos += HASH_SIZE;
+  if (r.varint() > 0) out.push(leftVersion, leftNonce);
+  r.varint();
+  const rightVersion = r.varint();
+  const rightNonce = r.varint();
+  r.pos += HASH_SIZE;
+  if (r.varint() > 0) out.push(rightVersion, rightNonce);
+  return true;
+}

@@ -19,7 +19,7 @@ import type { ProofOp } from "../../core/ics23.js";
 import { sha256 as tsSha256 } from "../../core/js/sha256.js";
 import { type KVStore } from "../../core/kv.js";
 import { NodeCache, NodeDb, type NodeReadStats } from "../iavl/node-db.js";
-import { encodedSize, writeNode, type Node, type Sha256 } from "../iavl/node.js";
+import { encodedSize, innerChildren, writeNode, type Node, type Sha256 } from "../iavl/node.js";
 import { commitmentProof, encodeCommitmentProof } from "../iavl/proof.js";
 import { MutableTree, TreeReader, type NodeKey, type SavedVersion } from "../iavl/tree.js";
 import type { LevelDb } from "../level.js";
@@ -56,6 +56,9 @@ export const DEFAULT_NODE_CACHE = 40_000;
  * keys (about 130 bytes each with 26-byte keys). The buffer starts at 1 MiB and doubles as it fills.
  */
 export const DEFAULT_NODE_CACHE_BYTES = 192 * 2 ** 20;
+/** Nodes the warm-up after open asks the database for in one request, and requests it keeps in flight. */
+const WARM_BATCH = 1000;
+const WARM_IN_FLIGHT = 4;
 
 export interface CommitMultiStoreOptions {
   /** fsync each commit (LevelDB `sync`). Default true. */
@@ -70,6 +73,12 @@ export interface CommitMultiStoreOptions {
   nodeCacheSize?: number;
   /** Bytes of stored inner nodes cached across all stores (0: none). */
   nodeCacheBytes?: number;
+  /**
+   * After open, read the inner nodes of every store's latest tree into the node cache's byte buffer in the
+   * background, as far as it has room (default true): commits and reads then find their paths in memory, as
+   * on a node that has run for a while, instead of reading them from the database one by one.
+   */
+  warmNodeCache?: boolean;
   /** SHA-256 to hash with (default the TypeScript core's; the Node entry passes node:crypto's, faster). */
   sha256?: Sha256;
   /** Stores kept out of the app hash (a host's bookkeeping). */
@@ -153,6 +162,7 @@ export class CommitMultiStore implements MultiStore {
       await db.close();
       throw e;
     }
+    if (options.warmNodeCache !== false) ms.warmed = ms.warm();
     return ms;
   }
 
@@ -361,7 +371,59 @@ export class CommitMultiStore implements MultiStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.warmed;
     await this.db.close();
+  }
+
+  /**
+   * @internal The warm-up after open (`warmNodeCache`): settles once the inner nodes of every store's latest
+   * tree are in the byte cache, the cache has no more room, or the store closed. It never rejects: it only
+   * spares reads, and a node it could not read (pruned meanwhile, or damaged) is read again when needed.
+   */
+  warmed: Promise<void> = Promise.resolve();
+
+  /**
+   * Reads each store's latest tree level by level from its root, inner nodes only, `WARM_BATCH` keys per
+   * request and `WARM_IN_FLIGHT` requests at a time: LevelDB's threads do the reads, this thread only files
+   * the bytes in the cache, a request at a time between its other work.
+   */
+  private async warm(): Promise<void> {
+    let stop = false;
+    try {
+      for (const record of this.latest.stores.values()) {
+        if (record.root === undefined) continue;
+        const ndb = this.ndb(record.name);
+        const prefix = nodePrefix(record.name);
+        const keySize = nodeKeySize(prefix);
+        // Node keys as version, nonce pairs.
+        let level = [record.root.version, record.root.nonce];
+        while (level.length > 0 && !stop) {
+          const next: number[] = [];
+          let at = 0;
+          const fetch = async (): Promise<void> => {
+            while (at < level.length && !stop) {
+              const pairs = level.slice(at, (at += 2 * WARM_BATCH));
+              const keys: { version: number; nonce: number }[] = [];
+              const buf = new Uint8Array((pairs.length / 2) * keySize);
+              const dbKeys: Uint8Array[] = [];
+              for (let j = 0; j < pairs.length; j += 2) {
+                keys.push({ version: pairs[j], nonce: pairs[j + 1] });
+                dbKeys.push(writeNodeKey(buf, (j / 2) * keySize, prefix, pairs[j], pairs[j + 1]));
+              }
+              const values = (await this.db.getMany(dbKeys, VIEW)) as (Uint8Array | undefined)[];
+              if (this.closed) stop = true;
+              if (stop) return;
+              const inner = values.map((v) => (v !== undefined && innerChildren(v, next) ? v : undefined));
+              if (!ndb.prefetched(keys, inner)) stop = true;
+            }
+          };
+          await Promise.all(Array.from({ length: WARM_IN_FLIGHT }, fetch));
+          level = next;
+        }
+      }
+    } catch {
+      // Nothing to do: the nodes not read ahead are read when needed.
+    }
   }
 
   // ---- past versions: reads and proofs ----

@@ -289,6 +289,41 @@ describe("CommitMultiStore", () => {
     expect(() => ms.at(1)!.store("bank").set(bytes("c"), bytes("3"))).toThrow("store bank at height 1 is read-only");
   });
 
+  it("after open, reads the inner nodes of the latest trees ahead, in the background; a close meanwhile stops it", async () => {
+    const dir = tempDir("xupgrade-rootmulti-");
+    const keys = Array.from({ length: 3000 }, (_, i) => bytes(`acct/${(i * 7919) % 3000}`));
+    let ms = await openStore(dir);
+    for (let h = 1; h <= 3; h++) {
+      for (const k of keys.slice((h - 1) * 1000, h * 1000)) ms.store("bank").set(k, bytes(`v${h}`));
+      ms.store("gov").set(bytes(`p${h}`), bytes("x"));
+      await ms.commit(h);
+    }
+    const appHash = ms.lastAppHash;
+    await close(ms);
+
+    // Closed at once, while the warm-up is under way: no error, and the database opens again as it was.
+    await close(await openStore(dir));
+
+    const readAll = async (warm: boolean) => {
+      const s = await openNodeCommitMultiStore(dir, { warmNodeCache: warm });
+      open.push(s);
+      await s.warmed;
+      const before = s.nodeStats.read;
+      for (const k of keys) expect(s.store("bank").get(k)).toBeDefined();
+      const read = s.nodeStats.read - before;
+      expect(s.lastAppHash).toEqual(appHash);
+      await close(s);
+      return read;
+    };
+    // Warmed, a read takes only its leaf from the database (leaves are not read ahead): 3,000 keys, 3,000 leaves.
+    expect(await readAll(true)).toBe(keys.length);
+    // Not warmed, it takes the inner nodes of its path too.
+    expect(await readAll(false)).toBeGreaterThan(keys.length + 1000);
+    ms = await openStore(dir);
+    await ms.warmed;
+    expect(ms.store("gov").get(bytes("p2"))).toEqual(bytes("x"));
+  });
+
   it("refuses a database of the older layout (no Merkle commitment) with a clear message", async () => {
     const dir = tempDir("xupgrade-rootmulti-");
     const old = await openNodeMultiStore(dir);
