@@ -62,8 +62,8 @@ export interface ChainMemory {
   /** Failed-check episodes so far (an id per episode); whether the last poll failed. */
   failures: number;
   failing: boolean;
-  /** The newest verified header: a node that stops answering right below its plan's height has halted for it. */
-  last?: { height: string; ms: number };
+  /** The newest verified header and the chain's pace then: a node that stops answering right below its plan's height has halted for it. */
+  last?: { height: string; ms: number; blockMs?: number };
 }
 
 export const emptyMemory = (): ChainMemory => ({ proposals: [], failures: 0, failing: false });
@@ -75,6 +75,8 @@ export interface AlertRules {
   stillHaltedAfterMs: number;
   /** A lead alert more than this after its moment says it is late (default two polls). */
   lateAfterMs: number;
+  /** How often the chain is polled: the blocks a poll can miss. */
+  pollMs: number;
 }
 
 export const planKey = (p: { name: string; height: bigint | string }) => `${p.name}@${p.height}`;
@@ -152,7 +154,9 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
   if (snap.status !== "verified") {
     // Nodes stop at the plan's height (the old binary exits): silence right below it, after verified headers up to it, is the halt.
     const p = memory.plan;
-    if (snap.status === "unreachable" && p && memory.last && BigInt(memory.last.height) >= BigInt(p.height) - 1n) {
+    // "Right below": within the blocks two polls could have missed at the chain's pace, the last one before the height included.
+    const missed = memory.last?.blockMs ? BigInt(Math.ceil((2 * rules.pollMs) / memory.last.blockMs)) : 0n;
+    if (snap.status === "unreachable" && p && memory.last && BigInt(memory.last.height) >= BigInt(p.height) - 1n - missed) {
       const since = now - memory.last.ms;
       const facts: [string, string][] = [["height", p.height], ["last verified header", `${memory.last.height} at ${iso(memory.last.ms)}`], ["node", `not answering since (${snap.failure?.message ?? "no answer"})`]];
       make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${p.height} for upgrade ${p.name} (the node stopped right below it)`, facts, { plan: { name: p.name, height: p.height } });
@@ -161,7 +165,10 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
     return { alerts: out, memory };
   }
   memory.failing = false;
-  if (snap.header) memory.last = { height: snap.header.height.toString(), ms: snap.header.ms };
+  if (snap.header) {
+    const pace = snap.eta && snap.eta.blocksLeft > 0 ? (snap.eta.p50 - snap.header.ms) / snap.eta.blocksLeft : undefined;
+    memory.last = { height: snap.header.height.toString(), ms: snap.header.ms, blockMs: pace && pace > 0 ? pace : memory.last?.blockMs };
+  }
 
   const plan = snap.plan;
   const ref = (p: { name: string; height: bigint | string }) => ({ name: p.name, height: String(p.height) });

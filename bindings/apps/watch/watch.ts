@@ -75,7 +75,7 @@ export class Watch {
     const cfg = o.config;
     this.log = o.log ?? silentLogger;
     this.now = o.now ?? Date.now;
-    this.rules = { leadsMs: cfg.leadsMs, readinessThreshold: cfg.readinessThreshold, readinessWithinMs: cfg.readinessWithinMs, stillHaltedAfterMs: cfg.stillHaltedAfterMs, lateAfterMs: 2 * cfg.pollMs + 5_000 };
+    this.rules = { leadsMs: cfg.leadsMs, readinessThreshold: cfg.readinessThreshold, readinessWithinMs: cfg.readinessWithinMs, stillHaltedAfterMs: cfg.stillHaltedAfterMs, lateAfterMs: 2 * cfg.pollMs + 5_000, pollMs: cfg.pollMs };
     this.ledger = new Ledger(state.alerts);
     this.followed = cfg.chains.map((chain) => {
       const history = new HeaderHistory(cfg.historyWindowMs, state.history(chain.name));

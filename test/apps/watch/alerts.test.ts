@@ -16,11 +16,11 @@ import { discordShape, jsonShape, receiver, slackShape, telegramShape } from "./
 
 afterAll(removeTempDirs);
 const T = Date.UTC(2026, 4, 4, 10);
-const RULES: AlertRules = { leadsMs: [86_400_000, 7_200_000, 600_000], readinessThreshold: 2 / 3, readinessWithinMs: 7_200_000, stillHaltedAfterMs: 1_800_000, lateAfterMs: 15_000 };
+const RULES: AlertRules = { leadsMs: [86_400_000, 7_200_000, 600_000], readinessThreshold: 2 / 3, readinessWithinMs: 7_200_000, stillHaltedAfterMs: 1_800_000, lateAfterMs: 15_000, pollMs: 5000 };
 const PLAN = { name: "v2", height: 10_000n, info: "" };
 
 function snap(at: number, o: Partial<ChainSnapshot> & { height: bigint; etaAt?: number }): ChainSnapshot {
-  const eta = o.etaAt === undefined ? undefined : { blocksLeft: 1, p10: o.etaAt - 60_000, p50: o.etaAt, p90: o.etaAt + 60_000, method: "analogs" as const, analogs: 100, spanMs: 1 };
+  const eta = o.etaAt === undefined ? undefined : { blocksLeft: o.plan ? Number(o.plan.height - o.height) : 1, p10: o.etaAt - 60_000, p50: o.etaAt, p90: o.etaAt + 60_000, method: "analogs" as const, analogs: 100, spanMs: 1 };
   return {
     name: "hub",
     chainId: "hub-1",
@@ -108,6 +108,21 @@ describe("which alerts, in which order", () => {
     ]);
     expect(ids).toEqual(["plan_scheduled/hub/v2@10000", "plan_changed/hub/v2@10000->v2b@12000", "verification_failed/hub/1", "plan_cancelled/hub/v2b@12000", "verification_failed/hub/2"]);
     for (const a of alerts.filter((x) => x.kind !== "verification_failed")) expect(a).toMatchObject({ unconfirmed: true, title: expect.stringMatching(/\[unconfirmed root\]$/) });
+  });
+});
+
+describe("a node that stops at the height", () => {
+  const down = (at: number): ChainSnapshot => ({ ...snap(at, { height: 0n }), status: "unreachable", failure: { check: "provider", message: "connection refused" }, header: undefined, plan: undefined });
+  it("silence within two polls' blocks of the plan's height is the halt, and stays it; silence far below is not", () => {
+    const eta = T + 10_000;
+    // 400 ms blocks: the last verified poll saw height 9,990 with ten blocks (4 s) left.
+    const seen = run([snap(T, { height: 9900n, plan: PLAN, etaAt: T + 40_000 }), snap(T + 36_000, { height: 9990n, plan: PLAN, etaAt: eta })]);
+    expect(seen.memory.last).toMatchObject({ height: "9990", blockMs: 400 });
+    const after = run([down(eta + 1000), down(eta + 1_800_000 + 40_000)], seen.memory, new Set(seen.ids));
+    expect(after.ids).toEqual(["halt/hub/v2@10000", "still_halted/hub/v2@10000"]);
+    expect(after.alerts[0].facts).toEqual(expect.arrayContaining([["last verified header", `9990 at ${new Date(T + 36_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`]]));
+    const early = run([snap(T, { height: 9000n, plan: PLAN, etaAt: T + 400_000 }), down(T + 5000)]);
+    expect(early.ids).toEqual(["plan_scheduled/hub/v2@10000"]);
   });
 });
 
