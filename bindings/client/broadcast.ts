@@ -37,6 +37,8 @@ export interface BroadcastOptions {
 }
 
 export type BroadcastProgress =
+  /** The node's CheckTx took it (or already had it). */
+  | { kind: "accepted"; txhash: string }
   | { kind: "halted"; plan: UpgradePlanRef; stage: HaltStage }
   | { kind: "node-down"; plan: UpgradePlanRef }
   | { kind: "resumed"; plan: UpgradePlanRef; height: bigint }
@@ -62,6 +64,8 @@ export async function broadcastTx(rpc: CometRpc, txBytes: Uint8Array, o: Broadca
 }
 
 type SendOutcome = "accepted" | "already-known" | "sequence-used";
+/** What `send` returns besides an outcome: refused for the halt (when waiting), or the node did not answer (`unreachable` holds why). */
+type NotSent = "halted" | "unreachable";
 /** How close to the plan's height (in blocks) the chain's state is watched at every `tx` poll, and a node going quiet is taken for the halt. */
 const NEAR_BLOCKS = 10n;
 
@@ -78,6 +82,8 @@ class TxFollower {
   private haltSince: number | undefined;
   private stage: HaltStage = "mempool";
   private lookupAsBase64 = false;
+  /** Why the last broadcast reached no node. */
+  private unreachable: ClientError | undefined;
 
   constructor(
     private readonly rpc: CometRpc,
@@ -96,18 +102,18 @@ class TxFollower {
     const before = await this.view(true);
     if (before?.halted) await this.untilResumed("not-sent");
     for (;;) {
-      let sent: SendOutcome | "halted";
-      try {
-        sent = await this.send(false);
-      } catch (e) {
+      const sent = await this.send(false);
+      if (sent === "halted") {
+        await this.untilResumed("not-sent");
+        continue;
+      }
+      if (sent === "unreachable") {
         // The node went away right at the upgrade height: it halted and is being switched.
-        if (!(e instanceof ClientError) || e instanceof RpcError || !this.nearHalt(2n)) throw e;
+        if (!this.nearHalt(2n)) throw this.unreachable!;
         await this.untilResumed("node-down");
         await this.rebroadcast(() => undefined);
-        break;
       }
-      if (sent !== "halted") break;
-      await this.untilResumed("not-sent");
+      break;
     }
     return this.follow();
   }
@@ -125,21 +131,31 @@ class TxFollower {
     }
   }
 
-  /** broadcast_tx_sync: accepted (or already known to the node), refused for the halt, or — on a rebroadcast — its sequence used. */
-  private async send(rebroadcast: boolean): Promise<SendOutcome | "halted"> {
+  /** broadcast_tx_sync: accepted (or already known to the node), refused for the halt, unreachable, or — on a rebroadcast — its sequence used. */
+  private async send(rebroadcast: boolean): Promise<SendOutcome | NotSent> {
     let res: Record<string, unknown>;
     try {
       res = await this.rpc.call("broadcast_tx_sync", { tx: this.b64 });
     } catch (e) {
+      if (e instanceof ClientError && !(e instanceof RpcError)) {
+        this.unreachable = e;
+        return "unreachable";
+      }
       // CometBFT's mempool cache: the same bytes are already there (a node that kept its mempool, or gossip).
-      if (e instanceof RpcError && /already exists in cache/i.test(`${e.data} ${e.rpcMessage}`)) return "already-known";
+      if (e instanceof RpcError && /already exists in cache/i.test(`${e.data} ${e.rpcMessage}`)) {
+        this.o.onProgress?.({ kind: "accepted", txhash: this.txhash });
+        return "already-known";
+      }
       throw e;
     }
     const code = typeof res.code === "number" ? res.code : undefined;
     if (code === undefined) throw this.rpc.garbage("broadcast_tx_sync", "code is not a number");
     const codespace = typeof res.codespace === "string" ? res.codespace : "";
     const log = typeof res.log === "string" ? res.log : "";
-    if (code === 0) return "accepted";
+    if (code === 0) {
+      this.o.onProgress?.({ kind: "accepted", txhash: this.txhash });
+      return "accepted";
+    }
     if (isHaltedTx({ code, codespace })) {
       const plan = planFromLog(log) ?? this.plan;
       if (plan) this.plan = plan;
@@ -242,13 +258,15 @@ class TxFollower {
   private async rebroadcast(superseded: (at: { height: bigint; log: string }) => void): Promise<void> {
     const giveUp = Date.now() + this.o.timeoutMs;
     for (;;) {
-      let outcome: SendOutcome | "halted";
-      try {
-        if (typeof (await this.lookup()) === "object") return;
-        outcome = await this.send(true);
-      } catch (e) {
-        // A node that answers status but not yet everything (its RPC starting): try again for a while.
-        if (!(e instanceof ClientError) || e instanceof RpcError || Date.now() > giveUp) throw e;
+      const held = await this.lookup().catch((e: unknown) => {
+        if (e instanceof ClientError && !(e instanceof RpcError)) return "unreachable" as const;
+        throw e;
+      });
+      if (typeof held === "object") return;
+      const outcome = held === "unreachable" ? held : await this.send(true);
+      if (outcome === "unreachable") {
+        // A node whose RPC answers status but not yet the rest (starting): try again for a while.
+        if (Date.now() > giveUp) throw this.unreachable ?? new ClientError(`cannot reach node ${this.rpc.label}`);
         await sleep(this.pollMs);
         continue;
       }

@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { constants } from "node:os";
+import type { Socket } from "node:net";
 import type { VisorLogger } from "./log.js";
 
 export const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
@@ -124,12 +125,41 @@ export class Supervisor {
    * own process group, so a signal reaches the processes it started too.
    */
   start(bin: string, args: readonly string[], o: { cwd?: string; capture?: boolean; node?: boolean } = {}): Running {
+    return this.adopt(this.launch(bin, args, o), o.node === true);
+  }
+
+  /**
+   * Starts the next node binary in standby (prestart.ts): the node's stdio, plus a pipe on fd 3 it is told of by
+   * `XUPGRADE_STANDBY_FD=3`. It is not the current child — signals are not forwarded to it — until `adopt`.
+   */
+  standby(bin: string, args: readonly string[]): Running & { channel: Socket } {
+    const base = this.o.stdio ?? "inherit";
+    const stdio: StdioOptions = typeof base === "string" ? [base, base, base, "pipe"] : [...(base as unknown[]).slice(0, 3), "pipe"] as StdioOptions;
+    const r = this.launch(bin, args, { stdio, env: { ...process.env, XUPGRADE_STANDBY_FD: "3" } });
+    this.o.onNode?.(r.proc); // its output is the node's from the start (adopt does not tell it again)
+    return Object.assign(r, { channel: r.proc.stdio[3] as Socket });
+  }
+
+  /** Makes a started child the current one (signals are forwarded to it); a node not yet told to `onNode` is. */
+  adopt<R extends Running>(running: R, node = true): R {
+    if (node) this.o.onNode?.(running.proc);
+    this.current = running;
+    void running.exited.then(() => {
+      if (this.current === running) this.current = undefined;
+    });
+    // A signal that arrived just before the start still reaches the new child.
+    if (this.userSignal && running.proc.pid !== undefined) this.forward(running, this.userSignal);
+    return running;
+  }
+
+  private launch(bin: string, args: readonly string[], o: { cwd?: string; capture?: boolean; stdio?: StdioOptions; env?: NodeJS.ProcessEnv } = {}): Running {
     let output = "";
     const group = o.capture === true;
     const proc = spawn(bin, [...args], {
       cwd: o.cwd,
-      stdio: o.capture ? ["ignore", "pipe", "pipe"] : (this.o.stdio ?? "inherit"),
+      stdio: o.stdio ?? (o.capture ? ["ignore", "pipe", "pipe"] : (this.o.stdio ?? "inherit")),
       detached: group,
+      env: o.env,
     });
     if (o.capture) {
       const add = (d: Buffer) => {
@@ -139,7 +169,6 @@ export class Supervisor {
       proc.stdout?.on("data", add);
       proc.stderr?.on("data", add);
     }
-    if (o.node) this.o.onNode?.(proc);
     const running: Running = {
       proc,
       group,
@@ -159,12 +188,6 @@ export class Supervisor {
       }),
       output: () => output,
     };
-    this.current = running;
-    void running.exited.then(() => {
-      if (this.current === running) this.current = undefined;
-    });
-    // A signal that arrived just before the start still reaches the new child.
-    if (this.userSignal && proc.pid !== undefined) this.forward(running, this.userSignal);
     return running;
   }
 

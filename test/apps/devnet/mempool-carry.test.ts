@@ -20,6 +20,7 @@ import { AbciHalt } from "../../../bindings/abci/index.js";
 import { CometApp, initTestnet, loadApp, openNode, readGenesisKeys, type GenesisKey, type OpenedNode } from "../../../bindings/apps/devnet/index.js";
 import { carryPath, mempoolKeeper, PendingTxs, reinjectAfterSwitch } from "../../../bindings/apps/devnet/node/engine/cometbft/mempool-carry.js";
 import { HALTED_TX } from "../../../bindings/client/upgrade-halt.js";
+import { fullLogger } from "../../../bindings/apps/devnet/shared/logger.js";
 import { ReadinessFileReader, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { V1, V2, captureLogger, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
 
@@ -39,7 +40,8 @@ interface Genesis {
 interface Node extends OpenedNode {
   app: CometApp;
   pending: PendingTxs;
-  logger: ReturnType<typeof captureLogger>;
+  logger: ReturnType<typeof fullLogger>;
+  records: ReturnType<typeof captureLogger>["records"];
 }
 
 const H = 12n;
@@ -49,7 +51,8 @@ const seconds = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));
 /** A node home opened for `app`, its CometApp wired as `devnet start --engine cometbft` wires it (the mempool kept and put back). */
 async function open(home: string, app: string, skip: bigint[] = []): Promise<Node> {
   const genesis = genesisOf(home);
-  const logger = captureLogger();
+  const captured = captureLogger();
+  const logger = fullLogger(captured);
   const node = await openNode({ home, chainId: genesis.chain_id, app: await loadApp(app), backend: "wasm", skipUpgradeHeights: skip, logger });
   const pending = new PendingTxs();
   const cometApp = new CometApp({
@@ -61,7 +64,7 @@ async function open(home: string, app: string, skip: bigint[] = []): Promise<Nod
     pending,
     carry: mempoolKeeper(home, genesis.chain_id, logger),
   });
-  return { ...node, logger, pending, app: cometApp };
+  return { ...node, logger, records: captured.records, pending, app: cometApp };
 }
 
 function block(g: Genesis, height: bigint, txs: Uint8Array[] = []): RequestFinalizeBlock {
@@ -150,7 +153,7 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     expect(halt).toMatchObject({ exitCode: 20 });
     const carry = JSON.parse(readFileSync(carryPath(home), "utf8")) as { chain_id: string; height: string; txs: string[] };
     expect(carry).toEqual({ chain_id: g.chain_id, height: String(H), txs: [Buffer.from(kept).toString("base64")] });
-    expect(v1.logger.records.findIndex((r) => r.msg === "kept the mempool for the upgrade's block")).toBeLessThan(v1.logger.records.findIndex((r) => r.msg === "halting the node"));
+    expect(v1.records.findIndex((r) => r.msg === "kept the mempool for the upgrade's block")).toBeLessThan(v1.records.findIndex((r) => r.msg === "halting the node"));
     // Halted: CheckTx takes nothing, and says why.
     expect(v1.app.checkTx({ tx: await send("bob", 1n), type: 0 })).toEqual({
       code: HALTED_TX.code,
@@ -201,7 +204,7 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     const rpc = await rpcFor(() => v2);
     const back = await reinjectAfterSwitch({ home, state: v2.state, rpcUrl: rpc.url, logger: v2.logger });
     expect(back).toEqual({ kept: 1, accepted: 0, refused: { "sdk 32": 1 } });
-    expect(v2.logger.records.find((r) => r.msg === "put the transactions kept at the halt back through CheckTx")).toMatchObject({ kept: 1, accepted: 0 });
+    expect(v2.records.find((r) => r.msg === "put the transactions kept at the halt back through CheckTx")).toMatchObject({ kept: 1, accepted: 0 });
     // Even in a block it would not apply again: DeliverTx makes the same sequence check.
     const again = await v2.app.finalizeBlock(block(g, H + 2n, [tx]));
     expect(again.txResults?.map((x) => x?.code)).toEqual([32]);

@@ -147,7 +147,14 @@ export async function signAndBroadcast(input: BroadcastInput): Promise<Included>
   const { timeoutMs, waitUpgradeMs } = input.settings;
   let tx;
   try {
-    tx = await broadcastTx(rpc, txBytes, { timeoutMs, waitUpgradeMs, onProgress: (e) => process.stderr.write(progressLine(e, waitUpgradeMs) + "\n") });
+    tx = await broadcastTx(rpc, txBytes, {
+      timeoutMs,
+      waitUpgradeMs,
+      onProgress: (e) => {
+        const line = progressLine(e, waitUpgradeMs);
+        if (line) process.stderr.write(line + "\n");
+      },
+    });
   } catch (e) {
     if (e instanceof UpgradeHaltError) throw new CliError(e.message + (e.waitedMs === undefined ? haltHint(e) : ""));
     throw e;
@@ -162,9 +169,11 @@ function haltHint(e: UpgradeHaltError): string {
   return "; to wait for the switch and rebroadcast this same signed transaction (the same sequence: it is committed at most once), pass --wait-upgrade <duration>";
 }
 
-/** A line on stderr for each thing the broadcast sees while it waits through an upgrade halt. */
-function progressLine(e: BroadcastProgress, waitMs: number): string {
+/** A line on stderr for each thing the broadcast sees while it waits through an upgrade halt (nothing otherwise). */
+function progressLine(e: BroadcastProgress, waitMs: number): string | undefined {
   switch (e.kind) {
+    case "accepted":
+      return undefined;
     case "halted":
       return `the chain halted at height ${e.plan.height} for upgrade ${JSON.stringify(e.plan.name)}: waiting up to ${formatGoDuration(BigInt(waitMs) * 1_000_000n)} for it to resume on the new binary`;
     case "node-down":

@@ -29,6 +29,8 @@ import type { Logger } from "../../../base/logger.js";
 import { checkDuration } from "./init.js";
 import { DEFAULT_KEEP_RECENT } from "../../../store/rootmulti/store.js";
 import { RehearsalPins } from "../rehearse/pin.js";
+import { standbyGate } from "./standby.js";
+import { loadCore } from "../../../core/index.js";
 
 export type { DevnetEngine, DevnetHandle };
 
@@ -71,6 +73,12 @@ export interface StartDevnetOptions {
    * default 1m; docs/spec/keeper.md §6.2). It stops earlier when stopped or when every peer holds the decision.
    */
   haltGrace?: string;
+  /**
+   * Awaited once the node's code, app and configuration are loaded and before its data is opened (a sidecar's
+   * prestart, docs/spec/sidecar.md §5.5); rejecting ends the start. Default: the gate of XUPGRADE_STANDBY_FD
+   * when it is set (standby.ts), else none; `null`: none.
+   */
+  standby?: (() => Promise<void>) | null;
 }
 
 export type Pruning = "default" | "nothing" | "everything" | "custom";
@@ -114,6 +122,12 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   const haltGraceMs = options.haltGrace === undefined ? undefined : Number(haltGraceNs(options.haltGrace) / 1_000_000n);
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
+  // A sidecar's prestart (standby.ts): everything above is loaded; the home's data is opened only on `go`.
+  const standby = options.standby === undefined ? standbyGate() : options.standby;
+  if (standby) {
+    await loadCore(backend);
+    await standby();
+  }
 
   const keepRecent = keepRecentOf(options.pruning ?? config.pruning ?? "default", options.pruningKeepRecent ?? config.pruning_keep_recent);
   const node = await openNode({ home, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: skip, logger, keepRecent });

@@ -197,6 +197,7 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
   const rawImageFile = src[ENV.orchestratorImageFile] ?? "";
   if (rawImageFile !== "" && !isAbsolute(rawImageFile)) errs.push(`invalid: ${ENV.orchestratorImageFile}: ${JSON.stringify(rawImageFile)} must be an absolute path`);
   const readiness = boolOption(src, ENV.readiness, false, errs);
+  const prestart = boolOption(src, ENV.prestart, false, errs);
   const rawBackup = src[ENV.dataBackupDir];
   const dataBackupDir = rawBackup === undefined || rawBackup === "" ? home : isAbsolute(rawBackup) ? cleanPath(rawBackup) : rawBackup;
   const cfg: VisorConfig = {
@@ -232,6 +233,7 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
     downloadSignatureNamespace,
     orchestratorImageFile: rawImageFile,
     readiness,
+    prestart,
   };
   return { cfg, errors: errs };
 }

@@ -40,6 +40,7 @@ export function detailString(cfg: VisorConfig): string {
     `  ${ENV.downloadSignatureNamespace}: ${cfg.downloadSignatureNamespace}`,
     `  ${ENV.orchestratorImageFile}: ${cfg.orchestratorImageFile}`,
     `  ${ENV.readiness}: ${cfg.readiness}`,
+    `  ${ENV.prestart}: ${cfg.prestart}`,
     "Derived Values:",
     `        Root Dir: ${root}`,
     `     Upgrade Dir: ${join(root, "upgrades")}`,

@@ -34,6 +34,7 @@ export const ENV = {
   downloadSignatureNamespace: "DAEMON_DOWNLOAD_SIGNATURE_NAMESPACE",
   orchestratorImageFile: "DAEMON_ORCHESTRATOR_IMAGE_FILE",
   readiness: "DAEMON_READINESS",
+  prestart: "DAEMON_PRESTART",
 } as const;
 
 export const ENV_NAMES: readonly string[] = Object.values(ENV);
@@ -85,6 +86,8 @@ export interface VisorConfig {
   orchestratorImageFile: string;
   /** `run` attests the scheduled plan's readiness on its own, every DAEMON_RPC_POLL_INTERVAL (docs/spec/readiness.md §3). */
   readiness: boolean;
+  /** `run` starts the next binary in standby before the height, for binaries that honour XUPGRADE_STANDBY_FD (docs/spec/sidecar.md §5.5). */
+  prestart: boolean;
 }
 
 export const DEFAULT_POLL_INTERVAL = 300n * MS;

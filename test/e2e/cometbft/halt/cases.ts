@@ -15,7 +15,7 @@ import { check, halting, haltedAt, haltedTogether, resumeOnV2, stopHalted, time,
 import type { NetOptions } from "./net.js";
 import { afterCommitOf, killOne, whenInDir, type HaltCase } from "./scenarios.js";
 import { SEVEN, SEVEN_CASES } from "./seven.js";
-import { underSidecars } from "./sidecars.js";
+import { PRESTART, underSidecars } from "./sidecars.js";
 import { TX_CASES } from "./txs.js";
 
 export type { CaseContext, HaltCase } from "./scenarios.js";
@@ -78,7 +78,13 @@ const FOUR_CASES: HaltCase[] = [
   {
     name: "visors",
     net: "four",
-    title: "four `xupgrade visor`s supervising the four validators",
+    title: "four `xupgrade visor`s supervising the four validators, the next binary in standby (DAEMON_PRESTART)",
+    run: (net) => underSidecars(net, { sidecar: "visor", env: PRESTART }),
+  },
+  {
+    name: "visors-plain",
+    net: "four",
+    title: "four `xupgrade visor`s without the standby: the node restarted at the switch, as cosmovisor does",
     run: (net) => underSidecars(net, { sidecar: "visor" }),
   },
   {

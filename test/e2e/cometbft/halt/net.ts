@@ -54,6 +54,8 @@ export interface NetOptions {
   seed?: number;
   /** The gov voting and deposit periods, seconds (default VOTING_S). */
   votingS?: number;
+  /** The funded accounts besides the validators (default alice and bob). */
+  accounts?: readonly string[];
 }
 
 export interface RpcStatus {
@@ -87,7 +89,7 @@ export class FaultNet {
     const votingS = o.votingS ?? VOTING_S;
     const init = await runCli([
       "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", String(o.validators ?? 4), "--voting-period", `${votingS}s`,
-      "--deposit-period", `${votingS}s`, "--block-time", `${BLOCK_MS}ms`,
+      "--deposit-period", `${votingS}s`, "--block-time", `${BLOCK_MS}ms`, ...(o.accounts ? ["--accounts", o.accounts.join(",")] : []),
     ]);
     if (init.code !== 0) throw new Error(`devnet init failed: ${init.stderr}`);
     const described = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")) as { nodes: Omit<NetNode, "index">[] };
@@ -131,6 +133,13 @@ export class FaultNet {
       () => undefined,
     );
     return p;
+  }
+
+  /** A genesis key by name. */
+  key(name: string): GenesisKey {
+    const k = this.keys.find((x) => x.name === name);
+    if (!k) throw new Error(`no genesis key ${name}`);
+    return k;
   }
 
   /** The REST URL node `i`'s last process serves (from its `serving` record). */

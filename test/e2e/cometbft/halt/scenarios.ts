@@ -13,7 +13,7 @@ export interface CaseContext {
   whileHalted?: (net: FaultNet, H: number) => Promise<void>;
 }
 
-export type NetName = "four" | "seven";
+export type NetName = "four" | "seven" | "tx";
 
 export interface HaltCase {
   name: string;

@@ -12,7 +12,7 @@ import { waitUntil } from "../../../support/wait.js";
 import { check, halting, haltedAt, haltedTogether, resumeOnV2, stopHalted, time, upgradeScheduled } from "./checks.js";
 import type { FaultNet, NetOptions } from "./net.js";
 import { afterCommitOf, killOne, type HaltCase } from "./scenarios.js";
-import { underSidecars } from "./sidecars.js";
+import { PRESTART, underSidecars } from "./sidecars.js";
 
 export const SEVEN: NetOptions = { validators: 7, powers: [30, 20, 15, 13, 10, 7, 5] };
 
@@ -66,8 +66,8 @@ export const SEVEN_CASES: HaltCase[] = [
   {
     name: "seven-visors",
     net: "seven",
-    title: "seven `xupgrade visor`s supervising the seven validators",
-    run: (net) => underSidecars(net, { sidecar: "visor" }),
+    title: "seven `xupgrade visor`s supervising the seven validators, the next binary in standby",
+    run: (net) => underSidecars(net, { sidecar: "visor", env: PRESTART }),
   },
   {
     name: "seven-cosmovisors",
@@ -80,7 +80,7 @@ export const SEVEN_CASES: HaltCase[] = [
     name: "seven-regions",
     net: "seven",
     title: "seven validators in two regions (55 % / 45 %), 10–30 ms inside, 150–300 ms between, the whole upgrade under visors",
-    run: (net) => underSidecars(net, { sidecar: "visor", before: regions }),
+    run: (net) => underSidecars(net, { sidecar: "visor", env: PRESTART, before: regions }),
   },
   {
     name: "seven-regions-cosmovisors",

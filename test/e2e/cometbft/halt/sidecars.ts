@@ -42,7 +42,11 @@ export function nodeBinary(net: FaultNet, version: "v1" | "v2"): string {
   return path;
 }
 
-/** The sidecars' environment: the same for both, backups off (the data is the same few MB for both), logs timed to the millisecond. */
+/**
+ * The sidecars' environment: the same for both (cosmovisor ignores the visor's own variables), backups off
+ * (the data is the same few MB for both), logs timed to the millisecond, the node's RPC where the visor asks
+ * for the plan (its prestart, when a case turns it on).
+ */
 export function sidecarEnv(node: NetNode, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DAEMON_HOME: node.home,
@@ -52,9 +56,14 @@ export function sidecarEnv(node: NetNode, extra: Record<string, string> = {}): R
     UNSAFE_SKIP_BACKUP: "true",
     COSMOVISOR_COLOR_LOGS: "false",
     COSMOVISOR_TIMEFORMAT_LOGS: "rfc3339nano",
+    DAEMON_RPC_ADDRESS: node.rpc,
+    DAEMON_RPC_POLL_INTERVAL: "1s",
     ...extra,
   };
 }
+
+/** The visor as the project recommends running it at an upgrade: the next binary in standby (docs/spec/sidecar.md §5.5). */
+export const PRESTART = { DAEMON_PRESTART: "true" };
 
 /** A stdout line as a record, stamped with the moment it arrived. */
 function stampedRecord(line: string): LogRecord {
@@ -81,6 +90,10 @@ export interface SidecarRun {
   env?: Record<string, string>;
   /** Called once the v1 validators serve, before the upgrade is proposed (e.g. to set the network's faults). */
   before?: (net: FaultNet) => void | Promise<void>;
+  /** Proposes the upgrade and resolves with its height (default: `net.proposeUpgrade("v2")`). */
+  propose?: (net: FaultNet) => Promise<number>;
+  /** Started once H is known and awaited after the checks: what it measures joins the run's measures. */
+  during?: (net: FaultNet, H: number, procs: Proc[]) => Promise<Measures>;
 }
 
 /** Every validator under a sidecar from v1 with v2 staged; the upgrade goes through without a hand on it. */
@@ -108,11 +121,16 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   await Promise.all(procs.map((p) => p.waitFor((r) => r.msg === "serving", 120_000)));
   await net.allAt(net.all, 3);
   await o.before?.(net);
-  const H = await net.proposeUpgrade("v2");
+  const H = await (o.propose ?? ((n: FaultNet) => n.proposeUpgrade("v2")))(net);
+  const during = o.during?.(net, H, procs);
+  // A failure of `during` fails the run at once, not after the upgrade's checks.
+  const failed = during?.then(() => new Promise<never>(() => {}));
+  failed?.catch(() => undefined); // seen here or by the await of `during` below
+  const upgraded = Promise.all(procs.map((p) => p.waitFor((r) => r.msg === "upgrade applied", 300_000)));
+  await (failed ? Promise.race([upgraded, failed]) : upgraded);
   // Every validator halts at H (writing upgrade-info.json), its sidecar switches it to v2, which replays H
   // and applies the upgrade. (A sidecar may stop the node between the file and its `halting the node` line:
   // the file is what a sidecar acts on, and what is checked.)
-  await Promise.all(procs.map((p) => p.waitFor((r) => r.msg === "upgrade applied", 300_000)));
   const info = same(net.all.map((i) => net.upgradeInfo(i)), "upgrade-info.json");
   check(info === upgradeInfoOf(H), `upgrade-info.json is ${info}`);
   same(procs.filter((p) => halting(p, H)).map((p) => [halting(p, H)!.block_hash, halting(p, H)!.app_hash]), "the halts' block and app hashes");
@@ -126,7 +144,8 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   // A node's halt is the moment its keeper wrote upgrade-info.json: what a sidecar acts on (it may stop the node before its `halting the node` line).
   const written = (p: Proc) => statSync(join(p.node.home, "data", "upgrade-info.json")).mtimeMs;
   const timelines = procs.map((p: Proc) => nodeTimeline({ node: p.node.index, power: net.powers[p.node.index], H, kind: sidecar, records: p.records, stderr: p.stderr(), halt: written(p) }));
-  return { H, ...networkMeasures(timelines), timelines: JSON.stringify(timelines.map(relative)) };
+  const extra = (await during) ?? {};
+  return { H, ...networkMeasures(timelines), ...extra, timelines: JSON.stringify(timelines.map(relative)) };
 }
 
 /** A node's timeline as offsets from its own halt (ms), for the run's record. */
