@@ -134,6 +134,8 @@ export class CommitMultiStore implements MultiStore {
   private pruned = 0;
   /** Whether the database reads and writes Uint8Arrays without being told (no options needed). */
   private readonly viewByDefault: boolean;
+  /** Options of the puts and deletes of a commit's nodes: none when the database's own encodings do. */
+  private readonly batchOptions: typeof VIEW | undefined;
 
   private constructor(
     private readonly db: LevelDb,
@@ -148,6 +150,7 @@ export class CommitMultiStore implements MultiStore {
     this.sync = o.sync ?? true;
     this.isHost = o.isHostStore ?? (() => false);
     this.viewByDefault = db.keyEncoding().format === "view" && db.valueEncoding().format === "view";
+    this.batchOptions = this.viewByDefault ? undefined : VIEW;
     this.latest = { height: 0, stores: new Map(), infos: [], appHash: this.sha(EMPTY) };
   }
 
@@ -298,7 +301,7 @@ export class CommitMultiStore implements MultiStore {
       const orphans = new Map<string, NodeKey[]>();
       for (const s of stores) {
         const sv = s.tree.save(version);
-        saved.push([s, sv, stageNodes(batch, s.name, sv.nodes)]);
+        saved.push([s, sv, stageNodes(batch, s.name, sv.nodes, this.batchOptions)]);
         written += sv.nodes.length;
         if (sv.orphans.length > 0) orphans.set(s.name, sv.orphans);
         records.push({ name: s.name, host: s.host, root: sv.root && { version: sv.root.version, nonce: sv.root.nonce }, hash: sv.hash });
@@ -324,7 +327,7 @@ export class CommitMultiStore implements MultiStore {
         // The nodes version p was the last to use are the orphans of the version after it.
         const next = this.retained[0];
         for (const [name, keys] of await this.readOrphans(next)) {
-          stageDeletes(batch, name, keys);
+          stageDeletes(batch, name, keys, this.batchOptions);
           prunedNodes += keys.length;
         }
         batch.del(orphansKey(next), VIEW);
@@ -642,8 +645,13 @@ class ReadOnlyStore implements KVStore {
   }
 }
 
-/** Puts the stored forms of `nodes` of store `name` in `batch` (keys and values in one buffer each); returns the values. */
-function stageNodes(batch: Batch, name: string, nodes: readonly Node[]): Uint8Array[] {
+/**
+ * Puts the stored forms of `nodes` of store `name` in `batch` (keys and values in one buffer each); returns the
+ * values. `options` only for a database whose own encodings are not Uint8Arrays: abstract-level's chained
+ * put or del costs several times more with options (measured: 43 against 8.5 µs a put, encoding included, 18
+ * against 1.9 µs a del, in case 11 at 10^5 keys).
+ */
+function stageNodes(batch: Batch, name: string, nodes: readonly Node[], options: typeof VIEW | undefined): Uint8Array[] {
   const prefix = nodePrefix(name);
   const keySize = nodeKeySize(prefix);
   let total = 0;
@@ -656,17 +664,23 @@ function stageNodes(batch: Batch, name: string, nodes: readonly Node[]): Uint8Ar
     const n = nodes[i];
     const end = writeNode(values, pos, n);
     stored[i] = values.subarray(pos, end);
-    batch.put(writeNodeKey(keys, i * keySize, prefix, n.version, n.nonce), stored[i], VIEW);
+    const key = writeNodeKey(keys, i * keySize, prefix, n.version, n.nonce);
+    if (options === undefined) batch.put(key, stored[i]);
+    else batch.put(key, stored[i], options);
     pos = end;
   }
   return stored;
 }
 
-function stageDeletes(batch: Batch, name: string, nodes: readonly NodeKey[]): void {
+function stageDeletes(batch: Batch, name: string, nodes: readonly NodeKey[], options: typeof VIEW | undefined): void {
   const prefix = nodePrefix(name);
   const keySize = nodeKeySize(prefix);
   const keys = new Uint8Array(nodes.length * keySize);
-  for (let i = 0; i < nodes.length; i++) batch.del(writeNodeKey(keys, i * keySize, prefix, nodes[i].version, nodes[i].nonce), VIEW);
+  for (let i = 0; i < nodes.length; i++) {
+    const key = writeNodeKey(keys, i * keySize, prefix, nodes[i].version, nodes[i].nonce);
+    if (options === undefined) batch.del(key);
+    else batch.del(key, options);
+  }
 }
 
 function fail(message: string): never {
