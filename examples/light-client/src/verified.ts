@@ -148,11 +148,6 @@ export class VerifiedReader {
 
   constructor(private readonly o: VerifiedOptions) {}
 
-  /** The trust the last state rests on (for the trust panel's actions). */
-  get trustView(): TrustView | undefined {
-    return this.trust;
-  }
-
   /** Starts over from a root the user typed: confirmed, since it came from their own source. */
   giveRoot(height: bigint, hash: string): void {
     this.given = { height, hash };
