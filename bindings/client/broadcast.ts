@@ -66,7 +66,10 @@ export async function broadcastTx(rpc: CometRpc, txBytes: Uint8Array, o: Broadca
 type SendOutcome = "accepted" | "already-known" | "sequence-used";
 /** What `send` returns besides an outcome: refused for the halt (when waiting), or the node did not answer (`unreachable` holds why). */
 type NotSent = "halted" | "unreachable";
-/** How close to the plan's height (in blocks) the chain's state is watched at every `tx` poll, and a node going quiet is taken for the halt. */
+/**
+ * How close to the plan's height (in blocks) the chain's state is watched at every `tx` poll, and a node going
+ * quiet is taken for the halt (its height seen last may be a block or two behind: the halt comes fast).
+ */
 const NEAR_BLOCKS = 10n;
 
 class TxFollower {
@@ -99,7 +102,9 @@ class TxFollower {
 
   async run(): Promise<TxIncluded> {
     // A chain halted for an upgrade takes nothing (a Go node would take it into a mempool it loses at the switch).
-    const before = await this.view(true);
+    let before = await this.view(true);
+    // Waiting through an upgrade, a node that does not answer yet (its binary being switched) is waited for too.
+    if (!before && this.wait) before = await this.untilAnswering();
     if (before?.halted) await this.untilResumed("not-sent");
     for (;;) {
       const sent = await this.send(false);
@@ -109,7 +114,7 @@ class TxFollower {
       }
       if (sent === "unreachable") {
         // The node went away right at the upgrade height: it halted and is being switched.
-        if (!this.nearHalt(2n)) throw this.unreachable!;
+        if (!this.nearHalt(NEAR_BLOCKS)) throw this.unreachable!;
         await this.untilResumed("node-down");
         await this.rebroadcast(() => undefined);
       }
@@ -197,6 +202,17 @@ class TxFollower {
     }
   }
 
+  /** With --wait-upgrade, a node that does not answer at the start: waited for as long, then asked again. */
+  private async untilAnswering(): Promise<HaltView | undefined> {
+    const end = Date.now() + (this.o.waitUpgradeMs ?? 0);
+    this.o.onProgress?.({ kind: "node-down", plan: this.planOrUnknown() });
+    for (;;) {
+      await sleep(this.haltPollMs);
+      const v = await this.view(true);
+      if (v || Date.now() > end) return v;
+    }
+  }
+
   private checkWaitLeft(): void {
     const waited = Date.now() - (this.haltSince ?? Date.now());
     if (waited > (this.o.waitUpgradeMs ?? 0)) throw new UpgradeHaltError(this.stage, this.txhash, this.planOrUnknown(), waited);
@@ -222,8 +238,8 @@ class TxFollower {
         lastView = Date.now();
         const v = await this.view();
         if (!v) {
-          if (this.nearHalt(2n)) {
-            // The node stopped at the upgrade height: its binary is being switched.
+          if (this.nearHalt(NEAR_BLOCKS)) {
+            // The node stopped near the upgrade height: it halted and its binary is being switched.
             await this.untilResumed("node-down");
             await this.rebroadcast((h) => (supersededAt = h));
             deadline = Date.now() + this.o.timeoutMs;

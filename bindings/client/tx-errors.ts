@@ -28,8 +28,8 @@ export class InclusionTimeoutError extends ClientError {
  * - `mempool`: accepted, not in a block when the chain halted: it waits in the halted nodes' mempools, which a
  *   node may drop when it restarts on the new binary;
  * - `halt-block`: in block H itself, which the chain executes when it resumes;
- * - `node-down`: the node stopped while the chain was halted (its binary being switched) before the transaction was
- *   seen in a block (it may or may not have taken it).
+ * - `node-down`: the node stopped answering near the upgrade height (its binary being switched) before the
+ *   transaction was seen in a block (it may or may not have taken it).
  */
 export type HaltStage = "not-sent" | "mempool" | "halt-block" | "node-down";
 
@@ -43,7 +43,7 @@ const where = (stage: HaltStage, txhash: string, plan: UpgradePlanRef): string =
     case "halt-block":
       return `tx ${txhash} is in block ${plan.height}, where the chain halted for upgrade ${JSON.stringify(plan.name)}: the chain executes it, and its result is known, once validators run a binary with the ${JSON.stringify(plan.name)} upgrade handler`;
     case "node-down":
-      return `the node stopped while ${halt} (its binary being switched), before tx ${txhash} was seen in a block: whether it is committed after the switch is not known`;
+      return `the node stopped answering near the upgrade height ${plan.height} of ${JSON.stringify(plan.name)} (its binary being switched), before tx ${txhash} was seen in a block: whether it is committed after the switch is not known`;
   }
 };
 

@@ -278,7 +278,7 @@ describe("broadcasting across an upgrade halt", () => {
     const told = await failure(broadcastTx(node.rpc(), TX, { timeoutMs: 60_000, ...FAST }));
     expect(told).toMatchObject({ stage: "node-down" });
     expect((told as Error).message).toBe(
-      `the node stopped while the chain halted at height 20 for upgrade "v2" (its binary being switched), before tx ${HASH} was seen in a block: whether it is committed after the switch is not known`,
+      `the node stopped answering near the upgrade height 20 of "v2" (its binary being switched), before tx ${HASH} was seen in a block: whether it is committed after the switch is not known`,
     );
 
     const waiting = new FakeNode();
@@ -312,5 +312,22 @@ describe("broadcasting across an upgrade halt", () => {
     const e = await failure(broadcastTx(node.rpc(), TX, { timeoutMs: 60_000, waitUpgradeMs: 30, pollMs: 0, haltPollMs: 5 }));
     expect(e).toBeInstanceOf(UpgradeHaltError);
     expect((e as Error).message).toMatch(/^still halted after waiting \d+s: the chain halted at height 20 for upgrade "v2": tx [0-9A-F]{64} was not broadcast/);
+  });
+
+  it("a node that does not answer at the start: `cannot reach node`; waiting through an upgrade, it is waited for", async () => {
+    const down = new FakeNode();
+    down.down = true;
+    const e = await failure(broadcastTx(down.rpc(), TX, { timeoutMs: 60_000, ...FAST }));
+    expect((e as Error).message).toBe("cannot reach node http://node.test:26657: connection refused (is the node running?)");
+    expect(e).not.toBeInstanceOf(UpgradeHaltError);
+
+    const back = new FakeNode();
+    back.down = true;
+    back.plan = undefined; // switched already: the plan applied
+    back.on("down", 4, () => (back.down = false));
+    const events: string[] = [];
+    const r = await broadcastTx(back.rpc(), TX, { timeoutMs: 60_000, waitUpgradeMs: 600_000, ...FAST, onProgress: (x) => events.push(x.kind) });
+    expect(back.inclusions()).toEqual([r.height]);
+    expect(events).toEqual(["node-down", "accepted"]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Every transaction the load sent, accounted for against the blocks: committed exactly once (in a block, with
  * the height its client was told), or its client told plainly where it stood at the halt (refused for the
- * halt, an UpgradeHaltError, superseded) — anything else is silently lost; more than one block holding it is a
- * duplicate.
+ * halt, an UpgradeHaltError, superseded), or never taken by any node and its client told the broadcast failed
+ * (a node that did not answer) — an accepted transaction in no block whose client was not told plainly is
+ * silently lost; more than one block holding it is a duplicate.
  */
 import { sha256 } from "@cosmjs/crypto";
 import type { SentTx } from "../../../support/tx-load.js";
@@ -25,6 +26,8 @@ export interface TxFigures {
   dropped_and_told: number;
   /** Refused by CheckTx for another reason (e.g. a vote on a finished proposal): in no block, told so. */
   refused: number;
+  /** Never accepted (no node answered the broadcast) and in no block: its client was told the broadcast failed. */
+  not_sent: number;
   /** In no block, and their client was not told plainly (a timeout, a bare network error). */
   silently_lost: number;
   /** In more than one block. */
@@ -81,6 +84,7 @@ export function accountTxs(sent: readonly SentTx[], blocks: readonly BlockTx[], 
     told_then_committed: 0,
     dropped_and_told: 0,
     refused: 0,
+    not_sent: 0,
     silently_lost: 0,
     duplicated: 0,
     wrong_height: 0,
@@ -116,6 +120,7 @@ export function accountTxs(sent: readonly SentTx[], blocks: readonly BlockTx[], 
       lost.push(t);
     } else if (toldHalt) f.dropped_and_told++;
     else if (t.told.kind === "refused") f.refused++;
+    else if (!t.accepted) f.not_sent++;
     else {
       f.silently_lost++;
       lost.push(t);

@@ -18,7 +18,9 @@ import { GOV } from "../../../apps/devnet/helpers.js";
 import { rng } from "../../../support/random.js";
 import { runLoad, type Sender } from "../../../support/tx-load.js";
 import { waitUntil } from "../../../support/wait.js";
-import { check, time } from "./checks.js";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { check } from "./checks.js";
 import type { FaultNet, Proc } from "./net.js";
 import type { HaltCase } from "./scenarios.js";
 import { PRESTART, underSidecars } from "./sidecars.js";
@@ -105,7 +107,8 @@ async function acrossTheUpgrade(net: FaultNet, H: number, procs: Proc[]): Promis
   const told = Math.max(H + WINDOW, ...sent.flatMap((t) => (t.told.kind === "included" ? [t.told.height] : [])));
   await net.allAt(net.all, told + 5, 120_000);
   const blocks = await blockTxs(net.nodes[0].rpc, startHeight, told + 5);
-  const haltAt = Math.min(...procs.flatMap((p) => p.records.filter((r) => r.msg === "halting the node" && Number(r.height) === H).map((r) => time(r))));
+  // The first halt: the first upgrade-info.json a keeper wrote (a sidecar may stop a node before it logs the halt).
+  const haltAt = Math.min(...procs.map((p) => statSync(join(p.node.home, "data", "upgrade-info.json")).mtimeMs));
   const { lost, ...figures } = accountTxs(sent, blocks, haltAt);
   const byClient = (c: "wait" | "tell") => accountTxs(sent.filter((t) => t.client === c), blocks, haltAt);
   const [wait, tell] = [byClient("wait"), byClient("tell")];
