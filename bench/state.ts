@@ -271,10 +271,12 @@ export function sideBySideTable(runs: StateRun[]): string {
 
 /** xupgrade's side in detail: p90, nodes read, proofs, memory. */
 export function stateTable(runs: StateRun[]): string {
-  const cell = (b: BlockMeasure) => `${ms(b.ms.median)} / ${ms(b.ms.p90)} ms (CPU ${ms(b.cpuMs.median)}; ${b.written} written, ${b.read} read)`;
+  const cell = (b: BlockMeasure) =>
+    `${ms(b.ms.median)} / ${ms(b.ms.p90)} ms (CPU ${ms(b.cpuMs.median)}${b.mainCpuMs !== undefined ? `, main thread ${ms(b.mainCpuMs)}` : ""}; ${b.written} written, ${b.read} read)`;
   const rows = runs.map(
     (r) =>
-      `| ${fmtKeys(r.keys)} | ${ms(r.startupMs)} ms | ${BLOCKS.map((k) => cell(r.blocks[k.name as BlockName])).join(" | ")} | ` +
+      `| ${fmtKeys(r.keys)} | ${ms(r.startupMs)} ms${r.warmedMs !== undefined ? ` (cache warm ${(r.warmedMs / 1000).toFixed(1)} s after open, ${r.warmedAfterBlocks} blocks)` : ""} | ` +
+      `${BLOCKS.map((k) => cell(r.blocks[k.name as BlockName])).join(" | ")} | ` +
       `${r.proofPresentBytes} B, ${ms(r.proofPresentMs.median)} ms | ${r.proofAbsentBytes} B, ${ms(r.proofAbsentMs.median)} ms | ` +
       `${r.peakRssMiB.toFixed(0)} MiB (end: ${r.rssAnonMiB.toFixed(0)} anon + ${r.rssFileMiB.toFixed(0)} file) | ${MiB(r.build.diskBytes).toFixed(0)} MiB |`,
   );

@@ -408,6 +408,8 @@ export interface BlockSample {
   /** Writes into the tree + working hash + commit (with its pruning), ms: wall, and CPU of every thread. */
   ms: number;
   cpuMs: number;
+  /** xupgrade: the CPU time of the main thread alone (the rest is LevelDB's: its writer and its compactions). */
+  mainCpuMs?: number;
   /** Nodes written and nodes deleted by pruning. */
   written: number;
   pruned: number;
@@ -424,6 +426,8 @@ export interface BlockSample {
 export interface BlockMeasure {
   ms: Dist;
   cpuMs: Dist;
+  /** xupgrade: the main thread's CPU time (median), ms. */
+  mainCpuMs?: number;
   /** Per commit (medians): nodes written, nodes pruned, nodes read from the database; xupgrade: hashes computed; iavl: fast-index entries written. */
   written: number;
   pruned: number;
@@ -447,6 +451,7 @@ export function summarize(samples: readonly BlockSample[]): Record<BlockName, Bl
     out[kind.name] = {
       ms: dist(xs.map((x) => x.ms)),
       cpuMs: dist(xs.map((x) => x.cpuMs)),
+      mainCpuMs: optional(xs.map((x) => x.mainCpuMs)),
       written: med(xs.map((x) => x.written)),
       pruned: med(xs.map((x) => x.pruned)),
       hashed: optional(xs.map((x) => x.hashed)),
@@ -493,6 +498,15 @@ export interface StateMeasure {
   writtenPerBlock?: number[];
 }
 
+/** CPU time of this process's main thread so far, ms (Linux: its schedstat, in ns), or undefined. */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A field of /proc/self/status in bytes (Linux), or undefined. */
 function status(field: string): number | undefined {
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"));
@@ -533,9 +547,11 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     const hashed = hashes;
     const t = performance.now();
     const cpu = process.cpuUsage();
+    const main = mainThreadCpuMs();
     apply(ms, r.stores, b);
     ms.workingHash();
     const appHash = await ms.commit(++h);
+    const mainAfter = mainThreadCpuMs();
     const used = process.cpuUsage(cpu);
     const elapsed = performance.now() - t;
     const after = ms.nodeStats;
@@ -544,6 +560,7 @@ export async function measureState(dir: string, n: number, blocks: number, proof
       kind: b.kind!,
       ms: elapsed,
       cpuMs: (used.user + used.system) / 1000,
+      mainCpuMs: main !== undefined && mainAfter !== undefined ? mainAfter - main : undefined,
       written: after.written - before.written,
       hashed: hashes - hashed,
       read: after.read - before.read,
