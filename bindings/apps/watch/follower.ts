@@ -144,6 +144,7 @@ export class ChainFollower {
         faulty: [...(report?.faulty ?? [])],
         unavailable: [...(report?.unavailable ?? [])],
       };
+      for (const h of this.confirmations.keys()) if (h < header.height) this.confirmations.delete(h);
       const headerMs = msOf(header.time);
       const now = this.now();
       const lb = client.light.latestTrusted.signedHeader.header;
@@ -163,7 +164,10 @@ export class ChainFollower {
         this.following = { name: snap.plan.name, height: snap.plan.height };
       } else if (this.following) {
         const applied = await client.appliedPlan(this.following.name);
-        if (applied.value > 0n) snap.applied = { name: this.following.name, height: applied.value };
+        if (applied.value > 0n) {
+          snap.applied = { name: this.following.name, height: applied.value };
+          this.following = undefined; // said once; the Done range is not proven again every poll
+        }
       }
       snap.protocolVersion = (await client.protocolVersion()).value;
       await rememberVerified(this.o.store, this.root!, client.trustRoot());
