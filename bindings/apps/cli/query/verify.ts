@@ -16,11 +16,10 @@ import { fromBase64, toHex } from "@cosmjs/encoding";
 import type { Command } from "commander";
 import { CometRpc, RpcError, isObject } from "../../../client/rpc.js";
 import { httpTransport } from "../../../client/http.js";
-import { MS } from "../../../go/duration.js";
-import { HEIGHT, parseDurationOption } from "../../../go/option.js";
+import { HEIGHT } from "../../../go/option.js";
 import { formatAge, VerificationError } from "../../../light/errors.js";
 import { RpcProvider } from "../../../light/rpc-provider.js";
-import { NoTrustRootError, describeRoot, rememberVerified, resolveTrustRoot, unconfirmedWarning, type ResolvedRoot } from "../../../light/trust-root.js";
+import { DEFAULT_MAX_AGE, NoTrustRootError, describeRoot, maxAgeMs, rememberVerified, resolveTrustRoot, unconfirmedWarning, type ResolvedRoot } from "../../../light/trust-root.js";
 import { proveTxs } from "../../../light/txs.js";
 import { formatTimestamp } from "../../../light/types.js";
 import { VerifiedUpgradeClient, type Freshness, type Proven } from "../../../light/upgrade.js";
@@ -47,9 +46,6 @@ export interface VerifyOpts extends QueryOpts {
   chainId?: string;
 }
 
-/** How old the latest header may be by default: a node further behind is not answering for the chain's present. */
-export const DEFAULT_MAX_AGE = "10m";
-
 const note = (line: string) => process.stderr.write(`${line}\n`);
 const upper = (b: Uint8Array) => toHex(b).toUpperCase();
 
@@ -65,7 +61,7 @@ interface Verified {
 }
 
 /** The flags' own contradictions and omissions, before any node is asked anything. */
-function checkFlags(opts: VerifyOpts, ctx: Context): { maxAgeMs: number } {
+function checkFlags(opts: VerifyOpts, ctx: Context): { maxAge: number } {
   if (ctx.height !== 0n) throw new CliError("--height cannot be used with --verify: the state just before the latest verified header is proven");
   if ((opts.trustHeight === undefined) !== (opts.trustHash === undefined)) throw new CliError("--trust-height and --trust-hash go together");
   if (opts.trustOnFirstUse && opts.trustHeight !== undefined) throw new CliError("--trust-on-first-use and --trust-height/--trust-hash contradict each other: a given root is not taken on first use");
@@ -77,19 +73,17 @@ function checkFlags(opts: VerifyOpts, ctx: Context): { maxAgeMs: number } {
         "so that one node alone cannot show you a fork; or pass --without-witnesses to verify against this node alone (the output says so)",
     );
   }
-  let maxAgeNs: bigint;
   try {
-    maxAgeNs = parseDurationOption(opts.maxAge ?? DEFAULT_MAX_AGE, "margin");
-  } catch (e) {
-    throw new CliError(`invalid --max-age ${JSON.stringify(opts.maxAge)}: ${(e as Error).message}`);
+    return { maxAge: maxAgeMs(opts.maxAge ?? DEFAULT_MAX_AGE) };
+  } catch {
+    throw new CliError(`invalid --max-age ${JSON.stringify(opts.maxAge)}: a Go duration such as 10m or 1h30m, or 0 for no bound`);
   }
-  return { maxAgeMs: Number(maxAgeNs / MS) };
 }
 
 /** Resolves the trust root (flags, saved, or first use when asked), verifies the node's latest header and its freshness. */
 async function connect(opts: VerifyOpts): Promise<Verified> {
   const ctx = new Context(opts);
-  const { maxAgeMs } = checkFlags(opts, ctx);
+  const { maxAge } = checkFlags(opts, ctx);
   const rpc = ctx.rpc();
   const provider = new RpcProvider(rpc);
   const store = new TrustFileStore(ctx.home, opts.trustFile);
@@ -128,7 +122,7 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   await client.sync();
   let fresh: Freshness;
   try {
-    fresh = await client.freshness({ maxAgeMs });
+    fresh = await client.freshness({ maxAgeMs: maxAge });
   } catch (e) {
     await save(); // what was verified stays verified, also when it is too old to answer with
     throw e;
