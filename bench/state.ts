@@ -156,8 +156,7 @@ export function runState(child: Child, log: (line: string) => void): { runs: Sta
       const b = m.blocks;
       log(
         `  ${n} keys, xupgrade: start-up ${ms(m.startupMs)} ms, commit CPU spread 100 ${ms(b.spread100.cpuMs.median)} ms, 1000 ${ms(b.spread1000.cpuMs.median)} ms, ` +
-          `clustered 100 ${ms(b.clustered100.cpuMs.median)} ms, 1000 ${ms(b.clustered1000.cpuMs.median)} ms, peak RSS ${m.peakRssMiB.toFixed(0)} MiB; ` +
-          `byte cache warmed ${ms(m.warmedMs)} ms after open, after ${m.warmedAfterBlocks} blocks`,
+          `clustered 100 ${ms(b.clustered100.cpuMs.median)} ms, 1000 ${ms(b.clustered1000.cpuMs.median)} ms, peak RSS ${m.peakRssMiB.toFixed(0)} MiB`,
       );
       let iavl: IavlRun | undefined;
       if (bin) {
@@ -275,7 +274,7 @@ export function stateTable(runs: StateRun[]): string {
     `${ms(b.ms.median)} / ${ms(b.ms.p90)} ms (CPU ${ms(b.cpuMs.median)}${b.mainCpuMs !== undefined ? `, main thread ${ms(b.mainCpuMs)}` : ""}; ${b.written} written, ${b.read} read)`;
   const rows = runs.map(
     (r) =>
-      `| ${fmtKeys(r.keys)} | ${ms(r.startupMs)} ms${r.warmedMs !== undefined ? ` (cache warm ${(r.warmedMs / 1000).toFixed(1)} s after open, ${r.warmedAfterBlocks} blocks)` : ""} | ` +
+      `| ${fmtKeys(r.keys)} | ${ms(r.startupMs)} ms | ` +
       `${BLOCKS.map((k) => cell(r.blocks[k.name as BlockName])).join(" | ")} | ` +
       `${r.proofPresentBytes} B, ${ms(r.proofPresentMs.median)} ms | ${r.proofAbsentBytes} B, ${ms(r.proofAbsentMs.median)} ms | ` +
       `${r.peakRssMiB.toFixed(0)} MiB (end: ${r.rssAnonMiB.toFixed(0)} anon + ${r.rssFileMiB.toFixed(0)} file) | ${MiB(r.build.diskBytes).toFixed(0)} MiB |`,

@@ -486,12 +486,6 @@ export interface StateMeasure {
   rssAnonMiB: number;
   rssFileMiB: number;
   heapUsedMiB: number;
-  /**
-   * The byte cache's warm-up after open (the store's `warmNodeCache`): how long after the start it ended, and
-   * after how many committed blocks (it runs beside them; the sampled blocks follow the cold and warm-up ones).
-   */
-  warmedMs: number;
-  warmedAfterBlocks: number;
   /** The app hash after each measured block, hex (compared with cosmos/iavl's, then dropped). */
   appHashes?: string[];
   /** Nodes written by each measured block (compared with cosmos/iavl's, then dropped). */
@@ -539,9 +533,6 @@ export async function measureState(dir: string, n: number, blocks: number, proof
 
   let h = Number(ms.lastCommittedHeight);
   const samples: BlockSample[] = [];
-  // The byte cache's warm-up after open runs beside the first blocks: when it ended, in ms and in blocks.
-  let warmed: { ms: number; blocks: number } | undefined;
-  void ms.warmed.then(() => (warmed = { ms: performance.now() - t0, blocks: samples.length }));
   for (const b of measured) {
     const before = ms.nodeStats;
     const hashed = hashes;
@@ -569,7 +560,6 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     });
   }
 
-  await ms.warmed;
   const view = ms.at(h)!;
   const store = r.stores[0];
   const present: number[] = [];
@@ -612,8 +602,6 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     rssAnonMiB: anon / 2 ** 20,
     rssFileMiB: file / 2 ** 20,
     heapUsedMiB: mem.heapUsed / 2 ** 20,
-    warmedMs: warmed!.ms,
-    warmedAfterBlocks: warmed!.blocks,
     appHashes: samples.map((s) => s.appHash),
     writtenPerBlock: samples.map((s) => s.written),
   };

@@ -302,7 +302,8 @@ describe("CommitMultiStore", () => {
     await close(ms);
 
     // Closed at once, while the warm-up is under way: no error, and the database opens again as it was.
-    await close(await openStore(dir));
+    const early = await openNodeCommitMultiStore(dir, { warmNodeCache: true });
+    await early.close();
 
     const readAll = async (warm: boolean) => {
       const s = await openNodeCommitMultiStore(dir, { warmNodeCache: warm });
@@ -320,7 +321,6 @@ describe("CommitMultiStore", () => {
     // Not warmed, it takes the inner nodes of its path too.
     expect(await readAll(false)).toBeGreaterThan(keys.length + 1000);
     ms = await openStore(dir);
-    await ms.warmed;
     expect(ms.store("gov").get(bytes("p2"))).toEqual(bytes("x"));
   });
 
