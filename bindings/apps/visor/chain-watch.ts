@@ -17,6 +17,7 @@ import type { Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { chainPlan, nodeHeight } from "./node-rpc.js";
 import { DONE_MARKER } from "./reconcile.js";
+import { Poller } from "./poller.js";
 
 export interface ChainWatchOptions {
   rpcAddress: string;
@@ -27,12 +28,13 @@ export interface ChainWatchOptions {
 }
 
 export class ChainWatch {
-  private timer: NodeJS.Timeout | undefined;
   private awaiting: { name: string; height: bigint } | undefined;
   private lastPlan = "";
-  private busy = false;
+  private readonly poller: Poller;
 
-  constructor(private readonly o: ChainWatchOptions) {}
+  constructor(private readonly o: ChainWatchOptions) {
+    this.poller = new Poller(o.intervalMs, () => this.look());
+  }
 
   /** After a switch to `plan`: watch for the new binary's first block. */
   expectFirstBlock(plan: { name: string; height: bigint }): void {
@@ -43,32 +45,28 @@ export class ChainWatch {
   start(): void {
     this.stop();
     if (!this.awaiting && !this.o.events.listened) return;
-    this.timer = setInterval(() => void this.tick(), this.o.intervalMs);
-    this.timer.unref();
+    this.poller.start();
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.poller.stop();
   }
 
   /** One look at the node (exposed for tests). */
-  async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      const h = await nodeHeight(this.o.rpcAddress, Math.min(2000, this.o.intervalMs));
-      if (h !== undefined) this.o.events.emit("node_height", undefined, { height: Number(h) });
-      const want = this.awaiting;
-      if (want && h !== undefined && h >= want.height) {
-        this.awaiting = undefined;
-        await this.done(want, h);
-      }
-      if (this.o.events.listened) await this.lookAtPlan();
-      if (!this.awaiting && !this.o.events.listened) this.stop();
-    } finally {
-      this.busy = false;
+  tick(): Promise<void> {
+    return this.poller.tick();
+  }
+
+  private async look(): Promise<void> {
+    const h = await nodeHeight(this.o.rpcAddress, Math.min(2000, this.o.intervalMs));
+    if (h !== undefined) this.o.events.emit("node_height", undefined, { height: Number(h) });
+    const want = this.awaiting;
+    if (want && h !== undefined && h >= want.height) {
+      this.awaiting = undefined;
+      await this.done(want, h);
     }
+    if (this.o.events.listened) await this.lookAtPlan();
+    if (!this.awaiting && !this.o.events.listened) this.stop();
   }
 
   private async done(plan: { name: string; height: bigint }, h: bigint): Promise<void> {

@@ -17,6 +17,7 @@ import { ms, type VisorConfig } from "./config/index.js";
 import type { Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { chainPlan, nodeHeight } from "./node-rpc.js";
+import { Poller } from "./poller.js";
 
 /** How close to the plan's height (in blocks) the standby is started. */
 export const PRESTART_BLOCKS = 100n;
@@ -40,47 +41,43 @@ export interface PrestartOptions {
 }
 
 export class Prestart {
-  private timer: NodeJS.Timeout | undefined;
-  private busy = false;
   private standby: Standby | undefined;
+  private readonly poller: Poller;
 
-  constructor(private readonly o: PrestartOptions) {}
+  constructor(private readonly o: PrestartOptions) {
+    this.poller = new Poller(ms(o.cfg.rpcPollInterval), () => this.look());
+  }
 
   /** Looks at the chain every DAEMON_RPC_POLL_INTERVAL while the node runs. */
   start(): void {
-    this.stop();
-    this.timer = setInterval(() => void this.tick(), Math.max(1, ms(this.o.cfg.rpcPollInterval)));
-    this.timer.unref();
+    this.poller.start();
   }
 
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.poller.stop();
   }
 
   /** One look at the chain (exposed for tests): start, keep or dismiss the standby. */
-  async tick(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
+  tick(): Promise<void> {
+    return this.poller.tick();
+  }
+
+  private async look(): Promise<void> {
+    const timeoutMs = Math.min(5000, Math.max(1, ms(this.o.cfg.rpcPollInterval)));
+    let plan;
     try {
-      const timeoutMs = Math.min(5000, Math.max(1, ms(this.o.cfg.rpcPollInterval)));
-      let plan;
-      try {
-        plan = await chainPlan(this.o.cfg.rpcAddress, timeoutMs);
-      } catch {
-        return; // the node does not answer: nothing changes
-      }
-      const key = plan && `${plan.name}@${plan.height}`;
-      if (this.standby && this.standby.plan !== key) this.dismiss(plan ? `the scheduled plan is now ${key}` : "no plan is scheduled any more");
-      if (!plan || this.standby) return;
-      const height = await nodeHeight(this.o.cfg.rpcAddress, timeoutMs);
-      if (height === undefined || height + PRESTART_BLOCKS < plan.height) return;
-      const bin = this.o.layout.upgradeBin(plan.name);
-      if (!(await lstat(bin).then((st) => st.isFile(), () => false))) return;
-      this.begin(bin, key!);
-    } finally {
-      this.busy = false;
+      plan = await chainPlan(this.o.cfg.rpcAddress, timeoutMs);
+    } catch {
+      return; // the node does not answer: nothing changes
     }
+    const key = plan && `${plan.name}@${plan.height}`;
+    if (this.standby && this.standby.plan !== key) this.dismiss(plan ? `the scheduled plan is now ${key}` : "no plan is scheduled any more");
+    if (!plan || this.standby) return;
+    const height = await nodeHeight(this.o.cfg.rpcAddress, timeoutMs);
+    if (height === undefined || height + PRESTART_BLOCKS < plan.height) return;
+    const bin = this.o.layout.upgradeBin(plan.name);
+    if (!(await lstat(bin).then((st) => st.isFile(), () => false))) return;
+    this.begin(bin, key!);
   }
 
   private begin(bin: string, plan: string): void {

@@ -9,12 +9,10 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fromBase64 } from "@cosmjs/encoding";
-import { RequestFinalizeBlock, RequestInitChain } from "cosmjs-types/tendermint/abci/types";
+import type { RequestFinalizeBlock, RequestInitChain } from "cosmjs-types/tendermint/abci/types";
 import { QueryCurrentPlanResponse } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { afterAll, describe, expect, it } from "vitest";
 import { AbciHalt } from "../../../bindings/abci/index.js";
-import { sha256 } from "@cosmjs/crypto";
 import { UpgradeError } from "../../../bindings/core/errors.js";
 import { CometApp, exitCodeFor, initTestnet, loadApp, openNode, readGenesisKeys, type GenesisKey, type OpenedNode } from "../../../bindings/apps/devnet/index.js";
 import { startNodeQueries } from "../../../bindings/apps/devnet/node/queries.js";
@@ -22,6 +20,7 @@ import { loadCore } from "../../../bindings/core/index.js";
 import type { QueryServers } from "../../../bindings/services/serve.js";
 import { ReadinessFileReader, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { V1, V2, captureLogger, fixtureApp, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
+import { block, genesisOf, initChainRequest, rejection, type Genesis } from "./abci-driver.js";
 
 const servers: QueryServers[] = [];
 afterAll(async () => {
@@ -29,19 +28,11 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface Genesis {
-  genesis_time: string;
-  chain_id: string;
-  validators: { pub_key: { value: string }; power: string }[];
-  app_state: unknown;
-}
-
 interface Node extends OpenedNode {
   app: CometApp;
   logger: ReturnType<typeof captureLogger>;
 }
 
-const genesisOf = (home: string) => JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8")) as Genesis;
 
 /** A node home opened for `app` as `devnet start --engine cometbft` opens it, with its ABCI app (queries included). */
 async function open(home: string, app: string): Promise<Node> {
@@ -62,33 +53,6 @@ async function open(home: string, app: string): Promise<Node> {
   servers.push(queries);
   const readiness = new ReadinessFileReader(readinessFilePath(home));
   return { ...node, logger, app: new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness }) };
-}
-
-const seconds = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));
-
-function initChainRequest(g: Genesis, overrides: Partial<RequestInitChain> = {}): RequestInitChain {
-  return RequestInitChain.fromPartial({
-    time: { seconds: seconds(g.genesis_time), nanos: 0 },
-    chainId: g.chain_id,
-    validators: g.validators.map((v) => ({ pubKey: { ed25519: fromBase64(v.pub_key.value) }, power: BigInt(v.power) })),
-    appStateBytes: new TextEncoder().encode(JSON.stringify(g.app_state)),
-    initialHeight: 1n,
-    ...overrides,
-  });
-}
-
-/** Block `height` at genesis + height seconds (the header's time: the only clock the app may use). */
-function block(g: Genesis, height: bigint, txs: Uint8Array[] = []): RequestFinalizeBlock {
-  return RequestFinalizeBlock.fromPartial({ height, time: { seconds: seconds(g.genesis_time) + height, nanos: 0 }, txs, hash: sha256(new TextEncoder().encode(`block ${height}`)) });
-}
-
-async function rejection(p: unknown): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }, () => {

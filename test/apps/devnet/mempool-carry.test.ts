@@ -11,9 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { fromBase64 } from "@cosmjs/encoding";
-import { sha256 } from "@cosmjs/crypto";
 import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
-import { RequestFinalizeBlock, RequestInitChain } from "cosmjs-types/tendermint/abci/types";
 import type { Any } from "cosmjs-types/google/protobuf/any";
 import { afterAll, describe, expect, it } from "vitest";
 import { AbciHalt } from "../../../bindings/abci/index.js";
@@ -23,19 +21,13 @@ import { HALTED_TX } from "../../../bindings/client/upgrade-halt.js";
 import { fullLogger } from "../../../bindings/apps/devnet/shared/logger.js";
 import { ReadinessFileReader, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { V1, V2, captureLogger, removeTempDirs, signTx, softwareUpgradeAny, submitProposalAny, tempDir, voteAny } from "./helpers.js";
+import { block, genesisOf, initChainRequest, rejection, type Genesis } from "./abci-driver.js";
 
 const servers: Server[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
   removeTempDirs();
 });
-
-interface Genesis {
-  genesis_time: string;
-  chain_id: string;
-  validators: { pub_key: { value: string }; power: string }[];
-  app_state: unknown;
-}
 
 interface Node extends OpenedNode {
   app: CometApp;
@@ -45,8 +37,6 @@ interface Node extends OpenedNode {
 }
 
 const H = 12n;
-const genesisOf = (home: string) => JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8")) as Genesis;
-const seconds = (iso: string) => BigInt(Math.floor(Date.parse(iso) / 1000));
 
 /** A node home opened for `app`, its CometApp wired as `devnet start --engine cometbft` wires it (the mempool kept and put back). */
 async function open(home: string, app: string, skip: bigint[] = []): Promise<Node> {
@@ -67,10 +57,6 @@ async function open(home: string, app: string, skip: bigint[] = []): Promise<Nod
   return { ...node, logger, records: captured.records, pending, app: cometApp };
 }
 
-function block(g: Genesis, height: bigint, txs: Uint8Array[] = []): RequestFinalizeBlock {
-  return RequestFinalizeBlock.fromPartial({ height, time: { seconds: seconds(g.genesis_time) + height, nanos: 0 }, txs, hash: sha256(new TextEncoder().encode(`block ${height}`)) });
-}
-
 /** A CometBFT RPC stand-in whose broadcast_tx_sync is the app's CheckTx; it records the app's height at each call. */
 async function rpcFor(node: () => Node): Promise<{ url: string; calls: { height: bigint; code: number }[] }> {
   const calls: { height: bigint; code: number }[] = [];
@@ -87,15 +73,6 @@ async function rpcFor(node: () => Node): Promise<{ url: string; calls: { height:
   servers.push(s);
   await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(s.address() as { port: number }).port}`, calls };
-}
-
-async function rejection(p: unknown): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("the devnet's mempool across an upgrade switch (in process)", { timeout: 60_000 }, () => {
@@ -117,15 +94,7 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     g = genesisOf(home);
     keys = (await readGenesisKeys(join(home, ".."))).keys;
     const n = await open(home, V1, o.skip);
-    await n.app.initChain(
-      RequestInitChain.fromPartial({
-        time: { seconds: seconds(g.genesis_time), nanos: 0 },
-        chainId: g.chain_id,
-        validators: g.validators.map((v) => ({ pubKey: { ed25519: fromBase64(v.pub_key.value) }, power: BigInt(v.power) })),
-        appStateBytes: new TextEncoder().encode(JSON.stringify(g.app_state)),
-        initialHeight: 1n,
-      }),
-    );
+    await n.app.initChain(initChainRequest(g));
     const alice = key("alice");
     const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", H)])], { accountNumber: BigInt(alice.account_number), sequence: 0n });
     const vote = await signTx({} as never, key("validator0"), [voteAny(1n, key("validator0").address)], { accountNumber: BigInt(key("validator0").account_number), sequence: 0n });
