@@ -199,7 +199,7 @@ export function stateTargets(runs: StateRun[]): Target[] {
         const x = r.blocks[name];
         const g = r.iavl!.blocks[name];
         targets.push({
-          target: `CPU per block of ${size} spread keys ≤ cosmos/iavl's at ${fmtKeys(r.keys)} keys (case 11)`,
+          target: `CPU per block of ${size.toLocaleString("en-US")} spread keys ≤ cosmos/iavl's at ${fmtKeys(r.keys)} keys (case 11)`,
           met: x.cpuMs.median <= g.cpuMs.median,
           detail: `${ms(x.cpuMs.median)} / ${ms(g.cpuMs.median)} ms (${ratio(x.cpuMs.median, g.cpuMs.median)}); wall ${ms(x.ms.median)} / ${ms(g.ms.median)} ms (${ratio(x.ms.median, g.ms.median)})`,
         });
@@ -209,7 +209,7 @@ export function stateTargets(runs: StateRun[]): Target[] {
   for (const [size, name] of SPREAD) {
     const growth = perNode(last.blocks[name]) / perNode(first.blocks[name]);
     targets.push({
-      target: `CPU per written node flat within 1.3× from ${span}, blocks of ${size} spread keys (case 11)`,
+      target: `CPU per written node flat within 1.3× from ${span}, blocks of ${size.toLocaleString("en-US")} spread keys (case 11)`,
       met: growth <= 1.3,
       detail:
         `${perNode(first.blocks[name]).toFixed(1)} → ${perNode(last.blocks[name]).toFixed(1)} µs (${growth.toFixed(2)}×; ${first.blocks[name].written} → ${last.blocks[name].written} nodes)` +
