@@ -125,7 +125,7 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
   it("reads the same through a cosmjs CometClient", async () => {
     const client = await connectComet(net.nodes[3].rpcUrl);
     try {
-      const c = await VerifiedUpgradeClient.connect(client, { trust: { height: root.trustHeight, hash: root.trustHash } });
+      const c = await VerifiedUpgradeClient.connect(client, { trust: { height: root.trustHeight, hash: root.trustHash }, witnesses: [net.nodes[0].rpcUrl] });
       await c.sync();
       const v = await readAll(c);
       expect(v.plan).toEqual(honest.ts.value!.plan);
@@ -166,7 +166,7 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
   });
 
   it("verifies a single Done record key and a module version key, present and absent", async () => {
-    const c = await VerifiedUpgradeClient.connect(net.nodes[1].rpcUrl, { trust: { height: root.trustHeight, hash: root.trustHash } });
+    const c = await VerifiedUpgradeClient.connect(net.nodes[1].rpcUrl, { trust: { height: root.trustHeight, hash: root.trustHash }, witnesses: [net.nodes[2].rpcUrl] });
     await c.sync();
     expect((await c.moduleVersion("upgrade")).value).toBe(honest.ts.value!.versions.find((m) => m.name === "upgrade")!.version);
     expect((await c.moduleVersion("no-such-module")).value).toBeUndefined();

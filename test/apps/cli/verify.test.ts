@@ -11,7 +11,8 @@ import { toHex } from "@cosmjs/encoding";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestServer } from "../../support/http.js";
 import { forgedRangeNode } from "../../support/light/forged-range.js";
-import { RpcFault, serveJsonRpc } from "../../support/light/rpc-server.js";
+import { call } from "../../support/light/proxy.js";
+import { serveJsonRpc } from "../../support/light/rpc-server.js";
 import { syntheticSdkNode, type SdkNode } from "../../support/light/synthetic-sdk.js";
 import { formatTimestamp } from "../../../bindings/light/types.js";
 import { builtCliMain, cleanBuilt, removeTempDirs, runCli, tempDir } from "./helpers.js";
@@ -159,17 +160,15 @@ describe("applied --verify prints no unproven field as verified", () => {
   async function alteringNode(only: (params: Record<string, unknown>) => boolean): Promise<TestServer> {
     const liar = await serveJsonRpc(async (method, params) => {
       if (method === "block") return { block_id: {}, block: { data: { txs: [] } } };
-      const res = await fetch(node.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-      const body = (await res.json()) as { result?: Record<string, unknown>; error?: { data: string } };
-      if (body.error) throw new RpcFault(body.error.data);
+      const result = await call(node.url, method, params);
       if (method === "blockchain" && only(params)) {
-        for (const m of body.result!.block_metas as { header: { time: string; app_hash: string }; block_size: string }[]) {
+        for (const m of result.block_metas as { header: { time: string; app_hash: string }; block_size: string }[]) {
           m.header.time = "2001-01-01T00:00:00Z";
           m.header.app_hash = "AB".repeat(32);
           m.block_size = "4242";
         }
       }
-      return body.result;
+      return result;
     });
     servers.push(liar);
     return liar;
@@ -201,10 +200,7 @@ describe("applied --verify prints no unproven field as verified", () => {
   it("transactions that do not hash to the verified data_hash are refused", async () => {
     const liar = await serveJsonRpc(async (method, params) => {
       if (method === "block") return { block_id: {}, block: { data: { txs: [Buffer.from("a forged transaction").toString("base64")] } } };
-      const res = await fetch(node.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-      const body = (await res.json()) as { result?: unknown; error?: { data: string } };
-      if (body.error) throw new RpcFault(body.error.data);
-      return body.result;
+      return call(node.url, method, params);
     });
     servers.push(liar);
     const r = await runCli(["query", "upgrade", "applied", "v1", "--verify", ...rootFlags(node), "--node", liar.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);

@@ -9,7 +9,8 @@
 import { fromBase64, fromHex, toBase64 } from "@cosmjs/encoding";
 import { BatchProof, CommitmentProof, NonExistenceProof } from "cosmjs-types/cosmos/ics23/v1/proofs";
 import type { TestServer } from "../http.js";
-import { RpcFault, serveJsonRpc } from "./rpc-server.js";
+import { call } from "./proxy.js";
+import { serveJsonRpc } from "./rpc-server.js";
 
 export interface ForgedRangeOptions {
   /** The range whose absence proofs are forged (e.g. 02: the module versions). */
@@ -26,15 +27,6 @@ export interface ForgedRangeOptions {
 export interface ForgedRangeNode extends TestServer {
   /** How many answers were forged. */
   forged: number;
-}
-
-let nextId = 1;
-
-async function call(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }) });
-  const body = (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string; data: string } };
-  if (body.error) throw new RpcFault(body.error.data, body.error.code, body.error.message);
-  return body.result!;
 }
 
 const startsWith = (b: Uint8Array, p: Uint8Array) => b.length >= p.length && p.every((x, i) => b[i] === x);

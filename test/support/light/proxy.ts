@@ -51,7 +51,8 @@ export interface LyingNode extends TestServer {
 
 let nextId = 1;
 
-async function call(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+/** One JSON-RPC call to a node, its error as the RpcFault a proxy passes on. */
+export async function call(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }) });
   const body = (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string; data: string } };
   if (body.error) throw new RpcFault(body.error.data, body.error.code, body.error.message);
