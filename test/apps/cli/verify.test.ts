@@ -101,6 +101,19 @@ describe("trust is never taken silently", () => {
     expect(JSON.parse(later.stdout).verification.trust_root).toMatchObject({ source: "saved", confirmed: true });
   });
 
+  it("a witness that answers garbage is named faulty, one that is down unavailable; the one that confirmed suffices", async () => {
+    const garbage = await serveJsonRpc((method, params) => (method === "commit" ? { signed_header: "not a header" } : call(node.url, method, params)));
+    const down = await serveJsonRpc(() => Promise.reject(new Error("closed")));
+    servers.push(garbage);
+    await down.close();
+    const r = await plan([...rootFlags(node), "--node", node.url, "--witness", witness.url, "--witness", garbage.url, "--witness", down.url, "--home", tempDir("xupgrade-verify-"), "-o", "json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const v = JSON.parse(r.stdout).verification;
+    expect(v.witnesses).toEqual([witness.url]);
+    expect(v.warnings).toEqual([expect.stringMatching(new RegExp(`^witness ${garbage.url} is faulty: `)), expect.stringMatching(new RegExp(`^witness ${down.url} did not answer: `))]);
+    expect(r.stderr).toMatch(new RegExp(`^witness ${garbage.url} is faulty: `, "m"));
+  });
+
   it("--trust-on-first-use beside a given root is refused", async () => {
     const r = await plan(["--trust-on-first-use", ...rootFlags(node), "--node", node.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
     expect(r.code).toBe(1);

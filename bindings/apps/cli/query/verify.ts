@@ -18,6 +18,7 @@ import { CometRpc, RpcError, isObject } from "../../../client/rpc.js";
 import { httpTransport } from "../../../client/http.js";
 import { HEIGHT } from "../../../go/option.js";
 import { formatAge, VerificationError } from "../../../light/errors.js";
+import type { WitnessReport } from "../../../light/detector.js";
 import { RpcProvider } from "../../../light/rpc-provider.js";
 import { DEFAULT_MAX_AGE, NoTrustRootError, describeRoot, maxAgeMs, rememberVerified, resolveTrustRoot, unconfirmedWarning, type ResolvedRoot } from "../../../light/trust-root.js";
 import { proveTxs } from "../../../light/txs.js";
@@ -53,8 +54,8 @@ interface Verified {
   client: VerifiedUpgradeClient;
   root: ResolvedRoot;
   fresh: Freshness;
-  /** The witnesses that confirmed the verified header; empty with --without-witnesses. */
-  witnesses: string[];
+  /** What each witness said of the verified header; all empty with --without-witnesses. */
+  witnesses: WitnessReport;
   withoutWitnesses: boolean;
   rpc: CometRpc;
   save(): Promise<void>;
@@ -105,15 +106,11 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   if (warning) note(warning);
 
   const witnessUrls = opts.witness ?? [];
-  const confirmations = new Map<bigint, Set<string>>();
   const client = await VerifiedUpgradeClient.connect(provider, {
     chainId: opts.chainId ?? (root.source === "saved" ? root.chainId : undefined),
     trust: root.trust,
     witnesses: witnessUrls.map((w) => new RpcProvider(new CometRpc(w, undefined, httpTransport))),
     withoutWitnesses: opts.withoutWitnesses === true,
-    onStep: (s) => {
-      if (s.kind === "witness" && s.witness) (confirmations.get(s.height) ?? confirmations.set(s.height, new Set()).get(s.height)!).add(s.witness);
-    },
   });
   if (opts.withoutWitnesses) note("no witness: verified against this node alone (--without-witnesses) — it cannot forge a header, but it could show you a fork that only a witness would reveal");
   const save = async () => {
@@ -130,7 +127,10 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   if (fresh.halted) {
     note(`no block since ${formatTimestamp(fresh.time)} (${formatAge(fresh.ageMs)} ago): the chain halted at height ${fresh.halted.height} for upgrade ${JSON.stringify(fresh.halted.upgrade)} (proven)`);
   }
-  return { client, root, fresh, witnesses: [...(confirmations.get(fresh.height) ?? [])], withoutWitnesses: opts.withoutWitnesses === true, rpc, save };
+  const report = client.light.witnessReport(fresh.height) ?? { confirmed: [], faulty: [], unavailable: [] };
+  for (const f of report.faulty) note(`witness ${f.witness} is faulty: ${f.reason}`);
+  for (const u of report.unavailable) note(`witness ${u.witness} did not answer: ${u.reason}`);
+  return { client, root, fresh, witnesses: report, withoutWitnesses: opts.withoutWitnesses === true, rpc, save };
 }
 
 /** The `verification` section every verified answer ends with: what was proven, against what, and what was not. */
@@ -141,6 +141,8 @@ function verificationJson(v: Verified, p: Proven<unknown>, unverified?: Record<s
   const w = unconfirmedWarning(v.root);
   if (w) warnings.push(w);
   if (v.withoutWitnesses) warnings.push("no witness confirmed the header (--without-witnesses): verified against one node");
+  for (const f of v.witnesses.faulty) warnings.push(`witness ${f.witness} is faulty: ${f.reason}`);
+  for (const u of v.witnesses.unavailable) warnings.push(`witness ${u.witness} did not answer: ${u.reason}`);
   const section: Record<string, JsonValue> = {
     state_height: p.height.toString(),
     header: { chain_id: h.chainId, height: h.height.toString(), hash: upper(h.hash), time: formatTimestamp(h.time), age: formatAge(v.fresh.ageMs), app_hash: upper(h.appHash) },
@@ -151,7 +153,7 @@ function verificationJson(v: Verified, p: Proven<unknown>, unverified?: Record<s
       hash: typeof v.root.trust.hash === "string" ? v.root.trust.hash.toUpperCase() : upper(v.root.trust.hash),
       trusted_since: { how: o.how, node: o.node, height: o.height.toString(), hash: o.hash, at: o.at },
     },
-    witnesses: v.witnesses,
+    witnesses: v.witnesses.confirmed,
     store_proofs: String(p.proofs),
   };
   if (v.fresh.halted) section.halted = { height: v.fresh.halted.height.toString(), upgrade: v.fresh.halted.upgrade, since: formatTimestamp(v.fresh.time) };
@@ -163,7 +165,8 @@ function verificationJson(v: Verified, p: Proven<unknown>, unverified?: Record<s
 /** The stderr line saying what a value was proven against. */
 function verifiedLine(what: string, p: Proven<unknown>, v: Verified): string {
   const h = p.header;
-  const by = v.withoutWitnesses ? "no witness" : `confirmed by ${v.witnesses.length} witness${v.witnesses.length === 1 ? "" : "es"}`;
+  const n = v.witnesses.confirmed.length;
+  const by = v.withoutWitnesses ? "no witness" : `confirmed by ${n} witness${n === 1 ? "" : "es"}`;
   return (
     `verified: ${what} at height ${p.height}, against the app hash ${upper(h.appHash)} of header ${h.height} (${upper(h.hash)}, ${h.chainId}, ` +
     `${formatTimestamp(h.time)}, ${formatAge(v.fresh.ageMs)} old), ${p.proofs} store proof${p.proofs === 1 ? "" : "s"}, ${by}` +
