@@ -7,6 +7,9 @@
  * the schedule to bench/eta/series/<name>.json.
  *
  *   flock /tmp/xupgrade-heavy.lock node --import tsx bench/eta/record-testnet.ts --minutes 40 --name testnet-faults-1
+ *   flock /tmp/xupgrade-heavy.lock node --import tsx bench/eta/record-testnet.ts --minutes 35 --name testnet-rhythm-1 --schedule rhythm
+ *
+ * (The fault proxy's heal of one cut also ends another cut of the same node: the schedules do not overlap cuts.)
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +19,7 @@ import { cleanBuilt } from "../../test/apps/cli/helpers.js";
 import { FaultNet, V1, rpc } from "../../test/e2e/cometbft/halt/net.js";
 import { ROOT } from "../../test/support/paths.js";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "40" }, name: { type: "string", default: "testnet-faults" }, seed: { type: "string", default: "1" } } });
+const { values } = parseArgs({ options: { minutes: { type: "string", default: "40" }, name: { type: "string", default: "testnet-faults" }, schedule: { type: "string", default: "faults" } } });
 const minutes = Number(values.minutes);
 const cometbft = peerBinaries().cometbft;
 if (!cometbft) throw new Error("CometBFT is not built: npm run peers");
@@ -37,7 +40,20 @@ const pattern = (offset: number, span: number): Step[] => [
   { at: offset + 0.55 * span, forMs: 0.04 * span * minutes * 60_000, what: "two validators cut off: no 2/3, the chain stops", apply: (n) => (n.proxy.cut("node2", 0.04 * span * minutes * 60_000, "blackhole"), n.proxy.cut("node3", 0.04 * span * minutes * 60_000, "blackhole")), undo: (n) => (n.proxy.heal("node2"), n.proxy.heal("node3")) },
   { at: offset + 0.7 * span, forMs: 0.15 * span * minutes * 60_000, what: "dropped connections (mean life 5 s) and 100 ± 80 ms", apply: (n) => n.proxy.setFaults({ delayMs: 100, jitterMs: 80, dropMeanMs: 5_000 }), undo: calm },
 ];
-const steps = [...pattern(0, 0.5), ...pattern(0.5, 0.5)];
+// Another mix, for checking the model on a series it was not tuned on: a rhythm of busy and calm stretches
+// (every link slowed for a fifth of each sixth of the run), a long outage of one validator, a longer stop.
+const rhythm = (): Step[] => [
+  ...[0, 1, 2, 3, 4, 5].map((k) => ({
+    at: k / 6 + 0.02,
+    forMs: (minutes * 60_000) / 30,
+    what: "busy: 400 ± 300 ms on every link",
+    apply: (n: FaultNet) => n.proxy.setFaults({ delayMs: 400, jitterMs: 300 }),
+    undo: calm,
+  })),
+  { at: 0.4, forMs: 0.12 * minutes * 60_000, what: "one validator cut off (blackhole)", apply: (n) => n.proxy.cut("node1", 0.12 * minutes * 60_000, "blackhole"), undo: (n) => n.proxy.heal("node1") },
+  { at: 0.75, forMs: 0.05 * minutes * 60_000, what: "two validators cut off: no 2/3, the chain stops", apply: (n) => (n.proxy.cut("node0", 0.05 * minutes * 60_000, "reset"), n.proxy.cut("node2", 0.05 * minutes * 60_000, "reset")), undo: (n) => (n.proxy.heal("node0"), n.proxy.heal("node2")) },
+];
+const steps = (values.schedule === "rhythm" ? rhythm() : [...pattern(0, 0.5), ...pattern(0.5, 0.5)]).sort((a, b) => a.at - b.at);
 
 const net = await FaultNet.create(cometbft);
 const log: { at_ms: number; what: string }[] = [];
@@ -65,7 +81,7 @@ try {
   headers.sort((a, b) => a[0] - b[0]);
   const base = headers[0][1];
   const out = {
-    source: "a local four-validator CometBFT v0.38 testnet (xupgrade devnet --engine cometbft, timeout_commit 200 ms) with faults injected through the p2p fault proxy",
+    source: `a local four-validator CometBFT v0.38 testnet (xupgrade devnet --engine cometbft, timeout_commit 200 ms) with faults injected through the p2p fault proxy (schedule "${values.schedule}")`,
     recorded: new Date(t0).toISOString(),
     minutes,
     faults: log,
