@@ -11,10 +11,10 @@ import { connectComet } from "@cosmjs/tendermint-rpc";
 import { TxRaw } from "cosmjs-types/cosmos/tx/v1beta1/tx";
 import { runCli, type CliResult } from "../apps/cli/helpers.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
-import { interopPeers } from "../interop/support/peers.js";
+import { peerBinaries } from "../../scripts/peers/paths.mjs";
 import { KEYS, initSimd, killAll, nodeFlags, passProposal, runOk, softwareUpgradeMsg, startSimd, waitForHalt, type SimdNode } from "../interop/support/simd.js";
 
-const peers = interopPeers();
+const SIMD = (peerBinaries() as { "simd-v050"?: string })["simd-v050"];
 const BOB = "cosmos1qypqxpq9qcrsszg2pvxq6rs0zqg3yyc5lzv7xu"; // any address: the send creates its account
 
 afterAll(async () => {
@@ -33,13 +33,13 @@ async function balance(node: SimdNode, address: string): Promise<bigint> {
   return BigInt(j.balance?.amount ?? "0");
 }
 
-describe.skipIf(!peers.simd050)("xupgrade tx bank send on a real simd v0.50 chain", () => {
+describe.skipIf(!SIMD)("xupgrade tx bank send on a real simd v0.50 chain", () => {
   let node: SimdNode;
   let xhome: string;
   const kr = () => ["--keyring-backend", "test", "--home", xhome];
 
   beforeAll(async () => {
-    const h = await initSimd({ binary: peers.simd050! });
+    const h = await initSimd({ binary: SIMD! });
     node = startSimd(h);
     xhome = tempDir("xupgrade-send-keys-");
     for (const [name, key] of Object.entries(KEYS)) ok(await runCli(["keys", "add", name, "--recover", ...kr()], { input: `${key.mnemonic}\n` }));

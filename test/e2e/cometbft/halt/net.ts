@@ -56,6 +56,8 @@ export interface NetOptions {
   votingS?: number;
   /** The funded accounts besides the validators (default alice and bob). */
   accounts?: readonly string[];
+  /** CometBFT's `timeout_propose` (Go duration; default the testnet's, 1s). */
+  timeoutPropose?: string;
 }
 
 export interface RpcStatus {
@@ -99,9 +101,14 @@ export class FaultNet {
     for (const n of nodes) {
       const path = join(n.home, "config", "config.toml");
       const peers = nodes.filter((p) => p !== n).map((p) => `${p.node_id}@127.0.0.1:${proxy.link(n.name, p.name).port}`);
-      const toml = readFileSync(path, "utf8");
+      let toml = readFileSync(path, "utf8");
       if (!/^persistent_peers = .*$/m.test(toml)) throw new Error(`${path} has no persistent_peers line`);
-      writeFileSync(path, toml.replace(/^persistent_peers = .*$/m, `persistent_peers = ${JSON.stringify(peers.join(","))}`));
+      toml = toml.replace(/^persistent_peers = .*$/m, `persistent_peers = ${JSON.stringify(peers.join(","))}`);
+      if (o.timeoutPropose !== undefined) {
+        if (!/^timeout_propose = .*$/m.test(toml)) throw new Error(`${path} has no timeout_propose line`);
+        toml = toml.replace(/^timeout_propose = .*$/m, `timeout_propose = ${JSON.stringify(o.timeoutPropose)}`);
+      }
+      writeFileSync(path, toml);
     }
     const keys = (JSON.parse(readFileSync(join(dir, "config", "genesis-keys.json"), "utf8")) as { keys: GenesisKey[] }).keys;
     return new FaultNet(dir, nodes, proxy, keys, cometbft, powers, votingS);

@@ -1,9 +1,10 @@
 /**
- * `npm run test:faults -- [--net four|seven|tx] [--case name,…] [--runs N] [--seed S] [--keep-logs] [--json file]`:
+ * `npm run test:faults -- [--net four|seven|tx] [--case name,…] [--runs N] [--seed S] [--timeout-propose d] [--keep-logs] [--json file]`:
  * the halt fault suite (cases.ts), each case N times (default 1) on a fresh CometBFT testnet, one run at a
  * time, then one line per case: passed/runs, the median and slowest run, and the median of each number the
  * runs measured. Run i of every case uses the proxy seed S + i (default S = 1), so two cases of one series
- * (visors and cosmovisors) see the same faults run for run. Exits 1 when a run failed, 2 when a peer it
+ * (visors and cosmovisors) see the same faults run for run. `--timeout-propose` sets CometBFT's on every node
+ * (default the testnet's 1s). Exits 1 when a run failed, 2 when a peer it
  * needs is not built (`npm run peers`). The results also go to test-output/faults.json (or --json); a failed
  * run's logs (every run's, with --keep-logs) to test-output/faults/<case>-<n>/.
  */
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     case: { type: "string" },
     net: { type: "string" },
     seed: { type: "string", default: "1" },
+    "timeout-propose": { type: "string" },
     json: { type: "string" },
     "keep-logs": { type: "boolean", default: false },
   },
@@ -66,7 +68,7 @@ async function once(c: HaltCase, n: number): Promise<RunResult> {
   const t0 = Date.now();
   const l0 = load1();
   const runSeed = seed + n;
-  const net = await FaultNet.create(peers.cometbft!, netOptions(c, runSeed));
+  const net = await FaultNet.create(peers.cometbft!, { ...netOptions(c, runSeed), timeoutPropose: values["timeout-propose"] });
   const logs = join(ROOT, "test-output", "faults", `${c.name}-${n}`);
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -119,6 +121,6 @@ for (const c of cases) {
 }
 const out = values.json ?? join(ROOT, "test-output", "faults.json");
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify({ runs, seed, cases: Object.fromEntries([...results].map(([k, v]) => [k, v])) }, null, 2) + "\n");
+writeFileSync(out, JSON.stringify({ runs, seed, timeoutPropose: values["timeout-propose"] ?? "1s", cases: Object.fromEntries([...results].map(([k, v]) => [k, v])) }, null, 2) + "\n");
 const failed = [...results.values()].flat().filter((r) => !r.ok).length;
 process.exit(failed > 0 ? 1 : 0);

@@ -12,7 +12,7 @@ import { cliArgs, runCli } from "../../../apps/cli/helpers.js";
 import type { LogRecord } from "../../../apps/devnet/helpers.js";
 import { spawnCollected } from "../../../support/child.js";
 import { appliedOnce, check, halting, same, sameBlocks, upgradeInfoOf, type Measures } from "./checks.js";
-import { FaultNet, V1, V2, type NetNode, type Proc } from "./net.js";
+import { FaultNet, V1, V2, rpc, type NetNode, type Proc } from "./net.js";
 import { networkMeasures, nodeTimeline, type NodeTimeline, type SidecarKind } from "./timeline.js";
 
 export const DAEMON = "xupgraded";
@@ -145,7 +145,9 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   const written = (p: Proc) => statSync(join(p.node.home, "data", "upgrade-info.json")).mtimeMs;
   const timelines = procs.map((p: Proc) => nodeTimeline({ node: p.node.index, power: net.powers[p.node.index], H, kind: sidecar, records: p.records, stderr: p.stderr(), halt: written(p) }));
   const extra = (await during) ?? {};
-  return { H, ...networkMeasures(timelines), ...extra, timelines: JSON.stringify(timelines.map(relative)) };
+  // The consensus round that decided H+1: 0 unless round 0's proposal reached too few validators in time.
+  const commit = await rpc<{ signed_header: { commit: { round: number } } }>(net.nodes[0].rpc, "commit", { height: String(H + 1) });
+  return { H, ...networkMeasures(timelines), first_block_round: commit?.signed_header.commit.round ?? -1, ...extra, timelines: JSON.stringify(timelines.map(relative)) };
 }
 
 /** A node's timeline as offsets from its own halt (ms), for the run's record. */
