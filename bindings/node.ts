@@ -1,4 +1,8 @@
-/** The Node entry point: the module library plus upgrade-info.json on disk and the classic-level durable store. */
+/**
+ * The Node entry point: the module library plus upgrade-info.json on disk and the classic-level durable store.
+ *
+ * @module xupgrade
+ */
 import { createKeeperWith, type KeeperOptions, type UpgradeInfoFile, type UpgradeKeeper } from "./module/keeper.js";
 import { readUpgradeInfo, writeUpgradeInfo } from "./module/upgrade-info/file.js";
 

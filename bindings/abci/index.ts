@@ -8,6 +8,8 @@
  * const { reason, error } = await server.stopped; // the app threw (or close() was called)
  * process.exit(error instanceof AbciHalt ? (error.exitCode ?? 1) : reason === "closed" ? 0 : 1);
  * ```
+ *
+ * @module xupgrade/abci
  */
 export { startAbciServer, type AbciServer, type AbciServerOptions, type AbciStopped, type AbciStopReason } from "./server.js";
 export { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, fitTxs, txDataSize, type AbciApplication, type AbciReturn, type AppMethodName } from "./application.js";

@@ -10,6 +10,8 @@
  *   const { value: plan, height } = await client.currentPlan();
  *
  * A failure is a VerificationError naming the check and the height; nothing it touched is verified.
+ *
+ * @module xupgrade/light
  */
 export {
   VerifiedUpgradeClient,

@@ -1,4 +1,8 @@
-/** Query services (Node only): gRPC with reflection, the REST gateway and the ABCI query router. */
+/**
+ * Query services (Node only): gRPC with reflection, the REST gateway and the ABCI query router.
+ *
+ * @module xupgrade/services
+ */
 export { serveQueries, type QueryServers, type ServeQueriesOptions } from "./serve.js";
 export {
   DEFAULT_GRPC_ADDRESS,

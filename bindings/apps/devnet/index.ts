@@ -2,6 +2,8 @@
  * The devnet chain host (Node only): init a home (one process) or a testnet (CometBFT validators), and
  * start a node that embeds x/upgrade, with the single-process engine or as the ABCI++ app of CometBFT, and
  * rehearse an upgrade on a copy of a node's committed state (rehearse/).
+ *
+ * @module xupgrade/devnet
  */
 export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type InitDevnetResult } from "./node/init.js";
 export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./node/start.js";
