@@ -12,6 +12,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../base/file.js";
+import { savedRootFromJson, savedRootToJson, type SavedRootJson } from "../../light/saved-root-json.js";
 import type { RootStore, SavedRoot } from "../../light/trust-root.js";
 import { emptyMemory, type ChainMemory } from "./alerts.js";
 import type { HeaderTime } from "./eta.js";
@@ -21,43 +22,13 @@ import type { LedgerEntry } from "./ledger.js";
 
 const FORMAT = "xupgrade-watch-state";
 
-interface RootJson {
-  chain_id: string;
-  height: string;
-  hash: string;
-  time: string;
-  confirmed: boolean;
-  origin: { how: SavedRoot["origin"]["how"]; node: string; height: string; hash: string; at: string };
-  updated_at: string;
-}
-
 interface StateJson {
   format: typeof FORMAT;
   version: 1;
   chains: Record<string, { memory: ChainMemory; calendar: CalendarMemory }>;
-  roots: Record<string, RootJson>;
+  roots: Record<string, SavedRootJson>;
   alerts: LedgerEntry[];
 }
-
-const rootToJson = (r: SavedRoot): RootJson => ({
-  chain_id: r.chainId,
-  height: r.height.toString(),
-  hash: r.hash,
-  time: r.time,
-  confirmed: r.confirmed,
-  origin: { how: r.origin.how, node: r.origin.node, height: r.origin.height.toString(), hash: r.origin.hash, at: r.origin.at },
-  updated_at: r.updatedAt,
-});
-
-const rootFromJson = (j: RootJson): SavedRoot => ({
-  chainId: j.chain_id,
-  height: BigInt(j.height),
-  hash: j.hash,
-  time: j.time,
-  confirmed: j.confirmed,
-  origin: { how: j.origin.how, node: j.origin.node, height: BigInt(j.origin.height), hash: j.origin.hash, at: j.origin.at },
-  updatedAt: j.updated_at,
-});
 
 export class WatchState implements RootStore {
   private writing: Promise<void> = Promise.resolve();
@@ -113,11 +84,16 @@ export class WatchState implements RootStore {
 
   async load(chainId: string): Promise<SavedRoot | undefined> {
     const j = this.data.roots[chainId];
-    return j ? rootFromJson(j) : undefined;
+    if (!j) return undefined;
+    try {
+      return savedRootFromJson(j);
+    } catch (e) {
+      throw new WatchStateError(`the trust root saved for chain ${JSON.stringify(chainId)} in ${join(this.dir, "state.json")} does not read (${(e as Error).message}); remove it from "roots" and give the chain a root in the config`);
+    }
   }
 
   async save(root: SavedRoot): Promise<void> {
-    this.data.roots[root.chainId] = rootToJson(root);
+    this.data.roots[root.chainId] = savedRootToJson(root);
     await this.flush();
   }
 

@@ -185,6 +185,8 @@ describe("delivery", () => {
     try {
       await waitUntil(() => rx.got.length === 4, 10_000, "the two pending alerts after the restart");
       expect(rx.got.map((g) => g.id)).toEqual([1, 2, 3, 4].map((i) => alert(i).id));
+      // The receiver's 2xx comes before the ledger's write: a stop waits for that write, so the state says "sent".
+      await d.close(10_000);
       expect(WatchState.open(dir).alerts.every((e) => e.deliveries[hookKey(hooks[0])].state === "sent")).toBe(true);
     } finally {
       await d.close(1000);
