@@ -57,9 +57,14 @@ export class Dispatcher {
       const next = this.o.ledger.pending(key)[0];
       if (!next) {
         if (this.kicked.has(key)) continue;
+        // One listener per wait, removed when the wait ends: a long-running watch waits here forever.
         await new Promise<void>((r) => {
-          this.wake.set(key, r);
-          this.stop.signal.addEventListener("abort", () => r(), { once: true });
+          const onAbort = () => r();
+          this.wake.set(key, () => {
+            this.stop.signal.removeEventListener("abort", onAbort);
+            r();
+          });
+          this.stop.signal.addEventListener("abort", onAbort, { once: true });
         });
         continue;
       }
