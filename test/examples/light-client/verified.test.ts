@@ -14,6 +14,7 @@ import type { Browser, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadCore } from "../../../bindings/core/index.js";
 import type { TestServer } from "../../support/http.js";
+import { forgedRangeNode } from "../../support/light/forged-range.js";
 import { lyingNode, type Tampering } from "../../support/light/proxy.js";
 import { syntheticSdkNode, type SdkNode } from "../../support/light/synthetic-sdk.js";
 import { removeTempDirs } from "../../support/temp.js";
@@ -338,6 +339,21 @@ describe("a lying node", { timeout: 90_000 }, () => {
       expect(errors).toEqual([]);
     });
   }
+
+  it("(forged range) an invented neighbour stacked on the genuine absence proof is refused — check proof — and no module version shown", async () => {
+    const evil = { key: Uint8Array.of(0x02, ...new TextEncoder().encode("evil")), value: Uint8Array.of(0, 0, 0, 0, 0, 0, 3, 231) };
+    const liar = await forgedRangeNode(node.url, { prefix: Uint8Array.of(0x02), invented: [evil] });
+    servers.push(liar);
+    const { page, errors } = await open(live(liar.url, link(node, 3n)));
+    await state(page, "refused");
+    const err = page.locator('[data-testid="verify-error"]');
+    expect(await err.getAttribute("data-check")).toBe("proof");
+    expect(await err.innerText()).toMatch(/^check “proof” at height 50: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/);
+    expect(liar.forged).toBeGreaterThan(0);
+    expect(await badges(page)).toEqual([]);
+    expect(await page.getByText("evil").count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
 
   it("a root older than the trusting period is refused (trusting-period)", async () => {
     const { page } = await open(live(node.url, { ...link(node, 3n), trusting_period: "2s" }));
