@@ -57,6 +57,10 @@ describe("trust is never taken silently", () => {
     expect(last).toMatch(/^Error: no trust root for chain "sdk-cli-1" \(.*sdk-cli-1\.json does not exist\): pass --trust-height and --trust-hash, /);
     expect(last).toContain("--trust-on-first-use");
     expect(existsSync(join(home, "light", `${CHAIN}.json`))).toBe(false);
+    // With neither a root nor a witness, both are said at once, the root first.
+    const bare = await plan(["--node", node.url, "--home", home]);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr.trim().split("\n").at(-1)).toMatch(/^Error: no trust root for chain "sdk-cli-1" .*; and --verify needs at least one witness: /);
   });
 
   it("requires a witness, or --without-witnesses, which every output then reports", async () => {

@@ -66,14 +66,7 @@ function checkFlags(opts: VerifyOpts, ctx: Context): { maxAge: number } {
   if (ctx.height !== 0n) throw new CliError("--height cannot be used with --verify: the state just before the latest verified header is proven");
   if ((opts.trustHeight === undefined) !== (opts.trustHash === undefined)) throw new CliError("--trust-height and --trust-hash go together");
   if (opts.trustOnFirstUse && opts.trustHeight !== undefined) throw new CliError("--trust-on-first-use and --trust-height/--trust-hash contradict each other: a given root is not taken on first use");
-  const witnesses = opts.witness ?? [];
-  if (witnesses.length > 0 && opts.withoutWitnesses) throw new CliError("--witness and --without-witnesses contradict each other");
-  if (witnesses.length === 0 && !opts.withoutWitnesses) {
-    throw new CliError(
-      "--verify needs at least one witness: --witness <rpc> names another node of the chain (repeatable) that must have the same headers, " +
-        "so that one node alone cannot show you a fork; or pass --without-witnesses to verify against this node alone (the output says so)",
-    );
-  }
+  if ((opts.witness ?? []).length > 0 && opts.withoutWitnesses) throw new CliError("--witness and --without-witnesses contradict each other");
   try {
     return { maxAge: maxAgeMs(opts.maxAge ?? DEFAULT_MAX_AGE) };
   } catch {
@@ -90,17 +83,26 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   const store = new TrustFileStore(ctx.home, opts.trustFile);
   const given =
     opts.trustHeight === undefined ? undefined : { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, how: "given" as const, confirmed: true };
-  let root: ResolvedRoot;
+  // What is missing — a root, a witness — is said at once, in one error, the root first.
+  const missing: string[] = [];
+  let root: ResolvedRoot | undefined;
   try {
     root = await resolveTrustRoot(provider, store, { node: rpc.label, given, chainId: opts.chainId, firstUse: opts.trustOnFirstUse === true, period: opts.trustingPeriod });
   } catch (e) {
     if (!(e instanceof NoTrustRootError)) throw e;
-    throw new CliError(
+    missing.push(
       `no trust root for chain ${JSON.stringify(e.chainId)} (${store.pathFor(e.chainId)} does not exist): pass --trust-height and --trust-hash, the height and hash ` +
         `of a recent block from a source you trust (your own node: curl <your-node>/commit, a validator, an explorer); or --trust-on-first-use to take ` +
         `${e.node}'s own latest header unverified, which every answer then says until you give a root`,
     );
   }
+  if ((opts.witness ?? []).length === 0 && !opts.withoutWitnesses) {
+    missing.push(
+      "--verify needs at least one witness: --witness <rpc> names another node of the chain (repeatable) that must have the same headers, " +
+        "so that one node alone cannot show you a fork; or pass --without-witnesses to verify against this node alone (the output says so)",
+    );
+  }
+  if (!root || missing.length > 0) throw new CliError(missing.join("; and "));
   note(`trust root: ${describeRoot(root)}`);
   const warning = unconfirmedWarning(root);
   if (warning) note(warning);
