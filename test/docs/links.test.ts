@@ -44,7 +44,7 @@ export function linksOf(path: string, text: string): Link[] {
   const fromHtml = (html: string, line: number) => {
     for (const m of html.matchAll(HTML_ATTR)) add(m[2] ?? m[3], line);
   };
-  // Inline tokens inside tables carry no line of their own: they take the last block's that had one.
+  // Inline tokens inside tables carry no line of their own: they take their row's (the last token that had one).
   let line = 1;
   for (const block of markdown.parse(text, {})) {
     if (block.map) line = block.map[0] + 1;
@@ -90,6 +90,15 @@ function foldersOf(files: Set<string>): Set<string> {
   return out;
 }
 
+/** A percent-decoded path or anchor, or undefined when its escapes are malformed (`%E0%A4%A`). */
+function decodedOrUndefined(decode: (text: string) => string, text: string): string | undefined {
+  try {
+    return decode(text);
+  } catch {
+    return undefined;
+  }
+}
+
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const LINE_ANCHOR = /^L\d+(?:-L\d+)?$/;
 
@@ -111,10 +120,8 @@ export function brokenLinks(links: Link[], repo: Repo): string[] {
     const fail = (why: string) => out.push(`${where}: ${href}: ${why}`);
     let target = from;
     if (rawPath !== "") {
-      let decoded: string;
-      try {
-        decoded = decodeURI(rawPath);
-      } catch {
+      const decoded = decodedOrUndefined(decodeURI, rawPath);
+      if (decoded === undefined) {
         fail("not a valid URL path");
         continue;
       }
@@ -137,10 +144,8 @@ export function brokenLinks(links: Link[], repo: Repo): string[] {
       if (!LINE_ANCHOR.test(fragment)) fail(`${target} is not Markdown: only line anchors (#L10) can point into it`);
       continue;
     }
-    let name: string;
-    try {
-      name = decodeURIComponent(fragment);
-    } catch {
+    const name = decodedOrUndefined(decodeURIComponent, fragment);
+    if (name === undefined) {
       fail("not a valid anchor");
       continue;
     }
@@ -198,6 +203,9 @@ describe("the link check", () => {
       "README.md:7 docs/shot.png",
       "README.md:7 https://example.org",
     ]);
+    // Cells have no line of their own: each takes its row's.
+    const table = "# T\n\n| a | b |\n| --- | --- |\n| [x](y.md) | z |\n| w | [v](u.md) |\n";
+    expect(linksOf("docs/t.md", table).map((l) => l.where)).toEqual(["docs/t.md:5", "docs/t.md:6"]);
   });
 
   it("accepts what resolves", () => {
@@ -221,6 +229,8 @@ describe("the link check", () => {
     expect(check("../shot.png#top")).toEqual(["docs/guides/operator.md:1: ../shot.png#top: docs/shot.png is not Markdown: only line anchors (#L10) can point into it"]);
     expect(check("../spec#x")).toEqual(["docs/guides/operator.md:1: ../spec#x: docs/spec is a folder: an anchor needs a file"]);
     expect(check("../shot.png/")).toEqual(["docs/guides/operator.md:1: ../shot.png/: docs/shot.png is not in the repository"]);
+    expect(check("../spec/%E0%A4%A.md")).toEqual(["docs/guides/operator.md:1: ../spec/%E0%A4%A.md: not a valid URL path"]);
+    expect(check("#%E0%A4%A")).toEqual(["docs/guides/operator.md:1: #%E0%A4%A: not a valid anchor"]);
   });
 });
 
