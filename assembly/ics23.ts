@@ -5,7 +5,7 @@
 // What a verified proof proved is left at ics23Facts(): the places, in IO, of the entries it checked.
 import { sha256 } from "./sha256";
 import { H_OUT_LEN, IO, OUT, ensure, regionPtr, setHeaderI32 } from "./memory";
-import { M_FIELD_ZERO, M_GROUP, M_ILLEGAL_WIRE_TYPE, M_LENGTH_PAST_END, M_TRUNCATED_VARINT, M_VARINT_OVERFLOW, M_WRONG_WIRE_TYPE } from "./status";
+import { M_FIELD_ZERO, M_GROUP, M_ILLEGAL_WIRE_TYPE, M_LENGTH_PAST_END, M_WRONG_WIRE_TYPE } from "./status";
 import {
   E_APP_HASH_MISMATCH, E_COMPRESSED_INDEX, E_EMPTY_BATCH, E_EMPTY_KEY, E_EMPTY_PROOF, E_EMPTY_VALUE, E_IAVL_HEIGHT, E_IAVL_REMAINDER,
   E_IAVL_SIZE, E_IAVL_VARINT, E_IAVL_VERSION, E_INNER_HASH, E_INNER_LEAF_PREFIX, E_INNER_PREFIX_LONG, E_INNER_PREFIX_SHORT,
@@ -18,6 +18,7 @@ import {
   MSG_COMPRESSED_BATCH_PROOF, MSG_COMPRESSED_BATCH_ENTRY, MSG_COMPRESSED_EXISTENCE_PROOF, MSG_COMPRESSED_NON_EXISTENCE_PROOF,
   F_EXIST, F_LEFT, F_RIGHT, F_SIZE,
 } from "./ics23-reasons";
+import { readVarint, varintEnd, varintMinimal, varintValue } from "./varint";
 
 // ---- the refusal's details, read by the host (bindings/core/wasm/ics23.ts) ----
 
@@ -182,23 +183,14 @@ function nonCanonical(form: i32, field: i32, other: i32): i32 {
   return fail(E_NON_CANONICAL, W_PROOF, 0, form, msg, field, <i64>other);
 }
 
-/**
- * A varint: at most 10 bytes, as gogoproto reads it, and minimal — no trailing zero group, and a tenth byte
- * only to carry bit 63 (gogoproto drops the bits past 64; an encoder never writes them).
- */
+/** A varint (./varint.ts) into vval, and minimal: no trailing zero group, a tenth byte only to carry bit 63. */
 function varint(field: i32, role: i32): i32 {
-  let x: u64 = 0;
-  for (let i = 0; i < 10; i++) {
-    if (pos >= end) return malformed(M_TRUNCATED_VARINT, field, 0);
-    const c = <u64>load<u8>(pos++);
-    x |= (c & 0x7f) << (<u64>(7 * i));
-    if (c < 0x80) {
-      vval = x;
-      if (i > 0 && (c == 0 || (i == 9 && c != 1))) return nonCanonical(N_VARINT, role == V_TAG ? fieldOf(x) : field, role);
-      return E_OK;
-    }
-  }
-  return malformed(M_VARINT_OVERFLOW, field, 0);
+  const e = readVarint(pos, end);
+  if (e) return malformed(e, field, 0);
+  pos = varintEnd;
+  vval = varintValue;
+  if (!varintMinimal()) return nonCanonical(N_VARINT, role == V_TAG ? fieldOf(vval) : field, role);
+  return E_OK;
 }
 
 /** A tag's field number; -1 past 32 bits (unknown to every message here). */

@@ -6,9 +6,10 @@ import {
 import {
   HEIGHT_NOT_POSITIVE, IBC_MOVED, MALFORMED, NAME_EMPTY, OK, TIME_DEPRECATED,
   M_FIELD_ZERO, M_GROUP, M_ILLEGAL_WIRE_TYPE, M_INVALID_UTF8, M_LENGTH_PAST_END, M_TRUNCATED_FIXED,
-  M_TRUNCATED_VARINT, M_VARINT_OVERFLOW, M_WRONG_WIRE_TYPE,
+  M_WRONG_WIRE_TYPE,
 } from "./status";
 import { validUtf8 } from "./utf8";
+import { readVarint, varintEnd, varintValue } from "./varint";
 
 // Field 2, always written: Timestamp{seconds: -62135596800} = 0001-01-01T00:00:00Z.
 const ZERO_TIME_FIELD: usize = memory.data<u8>([0x12, 0x0b, 0x08, 0x80, 0x92, 0xb8, 0xc3, 0x98, 0xfe, 0xff, 0xff, 0xff, 0x01]);
@@ -82,26 +83,20 @@ function fail(reason: i32, field: i32, wire: i32): i32 {
   return MALFORMED;
 }
 
-/** Go's rule: at most 10 bytes; bits past 64 are dropped. Returns a reason or 0. */
-function readVarint(): i32 {
-  let result: u64 = 0;
-  for (let i = 0; i < 10; i++) {
-    if (pos >= end) return M_TRUNCATED_VARINT;
-    const c = load<u8>(pos++);
-    result |= (<u64>(c & 0x7f)) << (<u64>(7 * i));
-    if (c < 0x80) {
-      varint = result;
-      return 0;
-    }
-  }
-  return M_VARINT_OVERFLOW;
+/** The next varint (./varint.ts) into `varint`; returns a reason or 0. */
+function nextVarint(): i32 {
+  const e = readVarint(pos, end);
+  if (e) return e;
+  pos = varintEnd;
+  varint = varintValue;
+  return 0;
 }
 
 let tagField: i32 = 0;
 let tagWire: i32 = 0;
 
 function readTag(): i32 {
-  const err = readVarint();
+  const err = nextVarint();
   if (err) return fail(err, 0, 0);
   tagWire = <i32>(varint & 7);
   tagField = (varint >> 32) != 0 ? -1 : <i32>((varint & 0xffffffff) >> 3);
@@ -113,7 +108,7 @@ function readTag(): i32 {
 let lengthEnd: usize = 0;
 
 function readLength(field: i32): i32 {
-  const err = readVarint();
+  const err = nextVarint();
   if (err) return fail(err, field, 0);
   if (varint > <u64>(end - pos)) return fail(M_LENGTH_PAST_END, field, 2);
   lengthEnd = pos + <usize>varint;
@@ -123,7 +118,7 @@ function readLength(field: i32): i32 {
 function skip(field: i32, wire: i32): i32 {
   switch (wire) {
     case 0: {
-      const err = readVarint();
+      const err = nextVarint();
       return err ? fail(err, field, 0) : OK;
     }
     case 1:
@@ -168,7 +163,7 @@ function readTimestamp(subEnd: usize): i32 {
     if (field == 1 || field == 2) {
       st = expectWire(2, tagWire, 0);
       if (st) return st;
-      const err = readVarint();
+      const err = nextVarint();
       if (err) return fail(err, 2, 0);
       if (field == 1) seconds = <i64>varint;
       else nanos = <i32>varint; // int32: the low 32 bits
@@ -254,7 +249,7 @@ export function decodePlanAt(ptr: usize, len: i32): i32 {
       case 3: {
         st = expectWire(3, wire, 0);
         if (st) return st;
-        const err = readVarint();
+        const err = nextVarint();
         if (err) return fail(err, 3, 0);
         height = <i64>varint;
         break;

@@ -10,6 +10,7 @@
 import { Ics23Form as Form, Ics23Message as M, Ics23Reason as R, Ics23Side as S, Ics23Where as W, Family, HashOp, LengthOp, type CheckedSpec, type Ics23Failure } from "../ics23.js";
 import { Malformed } from "../constants.generated.js";
 import { sha256 } from "./sha256.js";
+import { readVarint, varintMinimal, type Varint } from "./varint.js";
 
 // ---- the decoded proof (views into the caller's bytes) ----
 
@@ -105,31 +106,16 @@ function nonCanonical(r: Reader, form: number, field: number, other: number): ne
   refuse(R.NonCanonical, W.Proof, 0, form, r.msg, field, BigInt(other));
 }
 
-/**
- * A varint: at most 10 bytes, as gogoproto reads it, and minimal — no trailing zero group, and a tenth byte
- * only to carry bit 63 (gogoproto drops the bits past 64; an encoder never writes them).
- */
+const VARINT: Varint = { lo: 0, hi: 0, end: 0, bytes: 0, last: 0 };
+
+/** A varint (./varint.ts), and minimal: no trailing zero group, a tenth byte only to carry bit 63. */
 function varint(r: Reader, field: number, role: number): void {
-  const b = r.buf;
-  let lo = 0;
-  let hi = 0;
-  for (let i = 0; i < 10; i++) {
-    if (r.pos >= r.end) malformed(Malformed.TruncatedVarint, field);
-    const c = b[r.pos++];
-    const bits = c & 0x7f;
-    if (i < 4) lo |= bits << (7 * i);
-    else if (i === 4) {
-      lo |= bits << 28;
-      hi |= bits >>> 4;
-    } else hi |= bits << (7 * i - 32);
-    if (c < 0x80) {
-      r.lo = lo >>> 0;
-      r.hi = hi >>> 0;
-      if (i > 0 && (c === 0 || (i === 9 && c !== 1))) nonCanonical(r, Form.Varint, role === V_TAG ? fieldOf(r) : field, role);
-      return;
-    }
-  }
-  malformed(Malformed.VarintOverflow, field);
+  const e = readVarint(r.buf, r.pos, r.end, VARINT);
+  if (e !== 0) malformed(e, field);
+  r.pos = VARINT.end;
+  r.lo = VARINT.lo;
+  r.hi = VARINT.hi;
+  if (!varintMinimal(VARINT)) nonCanonical(r, Form.Varint, role === V_TAG ? fieldOf(r) : field, role);
 }
 
 /** The last varint as a tag's field number; -1 past 32 bits (unknown to every message here). */

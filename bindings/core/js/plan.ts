@@ -5,6 +5,7 @@
 import type { Plan } from "../types.js";
 import { Malformed, Status, statusError } from "../status.js";
 import { writeUtf8, tryReadUtf8 } from "../utf8.js";
+import { readVarint, type Varint } from "./varint.js";
 
 /** Plan.ValidateBasic (docs/spec/keeper.md §4): the first failing check, in order. */
 export function validateBasic(plan: Plan, timeIsZero: boolean): void {
@@ -113,27 +114,16 @@ class Reader {
     public end: number,
   ) {}
 
-  /** Go's rule: at most 10 bytes; bits past 64 are dropped. Returns a Malformed reason or 0. */
+  private readonly v: Varint = { lo: 0, hi: 0, end: 0, bytes: 0, last: 0 };
+
+  /** The next varint (./varint.ts); returns a Malformed reason or 0. */
   varint(): number {
-    const b = this.buf;
-    let lo = 0;
-    let hi = 0;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) return Malformed.TruncatedVarint;
-      const c = b[this.pos++];
-      const bits = c & 0x7f;
-      if (i < 4) lo |= bits << (7 * i);
-      else if (i === 4) {
-        lo |= bits << 28;
-        hi |= bits >>> 4;
-      } else hi |= bits << (7 * i - 32);
-      if (c < 0x80) {
-        this.lo = lo >>> 0;
-        this.hi = hi >>> 0;
-        return 0;
-      }
-    }
-    return Malformed.VarintOverflow;
+    const e = readVarint(this.buf, this.pos, this.end, this.v);
+    if (e !== 0) return e;
+    this.pos = this.v.end;
+    this.lo = this.v.lo;
+    this.hi = this.v.hi;
+    return 0;
   }
 
   int64(): bigint {
