@@ -9,7 +9,7 @@ import { toHex } from "@cosmjs/encoding";
 import { voteSignBytesOf } from "./encoding.js";
 import { InvalidCommitError, NewValSetCantBeTrustedError, NotEnoughVotingPowerError, TrustOptionsError, WrongSignatureError, hex } from "./errors.js";
 import { verifySignatures, type SignatureCheck, type SignatureEngine } from "./signatures.js";
-import type { BlockID, Commit } from "./types.js";
+import type { BlockID, Commit, CommitSig, Validator } from "./types.js";
 import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
 import { type ValidatorSet, validatorKey } from "./validators.js";
 import { equalBytes } from "../base/bytes.js";
@@ -81,6 +81,33 @@ async function verifyPicked(chainId: string, picked: Picked, commit: Commit, eng
   return todo.length;
 }
 
+/**
+ * The signatures for the block, in commit order, until their validators' power is past `needed` (the batch path's
+ * order). `signer` names the validator of signature i — or undefined: not counted — and refuses what it must.
+ */
+function pick(chainId: string, commit: Commit, needed: bigint, signer: (idx: number, sig: CommitSig) => Validator | undefined): Picked {
+  const signBytes = voteSignBytesOf(chainId, commit);
+  const picked: Picked = { checks: [], indexes: [], tallied: 0n };
+  for (let idx = 0; idx < commit.signatures.length; idx++) {
+    const sig = commit.signatures[idx];
+    if (sig.blockIdFlag !== BLOCK_ID_FLAG_COMMIT) continue;
+    const val = signer(idx, sig);
+    if (!val) continue;
+    const key = validatorKey(val)!;
+    picked.checks.push({ type: key.type, key: key.bytes, message: signBytes(idx), signature: sig.signature });
+    picked.indexes.push(idx);
+    picked.tallied += val.votingPower;
+    if (picked.tallied > needed) break;
+  }
+  return picked;
+}
+
+/** Verifies the picked signatures (those not verified before) and says what the check counted. */
+async function tally(chainId: string, picked: Picked, needed: bigint, vals: ValidatorSet, commit: Commit, engine: SignatureEngine | undefined): Promise<CommitTally> {
+  const fresh = await verifyPicked(chainId, picked, commit, engine);
+  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
+}
+
 /** VerifyCommitLight: more than 2/3 of `vals`' power signed this block, signature i by validator i. */
 export async function verifyCommitLight(
   chainId: string,
@@ -97,24 +124,15 @@ export async function verifyCommitLight(
   if (!sameBlockId(blockId, commit.blockId)) throw new InvalidCommitError(`wrong block ID: want ${hex(blockId.hash)}, got ${hex(commit.blockId.hash)}`, height);
 
   const needed = (vals.totalVotingPower * 2n) / 3n;
-  const signBytes = voteSignBytesOf(chainId, commit);
-  const picked: Picked = { checks: [], indexes: [], tallied: 0n };
-  for (let idx = 0; idx < commit.signatures.length; idx++) {
-    const sig = commit.signatures[idx];
-    if (sig.blockIdFlag !== BLOCK_ID_FLAG_COMMIT) continue;
+  const picked = pick(chainId, commit, needed, (idx, sig) => {
     const val = vals.validators[idx];
     if (!equalBytes(val.address, sig.validatorAddress)) {
       throw new InvalidCommitError(`validator address mismatch at index ${idx}: expected ${hex(val.address)}, got ${hex(sig.validatorAddress)}`, height);
     }
-    const key = validatorKey(val)!;
-    picked.checks.push({ type: key.type, key: key.bytes, message: signBytes(idx), signature: sig.signature });
-    picked.indexes.push(idx);
-    picked.tallied += val.votingPower;
-    if (picked.tallied > needed) break;
-  }
+    return val;
+  });
   if (picked.tallied <= needed) throw new NotEnoughVotingPowerError(picked.tallied, needed, height);
-  const fresh = await verifyPicked(chainId, picked, commit, engine);
-  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
+  return tally(chainId, picked, needed, vals, commit, engine);
 }
 
 /**
@@ -130,25 +148,15 @@ export async function verifyCommitLightTrusting(
 ): Promise<CommitTally> {
   if (trustLevel.denominator === 0n) throw new RangeError("trustLevel has zero denominator");
   const needed = (vals.totalVotingPower * trustLevel.numerator) / trustLevel.denominator;
-  const signBytes = voteSignBytesOf(chainId, commit);
-  const picked: Picked = { checks: [], indexes: [], tallied: 0n };
   const seen = new Map<number, number>();
-  for (let idx = 0; idx < commit.signatures.length; idx++) {
-    const sig = commit.signatures[idx];
-    if (sig.blockIdFlag !== BLOCK_ID_FLAG_COMMIT) continue;
+  const picked = pick(chainId, commit, needed, (idx, sig) => {
     const valIdx = vals.indexOf(sig.validatorAddress);
-    if (valIdx < 0) continue;
+    if (valIdx < 0) return undefined;
     const first = seen.get(valIdx);
     if (first !== undefined) throw new InvalidCommitError(`double vote from validator ${hex(sig.validatorAddress)} (#${first} and #${idx})`, commit.height);
     seen.set(valIdx, idx);
-    const val = vals.validators[valIdx];
-    const key = validatorKey(val)!;
-    picked.checks.push({ type: key.type, key: key.bytes, message: signBytes(idx), signature: sig.signature });
-    picked.indexes.push(idx);
-    picked.tallied += val.votingPower;
-    if (picked.tallied > needed) break;
-  }
+    return vals.validators[valIdx];
+  });
   if (picked.tallied <= needed) throw new NewValSetCantBeTrustedError(picked.tallied, needed, commit.height);
-  const fresh = await verifyPicked(chainId, picked, commit, engine);
-  return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
+  return tally(chainId, picked, needed, vals, commit, engine);
 }
