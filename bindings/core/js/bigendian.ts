@@ -13,20 +13,6 @@ export function encodeUint64BE(value: bigint): Uint8Array {
   return new Uint8Array(scratch.buffer.slice(0));
 }
 
-/** Writes BE int64 into `out` at `pos` without allocating. */
-export function writeInt64BE(out: Uint8Array, pos: number, value: bigint): void {
-  const hi = Number(BigInt.asUintN(32, value >> 32n));
-  const lo = Number(BigInt.asUintN(32, value));
-  out[pos] = hi >>> 24;
-  out[pos + 1] = hi >>> 16;
-  out[pos + 2] = hi >>> 8;
-  out[pos + 3] = hi;
-  out[pos + 4] = lo >>> 24;
-  out[pos + 5] = lo >>> 16;
-  out[pos + 6] = lo >>> 8;
-  out[pos + 7] = lo;
-}
-
 /** Reads BE int64 (signed) from 8 bytes at `pos`. */
 export function readInt64BE(b: Uint8Array, pos: number): bigint {
   const hi = ((b[pos] << 24) | (b[pos + 1] << 16) | (b[pos + 2] << 8) | b[pos + 3]) | 0;
