@@ -56,6 +56,7 @@ export { compareBytes } from "./base/bytes.js";
 export { MemoryStore } from "./store/memory.js";
 export { CacheStore } from "./store/cache.js";
 export { DurableMultiStore, DurableStore, type DurableOptions } from "./store/level.js";
+export { CorruptStoreError, StoreFormatError, StoreQueryError, StoreStateError } from "./store/errors.js";
 export { CometRpc, RpcError, DEFAULT_NODE } from "./client/rpc.js";
 export { AbciError, abciQuery, type AbciResult } from "./client/abci.js";
 export { ClientError, NodeAddressError } from "./client/errors.js";

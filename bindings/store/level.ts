@@ -15,6 +15,7 @@ import { MemoryStore } from "./memory.js";
 import { INT64_MAX } from "../go/int.js";
 import type { MultiStore } from "./types.js";
 import { compareBytes, concatBytes } from "../base/bytes.js";
+import { CorruptStoreError, StoreFormatError, StoreStateError } from "./errors.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -79,7 +80,7 @@ class BufferedStore implements KVStore {
     this.view.discard();
   }
   private writable(): void {
-    if (this.locked) throw new Error("store is committing: wait for commit() before writing");
+    if (this.locked) throw new StoreStateError("store is committing: wait for commit() before writing");
   }
 }
 
@@ -104,7 +105,7 @@ export class DurableStore implements KVStore {
     await load(db, (key, value) => {
       if (key[0] === D) data.committed.set(key.subarray(1), value);
       else if (key.length === 1 && key[0] === M) meta = value;
-      else throw new Error(`not a DurableStore database: unexpected key 0x${hex(key)}`);
+      else throw new StoreFormatError(`not a DurableStore database: unexpected key 0x${hex(key)}`);
     });
     return new DurableStore(db, data, meta, options.sync ?? true);
   }
@@ -136,7 +137,7 @@ export class DurableStore implements KVStore {
 
   /** Writes every pending change (and `meta`, when given) in one atomic batch. */
   async commit(meta?: Uint8Array): Promise<void> {
-    if (this.closed) throw new Error("store is closed");
+    if (this.closed) throw new StoreStateError("store is closed");
     const ops: Op[] = [];
     this.data.collect(DATA_PREFIX, ops);
     if (meta !== undefined) ops.push({ type: "put", key: META_KEY, value: meta });
@@ -195,9 +196,9 @@ export class DurableMultiStore implements MultiStore {
       else if (key[0] === R && key.length > 1) ms.registry.set(utf8Decode(key.subarray(1)), readBE64(value, key));
       else if (key[0] === S && key.length >= 3) {
         const n = (key[1] << 8) | key[2];
-        if (key.length < 3 + n) throw new Error(`corrupt multistore key 0x${hex(key)}`);
+        if (key.length < 3 + n) throw new CorruptStoreError(`corrupt multistore key 0x${hex(key)}`);
         ms.layer(utf8Decode(key.subarray(3, 3 + n))).committed.set(key.subarray(3 + n), value);
-      } else throw new Error(`not a multistore database: unexpected key 0x${hex(key)}`);
+      } else throw new StoreFormatError(`not a multistore database: unexpected key 0x${hex(key)}`);
     });
     return ms;
   }
@@ -264,7 +265,7 @@ export class DurableMultiStore implements MultiStore {
 
   /** Atomically writes every store's pending changes, the registry changes and the new height. */
   async commit(height: bigint | number): Promise<void> {
-    if (this.closed) throw new Error("store is closed");
+    if (this.closed) throw new StoreStateError("store is closed");
     this.notCommitting();
     const h = toHeight(height);
     if (h <= this.height) throw new TypeError(`commit height ${h} must be greater than the last committed height ${this.height}`);
@@ -309,7 +310,7 @@ export class DurableMultiStore implements MultiStore {
 
   /** Store deletes, renames and rollbacks would race the batch being written. */
   private notCommitting(): void {
-    if (this.committing) throw new Error("a commit is in flight: wait for commit() first");
+    if (this.committing) throw new StoreStateError("a commit is in flight: wait for commit() first");
   }
 
   private layer(name: string): BufferedStore {
@@ -323,7 +324,7 @@ export class DurableMultiStore implements MultiStore {
 async function atomically(db: LevelDb, ops: Op[], sync: boolean, stores: Iterable<BufferedStore>): Promise<void> {
   const locked = [...stores];
   for (const s of locked) {
-    if (s.locked) throw new Error("a commit is already in flight");
+    if (s.locked) throw new StoreStateError("a commit is already in flight");
   }
   for (const s of locked) s.locked = true;
   try {
@@ -408,7 +409,7 @@ function be64(v: bigint): Uint8Array {
 }
 
 function readBE64(v: Uint8Array, key: Uint8Array): bigint {
-  if (v.length !== 8) throw new Error(`corrupt multistore value at key 0x${hex(key)}: ${v.length} bytes, expected 8`);
+  if (v.length !== 8) throw new CorruptStoreError(`corrupt multistore value at key 0x${hex(key)}: ${v.length} bytes, expected 8`);
   return new DataView(v.buffer, v.byteOffset, 8).getBigUint64(0);
 }
 

@@ -3,6 +3,7 @@
  * `binary.PutVarint` (zigzag, signed), `binary.PutUvarint`, and length-prefixed bytes (uvarint length,
  * then the bytes). Integers are JavaScript numbers: heights, sizes and versions stay below 2^53.
  */
+import { CorruptStoreError } from "../errors.js";
 
 /** Bytes `writeUvarint` takes for `v` (a non-negative safe integer, or 2 × one for zigzag). */
 export function uvarintSize(v: number): number {
@@ -68,7 +69,7 @@ export class Reader {
     let v = 0;
     let scale = 1;
     for (let i = 0; i < 8; i++) {
-      if (this.pos >= this.buf.length) throw new Error("truncated varint");
+      if (this.pos >= this.buf.length) throw new CorruptStoreError("truncated varint");
       const b = this.buf[this.pos++];
       v += (b & 0x7f) * scale;
       if (b < 0x80) {
@@ -77,11 +78,11 @@ export class Reader {
       }
       scale *= 128;
     }
-    throw new Error("varint out of range");
+    throw new CorruptStoreError("varint out of range");
   }
 
   byte(): number {
-    if (this.pos >= this.buf.length) throw new Error("truncated input");
+    if (this.pos >= this.buf.length) throw new CorruptStoreError("truncated input");
     return this.buf[this.pos++];
   }
 
@@ -92,7 +93,7 @@ export class Reader {
 
   bytes(): Uint8Array {
     const n = this.uvarint();
-    if (this.pos + n > this.buf.length) throw new Error(`truncated bytes: ${n} announced, ${this.buf.length - this.pos} left`);
+    if (this.pos + n > this.buf.length) throw new CorruptStoreError(`truncated bytes: ${n} announced, ${this.buf.length - this.pos} left`);
     const out = this.buf.slice(this.pos, this.pos + n);
     this.pos += n;
     return out;
@@ -100,7 +101,7 @@ export class Reader {
 
   /** The next `n` bytes (a copy), with no length prefix. */
   fixed(n: number): Uint8Array {
-    if (this.pos + n > this.buf.length) throw new Error(`truncated input: ${n} bytes expected, ${this.buf.length - this.pos} left`);
+    if (this.pos + n > this.buf.length) throw new CorruptStoreError(`truncated input: ${n} bytes expected, ${this.buf.length - this.pos} left`);
     const out = this.buf.slice(this.pos, this.pos + n);
     this.pos += n;
     return out;

@@ -13,6 +13,7 @@
  */
 import { ByteCache } from "./byte-cache.js";
 import { decodeNode, type Node, type Sha256 } from "./node.js";
+import { CorruptStoreError, StoreStateError } from "../errors.js";
 
 /** Reads the stored form of a saved node, synchronously; undefined when it is not there. */
 export type NodeReader = (version: number, nonce: number) => Uint8Array | undefined;
@@ -60,7 +61,7 @@ export class NodeCache {
 
   /** A new tree's id in this cache. */
   register(): number {
-    if (this.trees >= MAX_TREES) throw new Error(`a node cache serves at most ${MAX_TREES} trees`);
+    if (this.trees >= MAX_TREES) throw new StoreStateError(`a node cache serves at most ${MAX_TREES} trees`);
     return this.trees++;
   }
 
@@ -205,7 +206,7 @@ export class NodeDb {
     try {
       return decodeNode(version, nonce, bytes, hash);
     } catch (e) {
-      throw new Error(`corrupt node (${version}, ${nonce}) of store ${this.storeName}: ${(e as Error).message}`, { cause: e });
+      throw new CorruptStoreError(`corrupt node (${version}, ${nonce}) of store ${this.storeName}: ${(e as Error).message}`, { cause: e });
     }
   }
 }

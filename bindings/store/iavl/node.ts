@@ -17,6 +17,7 @@
  * never reads a leaf (MutableTree).
  */
 import { bytesSize, Reader, varintSize, writeBytes, writeVarint } from "./encoding.js";
+import { CorruptStoreError } from "../errors.js";
 
 /** A SHA-256 implementation: the store picks one (node:crypto on Node, @noble/hashes elsewhere). */
 export type Sha256 = (data: Uint8Array) => Uint8Array;
@@ -161,10 +162,10 @@ export function decodeNode(version: number, nonce: number, bytes: Uint8Array, ha
   const height = r.varint();
   const size = r.varint();
   const key = r.bytes();
-  if (height < 0 || height > 127 || size < 1) throw new Error(`bad node header: height ${height}, size ${size}`);
+  if (height < 0 || height > 127 || size < 1) throw new CorruptStoreError(`bad node header: height ${height}, size ${size}`);
   let node: Node;
   if (height === 0) {
-    if (size !== 1) throw new Error(`leaf of size ${size}`);
+    if (size !== 1) throw new CorruptStoreError(`leaf of size ${size}`);
     node = new Node(key, r.bytes(), 0, 1);
   } else {
     node = new Node(key, undefined, height, size);
@@ -178,15 +179,15 @@ export function decodeNode(version: number, nonce: number, bytes: Uint8Array, ha
     node.rightHash = r.fixed(HASH_SIZE);
     node.rightHeight = r.varint();
     node.rightSize = size - node.leftSize;
-    if (node.leftSize < 1 || node.rightSize < 1) throw new Error(`inner node of size ${size} with a left child of size ${node.leftSize}`);
+    if (node.leftSize < 1 || node.rightSize < 1) throw new CorruptStoreError(`inner node of size ${size} with a left child of size ${node.leftSize}`);
     if (Math.max(node.leftHeight, node.rightHeight) + 1 !== height || Math.min(node.leftHeight, node.rightHeight) < 0) {
-      throw new Error(`inner node of height ${height} with children of heights ${node.leftHeight} and ${node.rightHeight}`);
+      throw new CorruptStoreError(`inner node of height ${height} with children of heights ${node.leftHeight} and ${node.rightHeight}`);
     }
     if (!childKeyOk(node.leftVersion, node.leftNonce, version) || !childKeyOk(node.rightVersion, node.rightNonce, version)) {
-      throw new Error(`inner node with a child (${node.leftVersion}, ${node.leftNonce}) / (${node.rightVersion}, ${node.rightNonce}) not saved before it`);
+      throw new CorruptStoreError(`inner node with a child (${node.leftVersion}, ${node.leftNonce}) / (${node.rightVersion}, ${node.rightNonce}) not saved before it`);
     }
   }
-  if (r.pos !== bytes.length) throw new Error(`${bytes.length - r.pos} trailing bytes after the node`);
+  if (r.pos !== bytes.length) throw new CorruptStoreError(`${bytes.length - r.pos} trailing bytes after the node`);
   node.version = version;
   node.nonce = nonce;
   node.hash = hash;

@@ -10,6 +10,7 @@ import { varintSize, writeVarint } from "./encoding.js";
 import { HASH_SIZE, type Node } from "./node.js";
 import { childHash, type TreeReader } from "./tree.js";
 import { compareBytes, concatBytes as concat } from "../../base/bytes.js";
+import { StoreQueryError, StoreStateError } from "../errors.js";
 
 const EMPTY = new Uint8Array(0);
 const LENGTH_BYTE = HASH_SIZE; // the uvarint length prefix of a 32-byte hash
@@ -24,10 +25,10 @@ function varints(...vs: number[]): Uint8Array {
 /** The existence proof of `key`, which must be in the (saved) tree. */
 export function existenceProof(tree: TreeReader, key: Uint8Array): ExistenceProof {
   let n: Node | undefined = tree.root;
-  if (n === undefined) throw new Error("cannot prove a key in an empty tree");
+  if (n === undefined) throw new StoreQueryError("cannot prove a key in an empty tree");
   const path: InnerOp[] = [];
   while (!n.isLeaf) {
-    if (!n.saved) throw new Error("proofs are made from saved versions only");
+    if (!n.saved) throw new StoreStateError("proofs are made from saved versions only");
     const head = varints(n.height, n.size, n.version);
     // The sibling's hash is recorded in `n`: siblings are not read.
     if (compareBytes(key, n.key) < 0) {
@@ -38,8 +39,8 @@ export function existenceProof(tree: TreeReader, key: Uint8Array): ExistenceProo
       n = tree.right(n);
     }
   }
-  if (compareBytes(n.key, key) !== 0) throw new Error("cannot make an existence proof of a key that is not in the tree");
-  if (!n.saved) throw new Error("proofs are made from saved versions only");
+  if (compareBytes(n.key, key) !== 0) throw new StoreQueryError("cannot make an existence proof of a key that is not in the tree");
+  if (!n.saved) throw new StoreStateError("proofs are made from saved versions only");
   return {
     key: n.key,
     value: n.value!,

@@ -18,6 +18,7 @@
 import { HASH_SIZE, innerHash, leafHash, Node, type Sha256 } from "./node.js";
 import type { NodeDb } from "./node-db.js";
 import { compareBytes } from "../../base/bytes.js";
+import { CorruptStoreError, StoreStateError } from "../errors.js";
 
 /** A saved node's name. */
 export interface NodeKey {
@@ -107,7 +108,7 @@ function moveChild(a: Node, fromRight: boolean, b: Node, toRight: boolean): void
 export function childHash(node: Node, right: boolean): Uint8Array {
   const c = right ? node.right : node.left;
   const h = c !== undefined ? c.hash : right ? node.rightHash : node.leftHash;
-  if (h === undefined) throw new Error("the child of an unsaved node has no hash until it is saved");
+  if (h === undefined) throw new StoreStateError("the child of an unsaved node has no hash until it is saved");
   return h;
 }
 
@@ -440,11 +441,11 @@ export class MutableTree {
   private hash(n: Node, version: number): Uint8Array {
     if (n.hash !== undefined) return n.hash;
     // A node being saved has its version already; any other saved node is reached with its hash.
-    if (n.saved && (n.version !== version || n.stub)) throw new Error(`saved node (${n.version}, ${n.nonce}) was reached without its hash`);
+    if (n.saved && (n.version !== version || n.stub)) throw new CorruptStoreError(`saved node (${n.version}, ${n.nonce}) was reached without its hash`);
     const sha = this.ndb.sha;
     if (n.isLeaf) n.hash = leafHash(sha, n.key, n.value!, version);
     else n.hash = innerHash(sha, n.height, n.size, version, this.childHash(n, false, version), this.childHash(n, true, version));
-    if (n.hash.length !== HASH_SIZE) throw new Error("sha256 returned a hash that is not 32 bytes");
+    if (n.hash.length !== HASH_SIZE) throw new StoreStateError("sha256 returned a hash that is not 32 bytes");
     return n.hash;
   }
 

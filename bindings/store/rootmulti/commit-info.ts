@@ -9,6 +9,7 @@ import { HashOp, LengthOp, type CommitmentProof, type InnerOp } from "cosmjs-typ
 import { uvarintSize, writeBytes } from "../iavl/encoding.js";
 import type { Sha256 } from "../iavl/node.js";
 import { compareBytes, concatBytes as concat } from "../../base/bytes.js";
+import { StoreQueryError } from "../errors.js";
 
 export interface StoreInfo {
   name: string;
@@ -65,7 +66,7 @@ export function storeProof(sha: Sha256, stores: readonly StoreInfo[], name: stri
   const sorted = leaves(sha, stores);
   const wanted = encoder.encode(name);
   const index = sorted.findIndex((l) => compareBytes(l.name, wanted) === 0);
-  if (index < 0) throw new Error(`store ${name} is not in the commit info`);
+  if (index < 0) throw new StoreQueryError(`store ${name} is not in the commit info`);
   const store = stores.find((s) => s.name === name)!;
   // Inner ops from the leaf up: at each level the sibling subtree's root, on its side.
   const path: InnerOp[] = [];

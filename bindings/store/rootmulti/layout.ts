@@ -12,6 +12,7 @@ import { toHex } from "../../core/errors.js";
 import { bytesSize, Reader, uvarintSize, varintSize, writeBytes, writeUvarint, writeVarint } from "../iavl/encoding.js";
 import type { NodeKey } from "../iavl/tree.js";
 import { concatBytes } from "../../base/bytes.js";
+import { CorruptStoreError } from "../errors.js";
 
 export const FORMAT = "xupgrade commit multistore: IAVL trees, SDK commit info; format 2";
 export const FORMAT_KEY = Uint8Array.of(0x46); // 'F'
@@ -43,9 +44,9 @@ export function encodeHeight(v: number): Uint8Array {
 }
 
 export function decodeHeight(b: Uint8Array): number {
-  if (b.length !== 8) throw new Error(`corrupt multistore height: ${b.length} bytes, expected 8`);
+  if (b.length !== 8) throw new CorruptStoreError(`corrupt multistore height: ${b.length} bytes, expected 8`);
   const v = new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0);
-  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`multistore height ${v} is beyond 2^53`);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new CorruptStoreError(`multistore height ${v} is beyond 2^53`);
   return Number(v);
 }
 
@@ -126,16 +127,16 @@ export function decodeRecord(bytes: Uint8Array, version: number): StoreRecord[] 
     for (let i = 0; i < n; i++) {
       const name = decoder.decode(r.bytes());
       const flag = r.byte();
-      if (flag !== 0 && flag !== 1) throw new Error(`bad host flag ${flag}`);
+      if (flag !== 0 && flag !== 1) throw new CorruptStoreError(`bad host flag ${flag}`);
       const rootVersion = r.varint();
       const rootNonce = r.varint();
       const hash = r.bytes();
       out.push({ name, host: flag === 1, root: rootVersion === 0 ? undefined : { version: rootVersion, nonce: rootNonce }, hash });
     }
-    if (r.pos !== bytes.length) throw new Error("trailing bytes");
+    if (r.pos !== bytes.length) throw new CorruptStoreError("trailing bytes");
     return out;
   } catch (e) {
-    throw new Error(`corrupt multistore record of version ${version} (0x${toHex(bytes.subarray(0, 32))}…): ${(e as Error).message}`, { cause: e });
+    throw new CorruptStoreError(`corrupt multistore record of version ${version} (0x${toHex(bytes.subarray(0, 32))}…): ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -172,9 +173,9 @@ export function decodeOrphans(bytes: Uint8Array, version: number): Map<string, N
       for (let j = 0; j < n; j++) keys.push({ version: r.varint(), nonce: r.varint() });
       out.set(name, keys);
     }
-    if (r.pos !== bytes.length) throw new Error("trailing bytes");
+    if (r.pos !== bytes.length) throw new CorruptStoreError("trailing bytes");
     return out;
   } catch (e) {
-    throw new Error(`corrupt orphan list of version ${version}: ${(e as Error).message}`, { cause: e });
+    throw new CorruptStoreError(`corrupt orphan list of version ${version}: ${(e as Error).message}`, { cause: e });
   }
 }

@@ -46,6 +46,7 @@ import {
   type StoreRecord,
 } from "./layout.js";
 import { compareBytes } from "../../base/bytes.js";
+import { CorruptStoreError, StoreFormatError, StoreQueryError, StoreStateError } from "../errors.js";
 
 /** Versions kept when nothing else is said: a devnet's last hours at its usual block times. */
 export const DEFAULT_KEEP_RECENT = 10_000;
@@ -88,9 +89,7 @@ export interface CommitMultiStoreOptions {
 }
 
 /** The database is not a commit multistore of this format. */
-export class StoreFormatError extends Error {
-  override name = "StoreFormatError";
-}
+export { StoreFormatError };
 
 export const PROOF_OP_IAVL = "ics23:iavl";
 export const PROOF_OP_SIMPLE = "ics23:simple";
@@ -192,7 +191,7 @@ export class CommitMultiStore implements MultiStore {
     const height = decodeHeight(h);
     for (const key of (await this.db.keys({ ...VIEW, ...RECORD_RANGE }).all()) as Uint8Array[]) this.retained.push(versionOfRecordKey(key));
     this.latest = this.readVersion(height) ?? fail(`the record of the last committed height ${height} is missing`);
-    if (this.retained.at(-1) !== height) throw new Error(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
+    if (this.retained.at(-1) !== height) throw new CorruptStoreError(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
     for (const s of this.latest.stores.values()) {
       const ndb = this.ndb(s.name);
       const root = s.root && ndb.get(s.root.version, s.root.nonce, s.hash);
@@ -283,7 +282,7 @@ export class CommitMultiStore implements MultiStore {
    * committed version in place and drops the pending changes.
    */
   async commit(height: bigint | number): Promise<Uint8Array> {
-    if (this.closed) throw new Error("store is closed");
+    if (this.closed) throw new StoreStateError("store is closed");
     this.notCommitting();
     const version = toVersion(height);
     if (version <= this.latest.height) throw new TypeError(`commit height ${version} must be greater than the last committed height ${this.latest.height}`);
@@ -457,7 +456,7 @@ export class CommitMultiStore implements MultiStore {
 
   /** A read-only view of the committed version `height`, or undefined when it is not retained. */
   at(height: bigint | number): VersionView | undefined {
-    if (this.closed) throw new Error("store is closed");
+    if (this.closed) throw new StoreStateError("store is closed");
     const h = typeof height === "bigint" ? Number(height) : height;
     if (h === this.latest.height && h > 0) return new VersionView(this, this.latest);
     if (!Number.isSafeInteger(h) || h < (this.retained[0] ?? Infinity) || h > this.latest.height) return undefined;
@@ -486,12 +485,12 @@ export class CommitMultiStore implements MultiStore {
 
   /** @internal writes are refused while a commit is in flight. */
   assertWritable(): void {
-    if (this.committing) throw new Error("store is committing: wait for commit() before writing");
-    if (this.closed) throw new Error("store is closed");
+    if (this.committing) throw new StoreStateError("store is committing: wait for commit() before writing");
+    if (this.closed) throw new StoreStateError("store is closed");
   }
 
   private notCommitting(): void {
-    if (this.committing) throw new Error("a commit is in flight: wait for commit() first");
+    if (this.committing) throw new StoreStateError("a commit is in flight: wait for commit() first");
   }
 
   private ndb(name: string): NodeDb {
@@ -573,7 +572,7 @@ export class VersionView {
   /** The store's tree at this version (reads by index, its nodes). */
   tree(name: string): TreeReader {
     const r = this.v.stores.get(name);
-    if (!r) throw new Error(`store ${name} does not exist at height ${this.v.height}`);
+    if (!r) throw new StoreQueryError(`store ${name} does not exist at height ${this.v.height}`);
     return this.ms.reader(name, r);
   }
 
@@ -584,7 +583,7 @@ export class VersionView {
    */
   prove(name: string, key: Uint8Array): { value: Uint8Array | undefined; ops: ProofOp[] } {
     const tree = this.tree(name);
-    if (this.v.stores.get(name)!.host) throw new Error(`store ${name} is not part of the app hash: it has no proof`);
+    if (this.v.stores.get(name)!.host) throw new StoreQueryError(`store ${name} is not part of the app hash: it has no proof`);
     const value = tree.get(key);
     const iavl = commitmentProof(tree, key);
     const simple = storeProof(this.ms.hashFn, this.v.infos, name);
@@ -686,7 +685,7 @@ function stageDeletes(batch: Batch, name: string, nodes: readonly NodeKey[], opt
 }
 
 function fail(message: string): never {
-  throw new Error(`corrupt multistore: ${message}`);
+  throw new CorruptStoreError(`corrupt multistore: ${message}`);
 }
 
 function checkName(name: string): string {
