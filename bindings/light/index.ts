@@ -40,6 +40,7 @@ export {
   type SavedRoot,
   type TrustOrigin,
 } from "./trust-root.js";
+export { savedRootFromJson, savedRootToJson, type SavedRootJson } from "./saved-root-json.js";
 export { dataHash, proveTxs } from "./txs.js";
 export { LightClient, type LightClientOptions, type VerificationStep } from "./client.js";
 export type { WitnessReport } from "./detector.js";

@@ -4,55 +4,22 @@
  * ever confirmed it. A damaged entry is forgotten (the page then asks for a root again, never guesses one). Where
  * localStorage cannot be used (private mode, storage disabled or full), roots last as long as the page.
  */
-import type { RootOrigin, RootStore, SavedRoot } from "xupgrade/light";
+import { savedRootFromJson, savedRootToJson, type RootStore, type SavedRoot } from "xupgrade/light";
 
 const PREFIX = "xupgrade-light-client:trust:";
-const HEX64 = /^[0-9A-F]{64}$/;
-const INT = /^[0-9]{1,19}$/;
 
-/** What is stored: heights as decimal strings. */
-interface StoredRoot {
-  chainId: string;
-  height: string;
-  hash: string;
-  time?: string;
-  /** Absent in entries older than confirmation: those were never confirmed. */
-  confirmed?: boolean;
-  origin: { how: RootOrigin | "address"; node: string; height: string; hash: string; at: string };
-  updatedAt?: string;
-}
-
+/**
+ * An entry: the saved root's JSON form (the CLI's trust file's, light/saved-root-json.ts). Entries this page wrote
+ * before that form — camelCase, a link root called "address" — are still read; one without `confirmed` as unconfirmed.
+ */
 function parse(text: string, chainId: string): SavedRoot | undefined {
-  const v = JSON.parse(text) as StoredRoot | null;
-  const o = v?.origin;
-  if (!v || v.chainId !== chainId || !INT.test(String(v.height)) || !HEX64.test(String(v.hash)) || typeof o !== "object" || o === null) return undefined;
-  if (!INT.test(String(o.height)) || !HEX64.test(String(o.hash))) return undefined;
-  // "address": a root from the page address, as entries written before links had a name of their own call it.
-  const how = o.how === "address" ? "link" : o.how;
-  if (how !== "given" && how !== "link" && how !== "first-use") return undefined;
-  return {
-    chainId,
-    height: BigInt(v.height),
-    hash: v.hash,
-    time: String(v.time ?? ""),
-    origin: { how, node: String(o.node ?? ""), height: BigInt(o.height), hash: o.hash, at: String(o.at ?? "") },
-    confirmed: v.confirmed === true,
-    updatedAt: String(v.updatedAt ?? ""),
-  };
-}
-
-function format(r: SavedRoot): string {
-  const o = r.origin;
-  const v: StoredRoot = {
-    chainId: r.chainId,
-    height: r.height.toString(),
-    hash: r.hash,
-    time: r.time,
-    confirmed: r.confirmed,
-    origin: { how: o.how, node: o.node, height: o.height.toString(), hash: o.hash, at: o.at },
-    updatedAt: r.updatedAt,
-  };
-  return JSON.stringify(v);
+  const v = JSON.parse(text) as Record<string, unknown> | null;
+  if (v && typeof v === "object" && "chainId" in v) {
+    const o = (v.origin ?? {}) as Record<string, unknown>;
+    return parse(JSON.stringify({ chain_id: v.chainId, height: v.height, hash: v.hash, time: v.time, confirmed: v.confirmed === true, origin: { ...o, how: o.how === "address" ? "link" : o.how }, updated_at: v.updatedAt }), chainId);
+  }
+  const saved = savedRootFromJson(v);
+  return saved.chainId === chainId ? saved : undefined;
 }
 
 export class BrowserRootStore implements RootStore {
@@ -82,7 +49,7 @@ export class BrowserRootStore implements RootStore {
   async save(root: SavedRoot): Promise<void> {
     this.memory.set(root.chainId, root);
     try {
-      this.storage().setItem(PREFIX + root.chainId, format(root));
+      this.storage().setItem(PREFIX + root.chainId, JSON.stringify(savedRootToJson(root)));
     } catch {
       /* private mode or full: the root lasts as long as the page */
     }

@@ -4,7 +4,7 @@
  * fact verified here, each chain's trust root from the config or saved in this browser (localStorage), first use
  * only when the config says so (then unconfirmed). No alerts are sent from a page: the column says so.
  */
-import type { RootStore, SavedRoot } from "xupgrade/light";
+import { BrowserRootStore } from "../root-store.js";
 import { parseWatchConfig, type WatchConfig } from "../../../../bindings/apps/watch/config.js";
 import { fleetRow, type FleetJson } from "../../../../bindings/apps/watch/fleet.js";
 import { ChainFollower } from "../../../../bindings/apps/watch/follower.js";
@@ -12,20 +12,8 @@ import { HeaderHistory } from "../../../../bindings/apps/watch/history.js";
 import type { ChainSnapshot } from "../../../../bindings/apps/watch/snapshot.js";
 import { chainLink } from "../../../../bindings/apps/watch/link.js";
 
-const KEY = "xupgrade.fleet.root.";
-
-/** Saved roots in this browser, one per chain id. */
-const browserStore: RootStore = {
-  async load(chainId) {
-    const text = localStorage.getItem(KEY + chainId);
-    if (!text) return undefined;
-    const j = JSON.parse(text) as Omit<SavedRoot, "height" | "origin"> & { height: string; origin: SavedRoot["origin"] & { height: string } };
-    return { ...j, height: BigInt(j.height), origin: { ...j.origin, height: BigInt(j.origin.height) } } as SavedRoot;
-  },
-  async save(root) {
-    localStorage.setItem(KEY + root.chainId, JSON.stringify({ ...root, height: root.height.toString(), origin: { ...root.origin, height: root.origin.height.toString() } }));
-  },
-};
+/** Saved roots in this browser: the single-chain page's store, so a root confirmed there is confirmed here too. */
+const browserStore = new BrowserRootStore();
 
 export class BrowserFleet {
   private readonly followers: { follower: ChainFollower; snapshot?: ChainSnapshot; config: WatchConfig["chains"][number] }[];
