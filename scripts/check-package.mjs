@@ -82,8 +82,43 @@ async function checkExtraCaCerts(bin, dir) {
   }
 }
 
+/**
+ * The light install (scripts/build-light-package.mjs): `xupgrade-light` alone in an empty project — only the packages
+ * the light client imports (no CLI, servers, node stores or sidecar), importable in Node and bundled for a browser
+ * with no Node built-in, and its client refusing an unreachable node with its own error.
+ */
+async function checkLightPackage() {
+  const dir = join(work, "light-app");
+  const tarball = run("npm", ["pack", "--silent", "--pack-destination", work], join(root, "build/light-package")).trim().split("\n").pop();
+  run("mkdir", ["-p", dir]);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "light-consumer", private: true, type: "module" }));
+  run("npm", ["install", "--no-audit", "--no-fund", "--silent", join(work, tarball)], dir);
+  const installed = run("npm", ["ls", "--all", "--parseable"], dir).trim().split("\n").length - 1;
+  const bytes = Number(run("du", ["-sb", join(dir, "node_modules")], dir).split("\t")[0]);
+  const forbidden = ["@grpc/grpc-js", "classic-level", "tar", "yauzl", "commander", "cli-progress", "prom-client", "smol-toml"].filter((p) => existsSync(join(dir, "node_modules", p)));
+  if (forbidden.length) fail(`xupgrade-light installs ${forbidden.join(", ")}`);
+  writeFileSync(
+    join(dir, "use.mjs"),
+    `import { VerifiedUpgradeClient, hashFromByteSlices, ProviderError } from "xupgrade-light";
+const empty = Buffer.from(hashFromByteSlices([])).toString("hex");
+if (empty !== "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") throw new Error("merkle root of nothing: " + empty);
+const err = await VerifiedUpgradeClient.connect("http://127.0.0.1:9", { trust: { height: 1n, hash: "00".repeat(32) }, withoutWitnesses: true }).then(() => undefined, (e) => e);
+if (!(err instanceof ProviderError)) throw new Error("an unreachable node was not a ProviderError: " + err);
+console.log("light: imported, merkle ok, an unreachable node refused: " + err.message);
+`,
+  );
+  process.stdout.write(run("node", ["use.mjs"], dir));
+  const { build } = await import("esbuild");
+  writeFileSync(join(dir, "page.mjs"), `import { VerifiedUpgradeClient } from "xupgrade-light";\nwindow.client = VerifiedUpgradeClient;\n`);
+  const r = await build({ entryPoints: [join(dir, "page.mjs")], absWorkingDir: dir, bundle: true, write: false, platform: "browser", format: "esm", minify: true, logLevel: "silent" });
+  const kb = Math.round(r.outputFiles[0].contents.length / 1024);
+  console.log(`check-package: xupgrade-light installs ${installed} packages, ${(bytes / 2 ** 20).toFixed(1)} MiB; bundled for a browser: ${kb} KiB minified`);
+}
+
 try {
   if (!existsSync(join(root, "dist/node.js")) || !existsSync(join(root, "dist/ui/index.html"))) throw new Error("dist/ is not built: run `npm run build` first");
+  if (!existsSync(join(root, "build/light-package/package.json"))) throw new Error("build/light-package is not built: run `npm run build` first");
+  await checkLightPackage();
   const tarball = run("npm", ["pack", "--silent", "--pack-destination", work], root).trim().split("\n").pop();
   console.log(`check-package: packed ${tarball}`);
   run("mkdir", ["-p", app]);
