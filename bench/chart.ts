@@ -78,7 +78,7 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
     const ratio = row.case === 7 ? undefined : (row.ratio ?? row.loaderRatio);
     if (ratio !== undefined) {
       const what = row.ratio !== undefined ? "wasm/js" : "loader/wasm";
-      // Colour only where the issue sets a wasm/js target: ≤ 1.0 on cases 1–4, ≤ 0.33 on case 5.
+      // Colour only where bench/README.md sets a wasm/js target: ≤ 1.0 on cases 1–4, ≤ 0.33 on case 5.
       const limit = row.case <= 4 ? 1 : row.case === 5 ? 1 / 3 : undefined;
       const fill = limit === undefined || row.ratio === undefined ? "#333" : row.ratio > limit ? "#b00020" : "#1b5e20";
       body.push(

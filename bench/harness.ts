@@ -13,7 +13,7 @@ export type Impl = "wasm" | "js" | "cosmjs-types" | "bufbuild-reflect" | "bufbui
   | "xupgrade" | "simd" | "cosmovisor";
 
 export interface BenchTask {
-  /** The issue's case number (1–9). */
+  /** The case number in bench/README.md (1–10). */
   case: number;
   /** What is measured; the same id across implementations makes a comparison row. */
   id: string;

@@ -1,5 +1,5 @@
 /**
- * Case 12 (issue 22), the light client: verifying one commit of 4 and of 150 validators (synthetic ed25519
+ * Case 12, the light client: verifying one commit of 4 and of 150 validators (synthetic ed25519
  * keys), in Node and in Chromium, with @noble/curves alone and with WebCrypto's Ed25519 first; in Chromium the
  * work of one verified refresh — a skipping step over the 150-validator commit plus the store proofs of the
  * plan, the protocol version and every module version — and the whole verified refresh of the status page
@@ -208,6 +208,6 @@ export function writeLight(outDir: string, readme: string, meta: unknown, result
   const table = lightTable(results);
   const next = /<!-- light:start -->/.test(text)
     ? text.replace(/(<!-- light:start -->\n)[\s\S]*?(\n<!-- light:end -->)/, `$1${table}$2`)
-    : `${text.trimEnd()}\n\n## Case 12: the light client (issue 22)\n\n<!-- light:start -->\n${table}\n<!-- light:end -->\n`;
+    : `${text.trimEnd()}\n\n## The light client (case 12)\n\n<!-- light:start -->\n${table}\n<!-- light:end -->\n`;
   writeFileSync(readme, next);
 }

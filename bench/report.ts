@@ -1,4 +1,4 @@
-/** Turns task results into comparison rows, checks the targets and prints a Markdown table. */
+/** Turns task results into comparison rows, checks the targets of bench/README.md and prints a Markdown table. */
 import type { MemoryRun } from "./cases/memory.js";
 import { type Impl, type TaskResult, fmtNs } from "./harness.js";
 

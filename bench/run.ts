@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run; `-- --only state` for case 11 alone, `-- --only light`
- * for case 12 alone). Runs every case of issue 3:
+ * for case 12 alone). Runs every case (bench/README.md lists them):
  * both backends side by side in this process, then each backend in a process of its own, cold starts in
  * fresh processes, and the memory runs. Writes bench/results.json and bench/results.svg; a quick run
  * writes bench/out/ instead (git-ignored), so a smoke run never replaces the published results.

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:peers` (`-- --quick` or BENCH_QUICK=1 for the CI smoke run): xupgrade against the Go programs
- * users would run instead (issue 14), each case side by side in one run, the figure a ratio xupgrade/peer:
+ * users would run instead, each case side by side in one run, the figure a ratio xupgrade/peer:
  *   1. CLI cold start (cli.ts): `xupgrade query upgrade …` against `simd query upgrade …`, same node;
  *   2. query services (services.ts): REST and gRPC, req/s and latency, xupgrade's servers against simd v0.50's;
  *   3. sidecar (sidecar.ts): `xupgrade visor` against cosmovisor, through the interop suites' harness.
@@ -220,7 +220,7 @@ function checkTargets(cli: CliRow[], services: ServicesSummary[], sidecar: Sidec
       detail: v.status === "measured" ? `xupgrade visor ${v.xupgrade!.haltToFirstNewBlock} ms, cosmovisor ${v.cosmovisor!.haltToFirstNewBlock} ms (ratio ${x(v.ratio!)})` : `${v.status}: ${v.reason}`,
     });
   }
-  // Issue 27: the visor's peak RSS ≤ 1.2× cosmovisor's staged, ≤ 1.5× when it downloads (the appd upgrade downloads too).
+  // The visor's peak RSS ≤ 1.2× cosmovisor's staged, ≤ 1.5× when it downloads (the appd upgrade downloads too).
   for (const v of sidecar.variants) {
     const limit = v.variant === "staged" ? 1.2 : 1.5;
     const mem = v.peakMemory;

@@ -438,7 +438,7 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
     return { proof: encode(r.chance(0.5) ? [...top, member] : [member, ...top]) };
   },
   "forged-range": ({ r }, p) => {
-    // an invented member beside a batch holding the genuine one (the attack), in either order
+    // an invented member beside a batch holding the genuine one (the forged-range attack), in either order
     const genuine = asEntry(p);
     if (!genuine) return undefined;
     const invented = clone(genuine);

@@ -1,5 +1,6 @@
 /**
- * Class "every error a server turns into a response" (docs/spec/interfaces.md §12.1, issue 10 defect 2): hostile
+ * Class "every error a server turns into a response" (docs/spec/interfaces.md §12.1; the instance that found it:
+ * `GET /ui/<256 × a>` once answered 500 with the package's absolute path in an ENAMETOOLONG message): hostile
  * paths and bodies on every route of every server — the REST gateway with the devnet's routes and its /ui
  * page, the devnet's CometBFT RPC (URI and JSON-RPC forms), gRPC with reflection, the ABCI router — never
  * produce an unexpected error, and no answer carries an absolute path of this machine, a stack frame,
@@ -85,7 +86,7 @@ const P = "/cosmos/upgrade/v1beta1";
 const T = "/cosmos/base/tendermint/v1beta1";
 
 describe("on a real devnet (the servers as `xupgrade devnet start` wires them)", () => {
-  it("the issue's instance and hostile paths: 404/400/431, no path of the machine, RPC and REST", async () => {
+  it("the ENAMETOOLONG instance and hostile paths: 404/400/431, no path of the machine, RPC and REST", async () => {
     const home = tempDir();
     await initDevnet({ home, validators: 1, blockTime: "50ms" });
     const node = await startDevnet({ home, rpc: "127.0.0.1:0", rest: "127.0.0.1:0", grpc: "127.0.0.1:0", logger: silentLogger });
@@ -112,7 +113,7 @@ describe("on a real devnet (the servers as `xupgrade devnet start` wires them)",
 });
 
 describe("REST gateway: hostile paths on every route", () => {
-  it("the issue's instance: /ui/<256 × a> and /ui/assets/<256 × a> are 404 with no path in them", async () => {
+  it("the ENAMETOOLONG instance: /ui/<256 × a> and /ui/assets/<256 × a> are 404 with no path in them", async () => {
     for (const path of [`/ui/${"a".repeat(256)}`, `/ui/assets/${"a".repeat(256)}`]) {
       const a = await ask(all.queries.rest!.port, "GET", path);
       expect(a.status).toBe(404);

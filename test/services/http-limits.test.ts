@@ -1,9 +1,10 @@
 /**
- * Class "every HTTP server gets the same hardening from one place" (docs/spec/interfaces.md §12.2, issue 10
- * defect 3): on the REST gateway and on the devnet's CometBFT RPC, measured with real sockets on loopback,
- * 100 slowloris connections (a header line a second) and 10 idle ones are closed within the configured
- * headers timeout, idle keep-alive connections within the keep-alive timeout (+ the 1 s Node adds), slow bodies within the
- * request timeout; heads and bodies over the limits get 431/413; a connection over the cap gets 503.
+ * Class "every HTTP server gets the same hardening from one place" (docs/spec/interfaces.md §12.2; the instance
+ * that found it: the devnet RPC kept slow and idle connections until Node's 30 s sweep): on the REST gateway and
+ * on the devnet's CometBFT RPC, measured with real sockets on loopback, 100 slowloris connections (a header line a
+ * second) and 10 idle ones are closed within the configured headers timeout, idle keep-alive connections within the
+ * keep-alive timeout (+ the 1 s Node adds), slow bodies within the request timeout; heads and bodies over the limits
+ * get 431/413; a connection over the cap gets 503.
  *
  * Margin: Node closes an expired connection at its first sweep after the deadline, and the sweep runs every
  * min(1 s, timeout / 4) (checkingIntervalMs); on top of that, 1 s for timers and socket teardown on a busy
