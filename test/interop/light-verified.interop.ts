@@ -3,7 +3,7 @@
  * four-validator simd network (`simd testnet init-files`) with a plan scheduled through gov, and a
  * one-validator chain through the real v0.47 → v0.50 upgrade (the Done record in the SDK's layout). The
  * library reads the plan, the protocol version, every module version and every applied upgrade, each proven
- * against a verified app hash; a lying proxy in front of a node makes each lie of the issue; the Go oracle
+ * against a verified app hash; a lying proxy in front of a node tells each lie of docs/spec/light-client.md §6; the Go oracle
  * (CometBFT's light client and cosmos/ics23) judges the very same answers and must agree on every header and
  * every proof.
  */

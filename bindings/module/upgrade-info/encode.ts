@@ -11,7 +11,7 @@ export const ZERO_TIME = "0001-01-01T00:00:00Z";
 
 /**
  * `name`, `height` and `info` carry `omitempty`, so an empty name or a zero height is left out exactly as
- * Go would (the keeper never writes those: issue A refuses them earlier); `time` is the non-omittable
+ * Go would (the keeper never writes those: Plan.ValidateBasic refuses them before); `time` is the non-omittable
  * zero time.
  */
 export function encodeUpgradeInfo(plan: { name: string; height: bigint; info?: string }): string {
