@@ -14,7 +14,7 @@ import { removeTempDirs, tempDir } from "../support/temp.js";
 import { peerBinaries } from "../../scripts/peers/paths.mjs";
 import { KEYS, initSimd, killAll, nodeFlags, passProposal, runOk, softwareUpgradeMsg, startSimd, waitForHalt, type SimdNode } from "../interop/support/simd.js";
 
-const SIMD = (peerBinaries() as { "simd-v050"?: string })["simd-v050"];
+const SIMD = peerBinaries().simd050;
 const BOB = "cosmos1qypqxpq9qcrsszg2pvxq6rs0zqg3yyc5lzv7xu"; // any address: the send creates its account
 
 afterAll(async () => {
