@@ -14,10 +14,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { backupData } from "../bindings/apps/visor/backup.js";
+import { backupData } from "../bindings/apps/visor/upgrade/backup.js";
 import { Layout } from "../bindings/apps/visor/layout.js";
 import { createLogger } from "../bindings/apps/visor/log.js";
-import { copyTree, estimateCopy, walkTree } from "../bindings/apps/visor/tree-copy.js";
+import { copyTree, estimateCopy, walkTree } from "../bindings/apps/visor/upgrade/tree-copy.js";
 
 const home = resolve(process.argv[2] ?? "");
 const runs = Number(process.argv[3] ?? 5);

@@ -111,7 +111,7 @@ describe("floors", () => {
       "bindings/module/keeper.ts:3 → bindings/services/serve.ts: module (floor 3) imports services, a floor up (4)",
     ]);
     expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/services/json.ts", line: 1, kind: "static" })).toMatch(/sibling services/);
-    expect(violation({ from: "bindings/apps/visor/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(/visor imports its sibling cli on the same floor/);
+    expect(violation({ from: "bindings/apps/visor/download/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(/visor imports its sibling cli on the same floor/);
     expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/light/client.ts", line: 1, kind: "static" })).toMatch(/client \(floor 4\) imports light, a floor up \(5\)/);
     expect(violation({ from: "bindings/light/rpc-provider.ts", to: "bindings/client/rpc.ts", line: 1, kind: "static" })).toBeUndefined();
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(/only through import type/);

@@ -5,7 +5,7 @@
  */
 import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink, unlink } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { readCurrentName } from "./info-file.js";
+import { readCurrentName } from "./node/info-file.js";
 import { upgradeDirName } from "./names.js";
 import { ROOT_NAME } from "./config/index.js";
 import { VisorError } from "./errors.js";

@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../base/file.js";
 import { ORCHESTRATOR_EXIT_CODE } from "./config/index.js";
 import { VisorError } from "./errors.js";
-import type { VisorPlan } from "./info-file.js";
+import type { VisorPlan } from "./node/info-file.js";
 import type { Layout } from "./layout.js";
 import type { VisorLogger } from "./log.js";
-import type { VisorEvents } from "./events.js";
+import type { VisorEvents } from "./telling/events.js";
 import { osArch } from "./names.js";
 
 export const ORCHESTRATOR_RECORD = "orchestrator-upgrade.json";

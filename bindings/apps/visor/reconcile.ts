@@ -26,10 +26,10 @@
 import { lstat, readlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { VisorConfig } from "./config/index.js";
-import { isManual, planFromText, readManualRecord, readText, type VisorPlan } from "./info-file.js";
+import { isManual, planFromText, readManualRecord, readText, type VisorPlan } from "./node/info-file.js";
 import type { Layout } from "./layout.js";
 import { sameName } from "./names.js";
-import type { CommittedHeight } from "./node-state.js";
+import type { CommittedHeight } from "./node/node-state.js";
 
 export const DONE_MARKER = ".xupgrade-done.json";
 export const ROLLED_BACK_MARKER = ".xupgrade-rolled-back.json";

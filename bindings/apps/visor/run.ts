@@ -13,35 +13,35 @@
  * A SIGINT/SIGTERM/SIGQUIT is forwarded to the node, and the visor exits with the node's status; during the
  * pipeline it aborts the step in progress (its command gets the signal, SIGKILL after the kill grace: the
  * shutdown grace, or 2 s), deletes the temporary files and exits 128 + the signal's number. Each stage is
- * told to the webhooks and the metrics when they are configured (tell.ts).
+ * told to the webhooks and the metrics when they are configured (telling/tell.ts).
  */
 import type { ChildProcess, StdioOptions } from "node:child_process";
-import { signalNumber, Supervisor, type Exit, type Running } from "./child.js";
+import { signalNumber, Supervisor, type Exit, type Running } from "./node/child.js";
 import { ms, ORCHESTRATOR_EXIT_CODE, type VisorConfig } from "./config/index.js";
-import { skipHeights, stampOf, type VisorPlan } from "./info-file.js";
+import { skipHeights, stampOf, type VisorPlan } from "./node/info-file.js";
 import { ensureBinary, Layout } from "./layout.js";
 import { createLogger, type VisorLogger } from "./log.js";
-import { nodeHeight } from "./node-rpc.js";
-import type { PipelineHooks } from "./pipeline.js";
-import { InfoWatcher } from "./watch.js";
+import { nodeHeight } from "./node/node-rpc.js";
+import type { PipelineHooks } from "./upgrade/pipeline.js";
+import { InfoWatcher } from "./node/watch.js";
 import { sleep } from "../../base/sleep.js";
 import { VisorError } from "./errors.js";
-import { ChainWatch } from "./chain-watch.js";
-import type { VisorEndpoint } from "./endpoint.js";
+import { ChainWatch } from "./node/chain-watch.js";
+import type { VisorEndpoint } from "./telling/endpoint.js";
 import { handedOverName } from "./orchestrator.js";
 import { decide, describeState, readStartState, UNREADABLE_INFO, type Decision } from "./reconcile.js";
-import { startTelling } from "./tell.js";
+import { startTelling } from "./telling/tell.js";
 import { writeFileAtomic } from "../../base/file.js";
 import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
 import { join } from "node:path";
-import { interruptedRollback } from "./rollback-journal.js";
-import { fileWake } from "./file-wake.js";
-import { Prestart } from "./prestart.js";
+import { interruptedRollback } from "./upgrade/rollback-journal.js";
+import { fileWake } from "./node/file-wake.js";
+import { Prestart } from "./node/prestart.js";
 
 // What only an upgrade, the start's committed-height probe or the readiness attestation runs is imported when
 // it runs: a visor supervises its node for months between upgrades, and holds only the supervision loop.
-const pipelineModule = () => import("./pipeline.js");
-const readinessModule = () => import("./readiness.js");
+const pipelineModule = () => import("./upgrade/pipeline.js");
+const readinessModule = () => import("./telling/readiness.js");
 
 export interface RunOptions {
   cfg: VisorConfig;
@@ -188,7 +188,7 @@ export async function runVisor(o: RunOptions): Promise<number> {
 
   /** Reconciles the disk's state (docs/spec/sidecar.md §5.1); logs one line; throws to start nothing. */
   const reconcile = async (when: string): Promise<Exclude<Decision, { action: "stop" }>> => {
-    const state = await readStartState(cfg, layout, { skip, currentName, probe: async () => (await import("./node-state.js")).committedHeight(layout) });
+    const state = await readStartState(cfg, layout, { skip, currentName, probe: async () => (await import("./node/node-state.js")).committedHeight(layout) });
     const d = decide(state);
     const target = "target" in state.current ? state.current.target : "genesis";
     log.info(`${when}: found ${describeState(state)}; ${decisionText(d, target)}`, { reason: d.reason });

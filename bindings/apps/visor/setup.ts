@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { exists, writeFileAtomic } from "../../base/file.js";
 import { ROLLED_BACK_MARKER } from "./reconcile.js";
 import { writeUpgradeInfo } from "../../module/upgrade-info/file.js";
-import { readPlanFile } from "./info-file.js";
+import { readPlanFile } from "./node/info-file.js";
 import { ensureBinary, Layout, pathError, random } from "./layout.js";
 import type { VisorLogger } from "./log.js";
 import { sameName } from "./names.js";

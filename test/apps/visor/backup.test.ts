@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BACKUP_MARKER, backupData, findBackup } from "../../../bindings/apps/visor/backup.js";
+import { BACKUP_MARKER, backupData, findBackup } from "../../../bindings/apps/visor/upgrade/backup.js";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
@@ -245,7 +245,7 @@ describe("fit for the disk and the clock", () => {
 
 describe("which files are linked", () => {
   it("database tables and CometBFT's rotated WAL chunks; never a file that is written in place", async () => {
-    const { isImmutable } = await import("../../../bindings/apps/visor/tree-copy.js");
+    const { isImmutable } = await import("../../../bindings/apps/visor/upgrade/tree-copy.js");
     for (const f of ["application.db/000123.ldb", "blockstore.db/000007.sst", "cs.wal/wal.000", "cs.wal/wal.1234"]) expect([f, isImmutable(f)]).toEqual([f, true]);
     for (const f of ["application.db/000124.log", "application.db/CURRENT", "application.db/MANIFEST-000002", "application.db/LOG", "cs.wal/wal", "priv_validator_state.json", "x/wal.000", "upgrade-info.json"]) {
       expect([f, isImmutable(f)]).toEqual([f, false]);

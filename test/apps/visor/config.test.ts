@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { detailString, loadConfig, mergeSources, parseConfig, validateConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
-import { planFromText, readPlanFile, skipHeights } from "../../../bindings/apps/visor/info-file.js";
+import { planFromText, readPlanFile, skipHeights } from "../../../bindings/apps/visor/node/info-file.js";
 import { ensureBinary, Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch, recase, upgradeDirName } from "../../../bindings/apps/visor/names.js";
 import { pathEscape } from "../../../bindings/go/url.js";

@@ -7,8 +7,8 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } fr
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
-import { runCustomPreUpgrade } from "../../../bindings/apps/visor/preupgrade.js";
-import { Supervisor } from "../../../bindings/apps/visor/child.js";
+import { runCustomPreUpgrade } from "../../../bindings/apps/visor/upgrade/preupgrade.js";
+import { Supervisor } from "../../../bindings/apps/visor/node/child.js";
 import { CHAIN2_DUMMYD, GENESIS_DUMMYD, captureLog, newHome, removeTempDirs, runVisorIn, script, stage, startVisor, waitUntil, type Home } from "./helpers.js";
 
 afterAll(removeTempDirs);

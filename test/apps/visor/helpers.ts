@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { QueryCurrentPlanResponse } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { expect } from "vitest";
-import { Supervisor } from "../../../bindings/apps/visor/child.js";
+import { Supervisor } from "../../../bindings/apps/visor/node/child.js";
 import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
 import { createLogger, type VisorLogger } from "../../../bindings/apps/visor/log.js";
 import { runVisor, type RunOptions } from "../../../bindings/apps/visor/run.js";

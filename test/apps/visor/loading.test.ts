@@ -51,23 +51,23 @@ describe("what `xupgrade visor run` loads before an upgrade", () => {
   it("holds the supervision loop, not the pipeline, the archives, the readiness attestation or the transports", async () => {
     const { files, external } = await staticGraph();
     // The loop itself is there (the test would pass vacuously on a wrong entry otherwise).
-    for (const f of ["bindings/apps/visor/run.ts", "bindings/apps/visor/watch.ts", "bindings/apps/visor/child.ts", "bindings/apps/visor/config/index.ts"]) {
+    for (const f of ["bindings/apps/visor/run.ts", "bindings/apps/visor/node/watch.ts", "bindings/apps/visor/node/child.ts", "bindings/apps/visor/config/index.ts"]) {
       expect(files, f).toContain(f);
     }
     const heavy = [
-      "bindings/apps/visor/pipeline.ts",
-      "bindings/apps/visor/backup.ts",
-      "bindings/apps/visor/tree-copy.ts",
-      "bindings/apps/visor/fetch.ts",
-      "bindings/apps/visor/preflight.ts",
-      "bindings/apps/visor/preupgrade.ts",
+      "bindings/apps/visor/upgrade/pipeline.ts",
+      "bindings/apps/visor/upgrade/backup.ts",
+      "bindings/apps/visor/upgrade/tree-copy.ts",
+      "bindings/apps/visor/download/fetch.ts",
+      "bindings/apps/visor/upgrade/preflight.ts",
+      "bindings/apps/visor/upgrade/preupgrade.ts",
       "bindings/apps/visor/progress.ts",
-      "bindings/apps/visor/readiness.ts",
-      "bindings/apps/visor/rollback.ts",
-      "bindings/apps/visor/node-state.ts",
-      "bindings/apps/visor/endpoint.ts",
-      "bindings/apps/visor/metrics.ts",
-      "bindings/apps/visor/webhooks.ts",
+      "bindings/apps/visor/telling/readiness.ts",
+      "bindings/apps/visor/upgrade/rollback.ts",
+      "bindings/apps/visor/node/node-state.ts",
+      "bindings/apps/visor/telling/endpoint.ts",
+      "bindings/apps/visor/telling/metrics.ts",
+      "bindings/apps/visor/telling/webhooks.ts",
       "bindings/module/plan-info/archive.ts",
       "bindings/client/upgrade.ts",
     ];

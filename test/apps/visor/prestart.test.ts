@@ -1,5 +1,5 @@
 /**
- * Prestart (bindings/apps/visor/prestart.ts, docs/spec/sidecar.md §5.5), in process with shell-script nodes and
+ * Prestart (bindings/apps/visor/node/prestart.ts, docs/spec/sidecar.md §5.5), in process with shell-script nodes and
  * a fake CometBFT RPC that schedules `chain2` near the node's height: with DAEMON_PRESTART the staged binary is
  * started in standby before the halt (XUPGRADE_STANDBY_FD=3, on which it says `ready`) and, at the switch, that
  * very process is told `go` and supervised — no second start; a plan that goes away dismisses it (fd 3 closes:

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { afterAll, describe, expect, it } from "vitest";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
-import { committedHeight } from "../../../bindings/apps/visor/node-state.js";
+import { committedHeight } from "../../../bindings/apps/visor/node/node-state.js";
 import { decide, type Decision, type StartState } from "../../../bindings/apps/visor/reconcile.js";
-import type { VisorPlan } from "../../../bindings/apps/visor/info-file.js";
+import type { VisorPlan } from "../../../bindings/apps/visor/node/info-file.js";
 import { newHome, removeTempDirs, runVisorIn, snapshot, stage, type Home } from "./helpers.js";
 
 afterAll(() => removeTempDirs());

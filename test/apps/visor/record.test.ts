@@ -7,11 +7,11 @@
 import { readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Supervisor } from "../../../bindings/apps/visor/child.js";
+import { Supervisor } from "../../../bindings/apps/visor/node/child.js";
 import { VisorError } from "../../../bindings/apps/visor/errors.js";
-import { InvalidPlanError, planFromText } from "../../../bindings/apps/visor/info-file.js";
+import { InvalidPlanError, planFromText } from "../../../bindings/apps/visor/node/info-file.js";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
-import { runPipeline } from "../../../bindings/apps/visor/pipeline.js";
+import { runPipeline } from "../../../bindings/apps/visor/upgrade/pipeline.js";
 import { FSYNC_OBSERVABLE, recordSyncs } from "../../support/fsync.js";
 import { CHAIN2_DUMMYD, GENESIS_DUMMYD, config, newHome, removeTempDirs, runVisorIn, silent, stage } from "./helpers.js";
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { initDevnet, readGenesisKeys } from "../../../bindings/apps/devnet/index.js";
 import { parseConfig, type VisorConfig } from "../../../bindings/apps/visor/config/index.js";
-import { formatReport, showUpgradeInfo } from "../../../bindings/apps/visor/preflight.js";
+import { formatReport, showUpgradeInfo } from "../../../bindings/apps/visor/upgrade/preflight.js";
 import { addUpgrade, initVisor } from "../../../bindings/apps/visor/setup.js";
 import { builtCliMain, runCli } from "../cli/helpers.js";
 import { V1, V2, clients, fixtureApp, proposeAndPass, softwareUpgradeAny, startChild, type DevnetChild } from "../devnet/helpers.js";

@@ -10,11 +10,11 @@ import { existsSync, readdirSync, readFileSync, readlinkSync, statSync, writeFil
 import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { afterAll, describe, expect, it } from "vitest";
-import { BACKUP_MARKER } from "../../../bindings/apps/visor/backup.js";
+import { BACKUP_MARKER } from "../../../bindings/apps/visor/upgrade/backup.js";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
-import { committedHeight } from "../../../bindings/apps/visor/node-state.js";
+import { committedHeight } from "../../../bindings/apps/visor/node/node-state.js";
 import { ROLLED_BACK_MARKER } from "../../../bindings/apps/visor/reconcile.js";
-import { rollback, ROLLBACK_JOURNAL } from "../../../bindings/apps/visor/rollback.js";
+import { rollback, ROLLBACK_JOURNAL } from "../../../bindings/apps/visor/upgrade/rollback.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
 import { captureLog, config, httpServer, newHome, removeTempDirs, script, snapshot, stage, visor, waitUntil, type Home } from "./helpers.js";
 

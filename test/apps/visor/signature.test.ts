@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseSigningKey, readSigningKeys } from "../../../bindings/apps/visor/ssh-key.js";
-import { SignatureError, signatureUrlOf, verifyFileSignature, type SignatureCheck } from "../../../bindings/apps/visor/signature.js";
+import { parseSigningKey, readSigningKeys } from "../../../bindings/apps/visor/download/ssh-key.js";
+import { SignatureError, signatureUrlOf, verifyFileSignature, type SignatureCheck } from "../../../bindings/apps/visor/download/signature.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { expectIntact, fileServer, GENESIS_DUMMYD, newHome, removeTempDirs, runVisorIn, seal, sha256, tarBuffer, tempDir } from "./helpers.js";
 

@@ -9,9 +9,9 @@ import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../bindings/apps/visor/config/index.js";
-import type { VisorEndpoint } from "../../../bindings/apps/visor/endpoint.js";
-import { VisorEvents } from "../../../bindings/apps/visor/events.js";
-import { Webhooks } from "../../../bindings/apps/visor/webhooks.js";
+import type { VisorEndpoint } from "../../../bindings/apps/visor/telling/endpoint.js";
+import { VisorEvents } from "../../../bindings/apps/visor/telling/events.js";
+import { Webhooks } from "../../../bindings/apps/visor/telling/webhooks.js";
 import { captureLog, fakeRpc, httpServer, newHome, removeTempDirs, stage, startVisor, waitUntil } from "./helpers.js";
 
 afterAll(() => removeTempDirs());
@@ -208,7 +208,7 @@ describe("the rehearsal stage", () => {
     const events = new VisorEvents();
     const seen: unknown[] = [];
     events.on((e) => seen.push({ stage: e.stage, plan: e.plan, details: e.details }));
-    const { showUpgradeInfo } = await import("../../../bindings/apps/visor/preflight.js");
+    const { showUpgradeInfo } = await import("../../../bindings/apps/visor/upgrade/preflight.js");
     const { config } = await import("./helpers.js");
     const r = await showUpgradeInfo(config(h), { verify: false, log: captureLog().log, rehearse: true, events });
     expect(r.found && r.report.ready).toBe(false);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { addUpgrade } from "../../../bindings/apps/visor/setup.js";
-import { InfoWatcher } from "../../../bindings/apps/visor/watch.js";
+import { InfoWatcher } from "../../../bindings/apps/visor/node/watch.js";
 import { captureLog, newHome, removeTempDirs, silent, type Home } from "./helpers.js";
 
 afterAll(removeTempDirs);

@@ -1,6 +1,6 @@
 /** The local visor's state as the watch reads it (bindings/apps/watch/visor.ts), from the visor's own /metrics text. */
 import { describe, expect, it } from "vitest";
-import { VisorMetrics } from "../../../bindings/apps/visor/metrics.js";
+import { VisorMetrics } from "../../../bindings/apps/visor/telling/metrics.js";
 import { visorReader } from "../../../bindings/apps/watch/visor.js";
 import { httpServer } from "../../support/http.js";
 import { closedPort } from "../../examples/light-client/helpers.js";

@@ -145,16 +145,16 @@ export function registerVisor(program: Command): void {
       expectArgs(cmd, 0, 0);
       const format = parseOutput(opts.output);
       const cfg = await config(cmd);
-      const { formatReport, showUpgradeInfo } = await import("../../visor/preflight.js");
+      const { formatReport, showUpgradeInfo } = await import("../../visor/upgrade/preflight.js");
       const log = await logger(cfg);
       // The rehearsal's result is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
-      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
+      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
       const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log, rehearse: opts.rehearse === true, events: telling?.events })).finally(() => telling?.close());
       // docs/spec/readiness.md §3: the rehearsed pre-flight is this validator's readiness attestation.
       let attestation: unknown;
       let attestedTo = "";
       if (result.found && opts.rehearse === true && opts.attest) {
-        const { attest } = await import("../../visor/readiness.js");
+        const { attest } = await import("../../visor/telling/readiness.js");
         const { readinessFilePath } = await import("../../../module/readiness/file.js");
         attestation = await step(() => attest(cfg, result.report, log));
         attestedTo = readinessFilePath(cfg.home);
@@ -170,7 +170,7 @@ export function registerVisor(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const cfg = await config(cmd);
-      const { prepareUpgrade } = await import("../../visor/preflight.js");
+      const { prepareUpgrade } = await import("../../visor/upgrade/preflight.js");
       await step(async () => prepareUpgrade(cfg, { log: await logger(cfg) }));
     });
 
@@ -190,10 +190,10 @@ export function registerVisor(program: Command): void {
     .action(async (opts: { force?: boolean; backup?: string }, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       const cfg = await config(cmd);
-      const { rollback } = await import("../../visor/rollback.js");
+      const { rollback } = await import("../../visor/upgrade/rollback.js");
       const log = await logger(cfg);
       // The rollback is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
-      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
+      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
       await step(async () => rollback(cfg, { log, force: opts.force === true, backup: opts.backup, events: telling?.events })).finally(() => telling?.close());
     });
 

@@ -19,7 +19,7 @@ import {
 } from "./types.js";
 import { messageOf } from "../../../base/errors.js";
 import { parseHostPort } from "../../../base/host-port.js";
-import { readSigningKeys } from "../ssh-key.js";
+import { readSigningKeys } from "../download/ssh-key.js";
 
 function boolOption(src: Source, name: string, def: boolean, errs: string[]): boolean {
   const raw = src[name];

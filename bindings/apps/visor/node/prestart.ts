@@ -13,9 +13,9 @@
 import { lstat } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { Running, Supervisor } from "./child.js";
-import { ms, type VisorConfig } from "./config/index.js";
-import type { Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
+import { ms, type VisorConfig } from "../config/index.js";
+import type { Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
 import { chainPlan, nodeHeight } from "./node-rpc.js";
 import { Poller } from "./poller.js";
 

@@ -1,5 +1,5 @@
 /**
- * The two pre-upgrade hooks (docs/spec/sidecar.md §6 steps 4 and 5), each in its own process group (child.ts).
+ * The two pre-upgrade hooks (docs/spec/sidecar.md §6 steps 4 and 5), each in its own process group (node/child.ts).
  *
  * Custom: `$DAEMON_HOME/cosmovisor/<COSMOVISOR_CUSTOM_PREUPGRADE> <plan name> <plan height>`, cwd
  * `$DAEMON_HOME`, the name as written (not recased); any non-zero exit aborts.
@@ -10,11 +10,11 @@
  */
 import { chmod, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Supervisor } from "./child.js";
-import { pathError, type Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import type { VisorPlan } from "./info-file.js";
-import { VisorError } from "./errors.js";
+import type { Supervisor } from "../node/child.js";
+import { pathError, type Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import type { VisorPlan } from "../node/info-file.js";
+import { VisorError } from "../errors.js";
 
 export async function runCustomPreUpgrade(o: { layout: Layout; script: string; plan: VisorPlan; supervisor: Supervisor; log: VisorLogger }): Promise<void> {
   const path = join(o.layout.root, o.script);

@@ -5,12 +5,12 @@
  * The committed height is read from `data/application.db`, the application's LevelDB: the key `h` of this
  * project's multistore (8 bytes, big-endian), or the Cosmos SDK's `s/latest` (a protobuf Int64Value). The
  * database is never opened in place — opening a LevelDB writes to it — but as a copy in `.tmp/` made the
- * backup's way (table files hard-linked, the rest copied: tree-copy.ts), so the probe costs a few small
+ * backup's way (table files hard-linked, the rest copied: upgrade/tree-copy.ts), so the probe costs a few small
  * copies and leaves the node's files as they were. A store another engine wrote (Pebble, RocksDB), or one
  * on another file system, gives "unknown", and the visor decides without it.
  *
  * `data/priv_validator_state.json` is CometBFT's record of the last height, round and step this validator
- * signed: a rollback must never take it backwards (rollback.ts).
+ * signed: a rollback must never take it backwards (upgrade/rollback.ts).
  *
  * Whether the node runs: LevelDB (classic-level, goleveldb) holds a POSIX lock on each database's `LOCK`
  * file for as long as it is open, and Linux lists every lock in `/proc/locks` with its device and inode — a
@@ -18,9 +18,9 @@
  */
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { messageOf } from "../../base/errors.js";
-import type { Layout } from "./layout.js";
-import { copyTree, walkTree } from "./tree-copy.js";
+import { messageOf } from "../../../base/errors.js";
+import type { Layout } from "../layout.js";
+import { copyTree, walkTree } from "../upgrade/tree-copy.js";
 
 export interface CommittedHeight {
   height?: bigint;

@@ -5,10 +5,10 @@
  * change stamp, the current upgrade's record, the manual-plan record and the node's skip heights.
  */
 import { readFile, stat } from "node:fs/promises";
-import { errors, type UpgradeError } from "../../core/errors.js";
-import { VisorError } from "./errors.js";
-import { parseUpgradeInfo } from "../../module/upgrade-info/decode.js";
-import { recase } from "./names.js";
+import { errors, type UpgradeError } from "../../../core/errors.js";
+import { VisorError } from "../errors.js";
+import { parseUpgradeInfo } from "../../../module/upgrade-info/decode.js";
+import { recase } from "../names.js";
 
 export interface VisorPlan {
   /** Recased (unless COSMOVISOR_DISABLE_RECASE): the name used for directories and comparisons. */

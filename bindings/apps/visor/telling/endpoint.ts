@@ -6,10 +6,10 @@
  * are. Loaded only when the address is set.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { joinHostPort } from "../../base/host-port.js";
-import { parseAddress } from "../../services/address.js";
-import { closeGracefully, createHardenedServer, listen, resolveHttpLimits } from "../../services/http.js";
-import type { VisorLogger } from "./log.js";
+import { joinHostPort } from "../../../base/host-port.js";
+import { parseAddress } from "../../../services/address.js";
+import { closeGracefully, createHardenedServer, listen, resolveHttpLimits } from "../../../services/http.js";
+import type { VisorLogger } from "../log.js";
 
 /** What a route answers: a status, a content type and a body. */
 export interface RouteAnswer {

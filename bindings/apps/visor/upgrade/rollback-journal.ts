@@ -4,8 +4,8 @@
  * does not load the rollback (and the backup, the copies and the node's state with it) to ask.
  */
 import { join } from "node:path";
-import { exists } from "../../base/file.js";
-import type { Layout } from "./layout.js";
+import { exists } from "../../../base/file.js";
+import type { Layout } from "../layout.js";
 
 /** The journal of a rollback between its first rename and its end. */
 export const ROLLBACK_JOURNAL = "rollback-in-progress.json";

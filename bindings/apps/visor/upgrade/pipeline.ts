@@ -15,22 +15,22 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, rename, rm } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import { archiveKind } from "../../module/plan-info/archive.js";
+import { archiveKind } from "../../../module/plan-info/archive.js";
 import { join } from "node:path";
-import { writeFileAtomic, exists } from "../../base/file.js";
-import { sleep } from "../../base/sleep.js";
-import { encodeUpgradeInfo } from "../../module/upgrade-info/encode.js";
+import { writeFileAtomic, exists } from "../../../base/file.js";
+import { sleep } from "../../../base/sleep.js";
+import { encodeUpgradeInfo } from "../../../module/upgrade-info/encode.js";
 import { BackupSpaceError, backupData, checkBackupSpace, findBackup } from "./backup.js";
-import type { VisorEvents } from "./events.js";
-import { handOver, imageOf } from "./orchestrator.js";
-import type { Supervisor } from "./child.js";
-import { ms, type VisorConfig } from "./config/index.js";
-import { binarySource, downloadLimits, fetchUpgrade } from "./fetch.js";
-import { InvalidPlanError, isManual, readManualRecord, readText, planFromText, type VisorPlan } from "./info-file.js";
-import { ensureBinary, type Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
+import type { VisorEvents } from "../telling/events.js";
+import { handOver, imageOf } from "../orchestrator.js";
+import type { Supervisor } from "../node/child.js";
+import { ms, type VisorConfig } from "../config/index.js";
+import { binarySource, downloadLimits, fetchUpgrade } from "../download/fetch.js";
+import { InvalidPlanError, isManual, readManualRecord, readText, planFromText, type VisorPlan } from "../node/info-file.js";
+import { ensureBinary, type Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
 import { runAppPreUpgrade, runCustomPreUpgrade } from "./preupgrade.js";
-import { VisorError } from "./errors.js";
+import { VisorError } from "../errors.js";
 
 /** The pipeline stopped for a signal; the visor exits 128 + its number. */
 export class Interrupted extends Error {

@@ -5,8 +5,8 @@
  * load undici and compile its WebAssembly parser, ~8 MB, into a process that stays up for months) and its
  * CurrentPlan query (with the message types, loaded when asked) are reused.
  */
-import { httpTransport } from "../../client/http.js";
-import { CometRpc, isObject } from "../../client/rpc.js";
+import { httpTransport } from "../../../client/http.js";
+import { CometRpc, isObject } from "../../../client/rpc.js";
 
 /** The node's latest block height; undefined when it cannot be asked (down, slow, garbage): "not yet". */
 export async function nodeHeight(rpcAddress: string, timeoutMs = 2000): Promise<bigint | undefined> {
@@ -29,7 +29,7 @@ export interface ChainPlan {
 
 /** The chain's scheduled plan (undefined: none); throws when the node cannot be asked. */
 export async function chainPlan(rpcAddress: string, timeoutMs = 5000): Promise<ChainPlan | undefined> {
-  const { queryCurrentPlan } = await import("../../client/upgrade.js");
+  const { queryCurrentPlan } = await import("../../../client/upgrade.js");
   const plan = await queryCurrentPlan(new CometRpc(rpcAddress, timeoutMs, httpTransport));
   if (!plan) return undefined;
   return { name: plan.name, height: plan.height, info: plan.info };

@@ -11,12 +11,12 @@
  * An unreachable node is "not yet", never an error.
  */
 import { join } from "node:path";
-import { writeFileAtomic } from "../../base/file.js";
-import type { VisorEvents } from "./events.js";
-import type { Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
+import { writeFileAtomic } from "../../../base/file.js";
+import type { VisorEvents } from "../telling/events.js";
+import type { Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
 import { chainPlan, nodeHeight } from "./node-rpc.js";
-import { DONE_MARKER } from "./reconcile.js";
+import { DONE_MARKER } from "../reconcile.js";
 import { Poller } from "./poller.js";
 
 export interface ChainWatchOptions {

@@ -7,7 +7,7 @@
  * `data/` as it was at the halt, so the old binary finds exactly the state it left.
  *
  * Refused, with everything left as it was:
- * - the node runs (a database under `data/` is locked: node-state.ts `heldLocks`);
+ * - the node runs (a database under `data/` is locked: node/node-state.ts `heldLocks`);
  * - `current` records no upgrade, or there is no complete backup of it (`UNSAFE_SKIP_BACKUP` was on), or the
  *   backup does not say which binary ran before;
  * - the restore's copy does not fit the disk;
@@ -29,17 +29,17 @@
  */
 import { lstat, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { exists, writeFileAtomic } from "../../base/file.js";
+import { exists, writeFileAtomic } from "../../../base/file.js";
 import { BACKUP_MARKER, listBackups, spaceNeeded, type BackupMarker } from "./backup.js";
-import type { VisorConfig } from "./config/index.js";
-import { VisorError } from "./errors.js";
-import type { VisorEvents } from "./events.js";
-import { Layout, random } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import { sameName } from "./names.js";
-import { committedHeight, heldLocks, signedAfter, signState, type SignState } from "./node-state.js";
-import { formatBytes } from "./progress.js";
-import { DONE_MARKER, ROLLED_BACK_MARKER } from "./reconcile.js";
+import type { VisorConfig } from "../config/index.js";
+import { VisorError } from "../errors.js";
+import type { VisorEvents } from "../telling/events.js";
+import { Layout, random } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import { sameName } from "../names.js";
+import { committedHeight, heldLocks, signedAfter, signState, type SignState } from "../node/node-state.js";
+import { formatBytes } from "../progress.js";
+import { DONE_MARKER, ROLLED_BACK_MARKER } from "../reconcile.js";
 import { journalPath } from "./rollback-journal.js";
 import { copyTree, estimateCopy, freeBytes, walkTree } from "./tree-copy.js";
 

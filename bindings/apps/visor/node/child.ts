@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { constants } from "node:os";
 import type { Socket } from "node:net";
-import type { VisorLogger } from "./log.js";
+import type { VisorLogger } from "../log.js";
 
 export const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
 

@@ -12,7 +12,7 @@
  * | `switch` | `current` points at the new binary |
  * | `first_block` | the new binary committed the upgrade height (the node's RPC says so) |
  * | `failure` | the upgrade stopped (`error`); nothing was switched |
- * | `rollback` | `visor rollback` restored the upgrade's backup and pointed `current` back (rollback.ts) |
+ * | `rollback` | `visor rollback` restored the upgrade's backup and pointed `current` back (upgrade/rollback.ts) |
  */
 export type Stage = "plan_seen" | "binary_staged" | "rehearsal" | "halt" | "backup" | "switch" | "first_block" | "failure" | "rollback";
 

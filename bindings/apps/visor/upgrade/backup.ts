@@ -21,11 +21,11 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, readFile, readdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { random, type Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import { createProgress, formatBytes } from "./progress.js";
+import { random, type Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import { createProgress, formatBytes } from "../progress.js";
 import { copyTree, estimateCopy, freeBytes, walkTree, type CopyEstimate } from "./tree-copy.js";
-import { VisorError } from "./errors.js";
+import { VisorError } from "../errors.js";
 
 /** The completeness marker inside a backup. */
 export const BACKUP_MARKER = ".xupgrade-backup.json";

@@ -7,17 +7,17 @@
  */
 import { chmod, mkdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { messageOf } from "../../base/errors.js";
-import { goQuote } from "../../go/quote.js";
-import { checkUrl, type CheckedUrl } from "../../module/plan-info/check.js";
-import { download, type Downloaded, type DownloadLimits } from "../../module/plan-info/download.js";
-import { fetchBinary, resolveInfo } from "../../module/plan-info/fetch.js";
-import { ms, type VisorConfig } from "./config/index.js";
-import { ensureBinary, type Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import { osArch } from "./names.js";
-import { createProgress } from "./progress.js";
-import { VisorError } from "./errors.js";
+import { messageOf } from "../../../base/errors.js";
+import { goQuote } from "../../../go/quote.js";
+import { checkUrl, type CheckedUrl } from "../../../module/plan-info/check.js";
+import { download, type Downloaded, type DownloadLimits } from "../../../module/plan-info/download.js";
+import { fetchBinary, resolveInfo } from "../../../module/plan-info/fetch.js";
+import { ms, type VisorConfig } from "../config/index.js";
+import { ensureBinary, type Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import { osArch } from "../names.js";
+import { createProgress } from "../progress.js";
+import { VisorError } from "../errors.js";
 
 /**
  * The download limits of the configuration (docs/spec/sidecar.md §3, §7.2): size, idle timeout, deadline, minimum

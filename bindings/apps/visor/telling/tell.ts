@@ -3,11 +3,11 @@
  * (`DAEMON_WEBHOOK_URL`) and the metrics on the loopback endpoint (`DAEMON_HTTP_ADDRESS`). Each is imported
  * only when configured, so a visor that tells nobody loads none of it.
  */
-import type { VisorConfig } from "./config/index.js";
-import { ms } from "./config/index.js";
+import type { VisorConfig } from "../config/index.js";
+import { ms } from "../config/index.js";
 import type { VisorEndpoint } from "./endpoint.js";
 import { VisorEvents } from "./events.js";
-import type { VisorLogger } from "./log.js";
+import type { VisorLogger } from "../log.js";
 
 export interface Telling {
   events: VisorEvents;

@@ -11,9 +11,9 @@
  *   node's height over RPC (an unreachable node means "not yet").
  */
 import { isManual, planFromText, readManualRecord, readText, sameStamp, stampOf, type Stamp, type VisorPlan } from "./info-file.js";
-import type { Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import { sameName } from "./names.js";
+import type { Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import { sameName } from "../names.js";
 
 export interface WatchOptions {
   layout: Layout;

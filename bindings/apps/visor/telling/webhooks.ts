@@ -10,9 +10,9 @@
  * "daemon":"<DAEMON_NAME>","home":"<DAEMON_HOME>","host":"<hostname>"}` (heights as strings, as the SDK's JSON).
  */
 import { hostname } from "node:os";
-import { sleep } from "../../base/sleep.js";
+import { sleep } from "../../../base/sleep.js";
 import { isStage, type VisorEvent } from "./events.js";
-import type { VisorLogger } from "./log.js";
+import type { VisorLogger } from "../log.js";
 
 export interface WebhookOptions {
   urls: readonly string[];

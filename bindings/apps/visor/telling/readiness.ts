@@ -15,15 +15,15 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { fromHex } from "@cosmjs/encoding";
-import { readinessFilePath, writeReadinessFile } from "../../module/readiness/file.js";
-import { attestationToJson, checkAttestation, type ReadinessAttestation, type ReadinessJson } from "../../module/readiness/index.js";
-import { ms, type VisorConfig } from "./config/index.js";
+import { readinessFilePath, writeReadinessFile } from "../../../module/readiness/file.js";
+import { attestationToJson, checkAttestation, type ReadinessAttestation, type ReadinessJson } from "../../../module/readiness/index.js";
+import { ms, type VisorConfig } from "../config/index.js";
 import type { Route } from "./endpoint.js";
 import type { VisorEvents } from "./events.js";
-import { Layout } from "./layout.js";
-import type { VisorLogger } from "./log.js";
-import { chainPlan, type ChainPlan } from "./node-rpc.js";
-import { prepareUpgrade, showUpgradeInfo, type UpgradeReport } from "./preflight.js";
+import { Layout } from "../layout.js";
+import type { VisorLogger } from "../log.js";
+import { chainPlan, type ChainPlan } from "../node/node-rpc.js";
+import { prepareUpgrade, showUpgradeInfo, type UpgradeReport } from "../upgrade/preflight.js";
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
