@@ -4,8 +4,10 @@
  * pause (the first `backoffMs`, at most 5 min) up to `retries` times, then marked failed with the reason. Workers
  * run beside the watch loop — making an alert only wakes them — so a slow or dead receiver never holds a poll.
  * Each request carries the alert's id (`Idempotency-Key`, and in the body) so a receiver can drop the one
- * duplicate a crash between its answer and the ledger's write could cause.
+ * duplicate a crash between its answer and the ledger's write could cause. The sending itself is the project's
+ * one (base/post-retry.ts); the ledger is this file's.
  */
+import { postWithRetries } from "../../base/post-retry.js";
 import { sleep } from "../../base/sleep.js";
 import type { WebhookConfig } from "./config.js";
 import type { Ledger } from "./ledger.js";
@@ -73,43 +75,26 @@ export class Dispatcher {
   }
 
   private async deliver(h: WebhookConfig, key: string, id: string, body: string): Promise<void> {
-    let pause = this.o.backoffMs;
-    let problem = "";
-    for (let attempt = 1; attempt <= this.o.retries + 1; attempt++) {
-      if (this.stop.signal.aborted) return; // still pending: the next start sends it
-      try {
-        const res = await fetch(h.url, {
-          method: "POST",
-          headers: { "content-type": "application/json", "user-agent": "xupgrade-watch", "idempotency-key": id },
-          body,
-          signal: AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs), this.stop.signal]),
-        });
-        await res.arrayBuffer().catch(() => undefined);
-        if (res.ok) {
-          this.o.ledger.update(id, key, { state: "sent", attempts: attempt, sentAt: Date.now() });
-          await this.o.persist();
-          this.o.onDelivered?.(key, id, true, `HTTP ${res.status}`);
-          return;
-        }
-        problem = `HTTP ${res.status}`;
-      } catch (e) {
-        if (this.stop.signal.aborted) return;
-        const err = e as Error & { cause?: { code?: string; message?: string } };
-        problem = err.name === "TimeoutError" ? `no answer within ${this.o.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
-      }
-      this.o.ledger.update(id, key, { state: "pending", attempts: attempt, error: problem });
-      if (attempt <= this.o.retries) {
-        try {
-          await sleep(pause, this.stop.signal);
-        } catch {
-          return;
-        }
-        pause = Math.min(MAX_BACKOFF_MS, pause * 2);
-      }
+    const out = await postWithRetries(h.url, {
+      body,
+      headers: { "content-type": "application/json", "user-agent": "xupgrade-watch", "idempotency-key": id },
+      retries: this.o.retries,
+      timeoutMs: this.o.timeoutMs,
+      backoffMs: this.o.backoffMs,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      signal: this.stop.signal,
+      onFailure: (attempt, problem) => this.o.ledger.update(id, key, { state: "pending", attempts: attempt, error: problem }),
+    });
+    if (out.kind === "stopped") return; // still pending: the next start sends it
+    if (out.kind === "sent") {
+      this.o.ledger.update(id, key, { state: "sent", attempts: out.attempts, sentAt: Date.now() });
+      await this.o.persist();
+      this.o.onDelivered?.(key, id, true, `HTTP ${out.status}`);
+      return;
     }
-    this.o.ledger.update(id, key, { state: "failed", attempts: this.o.retries + 1, error: problem });
+    this.o.ledger.update(id, key, { state: "failed", attempts: out.attempts, error: out.problem });
     await this.o.persist();
-    this.o.onDelivered?.(key, id, false, problem);
+    this.o.onDelivered?.(key, id, false, out.problem);
   }
 
   /** Lets the deliveries in flight finish for at most `ms`, then stops every worker (what is pending stays pending). */

@@ -4,13 +4,13 @@
  * connection, no answer within `DAEMON_WEBHOOK_TIMEOUT`) at most `DAEMON_WEBHOOK_RETRIES` times with a
  * doubling pause (0.5 s, 1 s, 2 s, … at most 10 s), then given up with a warning. A delivery never holds the
  * upgrade: they run beside it, and at exit the visor waits for the ones in flight for a bounded time.
- * Loaded only when a URL is configured.
+ * Loaded only when a URL is configured. The sending itself is the project's one (base/post-retry.ts).
  *
  * The body: `{"event":"halt","time":"2026-…Z","plan":{"name":"v2","height":"1234"},"details":{…},
  * "daemon":"<DAEMON_NAME>","home":"<DAEMON_HOME>","host":"<hostname>"}` (heights as strings, as the SDK's JSON).
  */
 import { hostname } from "node:os";
-import { sleep } from "../../../base/sleep.js";
+import { postWithRetries } from "../../../base/post-retry.js";
 import { isStage, type VisorEvent } from "./events.js";
 import type { VisorLogger } from "../log.js";
 
@@ -56,34 +56,17 @@ export class Webhooks {
   };
 
   private async deliver(url: string, event: string, body: string): Promise<void> {
-    let pause = this.o.backoffMs ?? 500;
-    let problem = "";
-    for (let attempt = 1; attempt <= this.o.retries + 1; attempt++) {
-      if (this.stop.signal.aborted) break;
-      try {
-        const res = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json", "user-agent": "xupgrade-visor" },
-          body,
-          signal: AbortSignal.any([AbortSignal.timeout(this.o.timeoutMs), this.stop.signal]),
-        });
-        await res.arrayBuffer().catch(() => undefined);
-        if (res.ok) return;
-        problem = `HTTP ${res.status}`;
-      } catch (e) {
-        const err = e as Error & { cause?: { code?: string; message?: string } };
-        problem = err.name === "TimeoutError" ? `no answer within ${this.o.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
-      }
-      if (attempt <= this.o.retries) {
-        try {
-          await sleep(pause, this.stop.signal);
-        } catch {
-          break;
-        }
-        pause = Math.min(MAX_BACKOFF_MS, pause * 2);
-      }
-    }
-    this.o.log.warn(`webhook ${event} not delivered`, { url, attempts: this.o.retries + 1, err: problem || "stopped" });
+    const out = await postWithRetries(url, {
+      body,
+      headers: { "content-type": "application/json", "user-agent": "xupgrade-visor" },
+      retries: this.o.retries,
+      timeoutMs: this.o.timeoutMs,
+      backoffMs: this.o.backoffMs ?? 500,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      signal: this.stop.signal,
+    });
+    if (out.kind === "sent") return;
+    this.o.log.warn(`webhook ${event} not delivered`, { url, attempts: out.attempts, err: out.problem || "stopped" });
   }
 
   /** Waits for the deliveries in flight, at most `ms`; then stops them. */
