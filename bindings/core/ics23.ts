@@ -106,8 +106,6 @@ export const SMT_SPEC: Readonly<ProofSpec> = Object.freeze({
   prehashKeyBeforeComparison: true,
 });
 
-export const SPECS: Readonly<Record<Ics23SpecName, Readonly<ProofSpec>>> = Object.freeze({ iavl: IAVL_SPEC, tendermint: TENDERMINT_SPEC, smt: SMT_SPEC });
-
 /** Which extra prefix rules a spec gets: ics23 applies IAVL's or Tendermint's to any spec equal to theirs (SpecEquals). */
 export const Family = { Other: 0, Iavl: 1, Tendermint: 2 } as const;
 
@@ -159,9 +157,9 @@ function make(spec: Readonly<ProofSpec>): CheckedSpec {
 const NAMED: Readonly<Record<Ics23SpecName, CheckedSpec>> = { iavl: make(IAVL_SPEC), tendermint: make(TENDERMINT_SPEC), smt: make(SMT_SPEC) };
 
 /**
- * A spec argument: a name of SPECS, or a ProofSpec whose fields are well-formed and consistent (the rules
- * ics23 checks on the way, checked up front here): integer ops, a child order that is a permutation of
- * 0 … n-1 with n ≥ 2, a child size ≥ 1, prefix lengths ≥ 0 with maxPrefixLength < minPrefixLength + childSize,
+ * A spec argument: "iavl", "tendermint" or "smt" (the specs above), or a ProofSpec whose fields are well-formed
+ * and consistent (the rules ics23 checks on the way, checked up front here): integer ops, a child order that
+ * is a permutation of 0 … n-1 with n ≥ 2, a child size ≥ 1, prefix lengths ≥ 0 with maxPrefixLength < minPrefixLength + childSize,
  * an empty child that is empty or childSize bytes, depths ≥ 0.
  */
 export function checkSpec(value: unknown): CheckedSpec {

@@ -18,7 +18,3 @@ export function parseCoinList(core: Core, text: string, label: string): Coin[] {
     throw e;
   }
 }
-
-export function coinsText(coins: Coin[]): string {
-  return coins.map((c) => c.amount + c.denom).join(",");
-}

@@ -17,7 +17,7 @@ export interface LayoutConfig {
   disableRecase: boolean;
 }
 
-export const errnoText: Record<string, string> = {
+const errnoText: Record<string, string> = {
   ENOENT: "no such file or directory",
   EACCES: "permission denied",
   ENOTDIR: "not a directory",

@@ -19,9 +19,9 @@ import type { VisorLogger } from "./log.js";
 import type { VisorEvents } from "./telling/events.js";
 import { osArch } from "./names.js";
 
-export const ORCHESTRATOR_RECORD = "orchestrator-upgrade.json";
+const ORCHESTRATOR_RECORD = "orchestrator-upgrade.json";
 
-export const orchestratorRecordPath = (layout: Layout): string => join(layout.root, ORCHESTRATOR_RECORD);
+const orchestratorRecordPath = (layout: Layout): string => join(layout.root, ORCHESTRATOR_RECORD);
 
 /** The image tag of Plan.Info's `docker` key: a string, or this platform's (else `any`) entry of a map. */
 export function imageOf(info: string, platform = osArch()): string {

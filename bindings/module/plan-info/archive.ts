@@ -23,7 +23,7 @@ import { parseGoUrl, queryGet } from "../../go/url.js";
 
 export type ArchiveKind = "tar.gz" | "tar" | "zip" | "gz";
 
-export const MAX_ENTRIES = 100_000;
+const MAX_ENTRIES = 100_000;
 
 const KINDS: Record<string, ArchiveKind> = { "tar.gz": "tar.gz", tgz: "tar.gz", tar: "tar", zip: "zip", gz: "gz" };
 const UNSUPPORTED = [".tar.bz2", ".tbz2", ".tbz", ".tar.xz", ".txz", ".tar.zst", ".tzst", ".tar.lz", ".tar.lzma", ".bz2", ".xz", ".zst", ".7z", ".rar"];
@@ -53,7 +53,7 @@ export function archiveKind(raw: string): ArchiveKind | undefined {
 }
 
 /** Why an entry name is unsafe, or undefined. */
-export function unsafeEntryName(name: string, target: string): string | undefined {
+function unsafeEntryName(name: string, target: string): string | undefined {
   if (name.includes("\0")) return "NUL in the name";
   if (name.includes("\\")) return "backslash in the name";
   if (name.startsWith("/")) return "absolute path";

@@ -85,7 +85,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Required<Om
 }
 
 /** The URL without its `checksum` and `archive` parameters (other parameters kept as written). */
-export function requestTarget(raw: string): string {
+function requestTarget(raw: string): string {
   const q = raw.indexOf("?");
   if (q < 0) return raw;
   const hash = raw.indexOf("#", q);
@@ -111,7 +111,7 @@ export function fileNameOf(raw: string): string {
   return name === "" || name === "." || name === ".." ? "download" : name;
 }
 
-export function localPath(url: CheckedUrl): string {
+function localPath(url: CheckedUrl): string {
   const target = requestTarget(url.raw);
   if (target.startsWith("/")) {
     const path = target.split("?")[0].split("#")[0];

@@ -14,7 +14,6 @@ import { addressOfPubkey } from "../../../client/address.js";
 import type { KeyMaterial } from "./derive.js";
 
 export type KeyringBackend = "test" | "file";
-export const KEYRING_BACKENDS: readonly KeyringBackend[] = ["test", "file"];
 
 export interface KeyInfo {
   name: string;

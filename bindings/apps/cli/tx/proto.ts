@@ -120,8 +120,6 @@ const writeCoin = (c: Coin): Write => (w) => {
   str(w, 2, c.amount);
 };
 
-export const encodeAny = (a: AnyMsg): Uint8Array => finish(writeAny(a));
-
 export function encodeMsgSubmitProposal(m: MsgSubmitProposal): Uint8Array {
   return finish((w) => {
     for (const a of m.messages) message(1, w, writeAny(a));

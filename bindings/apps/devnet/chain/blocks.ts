@@ -83,7 +83,7 @@ export interface BlockRecord {
 }
 
 export const EMPTY_BLOCK_ID: BlockIdJson = { hash: "", parts: { total: 0, hash: "" } };
-export const EMPTY_HASH = hexUpper(sha256(EMPTY)); // E3B0C442…: CometBFT's hash of an empty list
+const EMPTY_HASH = hexUpper(sha256(EMPTY)); // E3B0C442…: CometBFT's hash of an empty list
 
 export interface ValidatorInfo {
   name: string;
@@ -96,7 +96,7 @@ export interface ValidatorInfo {
 }
 
 /** sha256 of the concatenated leaf hashes, or the empty hash for no leaves. */
-export function listHash(leaves: Uint8Array[]): string {
+function listHash(leaves: Uint8Array[]): string {
   if (leaves.length === 0) return EMPTY_HASH;
   return hexUpper(sha256(...leaves.map((l) => sha256(l))));
 }

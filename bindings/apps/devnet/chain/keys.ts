@@ -3,7 +3,7 @@
  * --recover` imports), and ed25519 consensus keys for the simulated validators' block signatures.
  * Keys are derived from a seed text, so the same `initDevnet` options always give the same keys.
  */
-import { createPrivateKey, createPublicKey, pbkdf2Sync, sign as edSign, verify as edVerify, type KeyObject } from "node:crypto";
+import { createPrivateKey, createPublicKey, pbkdf2Sync, sign as edSign, type KeyObject } from "node:crypto";
 import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, stringToPath } from "@cosmjs/crypto";
 import { HD_PATH, addressOfPubkey } from "../../../client/address.js";
 import { sha256, utf8 } from "../shared/util.js";
@@ -31,7 +31,7 @@ export async function accountKeyFromMnemonic(mnemonic: string): Promise<AccountK
   return accountKeyFromPrivateKey(privkey, mnemonic);
 }
 
-export async function accountKeyFromPrivateKey(privateKey: Uint8Array, mnemonic = ""): Promise<AccountKey> {
+async function accountKeyFromPrivateKey(privateKey: Uint8Array, mnemonic = ""): Promise<AccountKey> {
   const { pubkey } = Secp256k1.makeKeypair(privateKey);
   const publicKey = Secp256k1.compressPubkey(pubkey);
   return { mnemonic, privateKey, publicKey, address: addressOfPubkey(publicKey) };
@@ -64,9 +64,4 @@ export function consensusSeed(seedText: string | null): Uint8Array {
 
 export function signEd25519(key: ConsensusKey, message: Uint8Array): Uint8Array {
   return new Uint8Array(edSign(null, message, key.key));
-}
-
-export function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  const spki = Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), publicKey]);
-  return edVerify(null, message, createPublicKey({ key: spki, format: "der", type: "spki" }), signature);
 }

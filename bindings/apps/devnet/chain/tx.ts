@@ -26,7 +26,7 @@ export const MSG_DEPOSIT = "/cosmos.gov.v1.MsgDeposit";
 export const MSG_SEND = "/cosmos.bank.v1beta1.MsgSend";
 export const FEE_COLLECTOR = moduleAddress("fee_collector");
 
-export const MAX_TX_BYTES = 1024 * 1024;
+const MAX_TX_BYTES = 1024 * 1024;
 const MAX_MEMO_CHARS = 256;
 const TX_SIZE_COST_PER_BYTE = 10n;
 const SIG_VERIFY_COST_SECP256K1 = 1000n;

@@ -12,8 +12,8 @@ import { be64, readBe64 } from "../shared/util.js";
 import { concatBytes } from "../../../base/bytes.js";
 
 export const AUTH_STORE = "auth";
-export const BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount";
-export const MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount";
+const BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount";
+const MODULE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.ModuleAccount";
 export const SECP256K1_PUBKEY_TYPE_URL = "/cosmos.crypto.secp256k1.PubKey";
 
 export interface Account {
@@ -29,7 +29,7 @@ export interface Account {
 const NEXT_NUMBER_KEY = Uint8Array.of(0x02);
 const accountKey = (address: string) => concatBytes(Uint8Array.of(0x01), addressBytes(address));
 
-export function encodeAccountAny(acc: Account): Any {
+function encodeAccountAny(acc: Account): Any {
   const base = BaseAccount.fromPartial({
     address: acc.address,
     pubKey: acc.pubKey ? { typeUrl: SECP256K1_PUBKEY_TYPE_URL, value: PubKey.encode({ key: acc.pubKey }).finish() } : undefined,
@@ -77,7 +77,7 @@ export function setAccount(store: KVStore, acc: Account): void {
   store.set(accountKey(acc.address), Any.encode(encodeAccountAny(acc)).finish());
 }
 
-export function nextAccountNumber(store: KVStore): bigint {
+function nextAccountNumber(store: KVStore): bigint {
   const raw = store.get(NEXT_NUMBER_KEY);
   const n = raw === undefined ? 0n : readBe64(raw);
   store.set(NEXT_NUMBER_KEY, be64(n + 1n));

@@ -12,7 +12,7 @@ import { addressBytes } from "../../../client/address.js";
 import { fromUtf8, utf8 } from "../shared/util.js";
 import { concatBytes } from "../../../base/bytes.js";
 
-export const BANK_STORE = "bank";
+const BANK_STORE = "bank";
 const BALANCE = 0x02;
 const SUPPLY = 0x00;
 

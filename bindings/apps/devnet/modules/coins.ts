@@ -36,10 +36,6 @@ export function coinsToString(coins: readonly Coin[]): string {
   return coins.map((c) => `${c.amount}${c.denom}`).join(",");
 }
 
-export function addCoins(a: readonly Coin[], b: readonly Coin[]): Coin[] {
-  return normalize([...a, ...b]);
-}
-
 /** Coins from protobuf `{denom, amount: string}`; invalid → throws `<coins>: invalid coins`. */
 export function fromProtoCoins(coins: readonly { denom: string; amount: string }[]): Coin[] {
   const out: Coin[] = [];

@@ -28,7 +28,7 @@ import { addressBytes, isAddress } from "../../../client/address.js";
 import type { VotingValidator } from "./staking.js";
 import { be64, fromTimestamp, readBe64, toTimestamp } from "../shared/util.js";
 
-export const GOV_STORE = "gov";
+const GOV_STORE = "gov";
 export const GOV_MODULE_ADDRESS = GOV_AUTHORITY;
 const MAX_METADATA = 255;
 const MAX_TITLE = 255;
@@ -426,7 +426,7 @@ export function durationNs(d: { seconds: bigint; nanos: number } | undefined): b
   return d ? d.seconds * 1_000_000_000n + BigInt(d.nanos) : 0n;
 }
 
-export function toDuration(ns: bigint): { seconds: bigint; nanos: number } {
+function toDuration(ns: bigint): { seconds: bigint; nanos: number } {
   return { seconds: ns / 1_000_000_000n, nanos: Number(ns % 1_000_000_000n) };
 }
 

@@ -11,7 +11,7 @@ import type { GenesisValidator } from "../shared/genesis.js";
 import { fromUtf8, utf8 } from "../shared/util.js";
 import { concatBytes } from "../../../base/bytes.js";
 
-export const STAKING_STORE = "staking";
+const STAKING_STORE = "staking";
 const VALIDATOR = 0x21;
 
 /** What the gov tally needs of a validator: its account and its bonded tokens. */

@@ -76,7 +76,7 @@ export const DEFAULTS = {
   grpc: "127.0.0.1:9090",
 } as const;
 
-export const BOND_DENOM = "stake";
+const BOND_DENOM = "stake";
 const POWER_REDUCTION = 1_000_000n;
 const VALIDATOR_POWER = 100n;
 const VALIDATOR_BALANCE = 1_000_000_000_000n; // 1,000,000 STAKE

@@ -7,7 +7,7 @@
  */
 import { Socket } from "node:net";
 
-export const STANDBY_ENV = "XUPGRADE_STANDBY_FD";
+const STANDBY_ENV = "XUPGRADE_STANDBY_FD";
 
 /** The sidecar dismissed the standby: the node ends without having opened its home's data. */
 export class StandbyDismissedError extends Error {

@@ -84,7 +84,7 @@ export interface StartDevnetOptions {
 export type Pruning = "default" | "nothing" | "everything" | "custom";
 
 /** The store's keepRecent for a pruning strategy (simd's names; the devnet's default keeps fewer heights than simd's 362,880). */
-export function keepRecentOf(pruning: string, keepRecent: number | undefined): number {
+function keepRecentOf(pruning: string, keepRecent: number | undefined): number {
   switch (pruning) {
     case "default":
       return DEFAULT_KEEP_RECENT;

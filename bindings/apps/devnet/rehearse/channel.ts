@@ -274,7 +274,7 @@ async function streamSnapshot(db: LevelDb, socket: Socket, held?: ReturnType<Lev
 }
 
 /** Where a node of `home` serves snapshots, if it says so: undefined when there is no socket or endpoint file. */
-export async function findSnapshotEndpoint(home: string): Promise<{ path: string } | { host: string; port: number; token: string } | undefined> {
+async function findSnapshotEndpoint(home: string): Promise<{ path: string } | { host: string; port: number; token: string } | undefined> {
   const socketPath = snapshotSocketPath(home);
   const st = await lstat(socketPath).catch(() => undefined);
   if (st?.isSocket()) return { path: socketPath };

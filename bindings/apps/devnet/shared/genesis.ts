@@ -124,7 +124,6 @@ export interface GenesisKey {
   voting_power?: string;
 }
 
-export const configDir = (home: string) => join(home, "config");
 export const dataDir = (home: string) => join(home, "data");
 export const genesisPath = (home: string) => join(home, "config", "genesis.json");
 export const devnetConfigPath = (home: string) => join(home, "config", "devnet.json");
@@ -139,7 +138,7 @@ export async function writeJsonFile(path: string, value: unknown, mode?: number)
   await writeFileAtomic(path, JSON.stringify(value, null, 2) + "\n", { mode });
 }
 
-export async function readJsonFile<T>(path: string, what: string): Promise<T> {
+async function readJsonFile<T>(path: string, what: string): Promise<T> {
   let text: string;
   try {
     text = await readFile(path, "utf8");

@@ -68,8 +68,3 @@ export function nowNs(): bigint {
   const sub = process.hrtime.bigint() % 1_000_000n;
   return BigInt(Date.now()) * 1_000_000n + sub;
 }
-
-/** JSON.stringify that writes bigints as decimal strings. */
-export function jsonStringify(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-}

@@ -45,7 +45,7 @@ export interface SshSignature {
 const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** The armored SSHSIG text → its fields; a SignatureError (armor or format) says what is wrong. */
-export function parseSshSignature(text: string): SshSignature {
+function parseSshSignature(text: string): SshSignature {
   const t = text.trim();
   if (!t.startsWith(BEGIN) || !t.endsWith(END)) throw new SignatureError("armor", `not an SSH signature (no ${BEGIN} … ${END} armor)`);
   const b64 = t.slice(BEGIN.length, t.length - END.length).replace(/\s+/g, "");
@@ -75,7 +75,7 @@ export function parseSshSignature(text: string): SshSignature {
 }
 
 /** The bytes an SSHSIG signature signs: the preamble, the namespace, the reserved field, the hash name and the message's hash. */
-export function signedData(namespace: string, hash: string, digest: Uint8Array): Uint8Array {
+function signedData(namespace: string, hash: string, digest: Uint8Array): Uint8Array {
   const parts = [MAGIC, sshString(namespace), sshString(new Uint8Array(0)), sshString(hash), sshString(digest)];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let pos = 0;

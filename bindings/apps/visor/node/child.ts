@@ -11,7 +11,7 @@ import { constants } from "node:os";
 import type { Socket } from "node:net";
 import type { VisorLogger } from "../log.js";
 
-export const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
+const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGQUIT"];
 
 export interface Exit {
   code: number | null;

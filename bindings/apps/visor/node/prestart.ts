@@ -20,7 +20,7 @@ import { chainPlan, nodeHeight } from "./node-rpc.js";
 import { Poller } from "./poller.js";
 
 /** How close to the plan's height (in blocks) the standby is started. */
-export const PRESTART_BLOCKS = 100n;
+const PRESTART_BLOCKS = 100n;
 
 interface Standby {
   bin: string;

@@ -27,7 +27,7 @@ export interface WebhookOptions {
 
 const MAX_BACKOFF_MS = 10_000;
 
-export function webhookBody(e: VisorEvent, o: Pick<WebhookOptions, "daemon" | "home">): string {
+function webhookBody(e: VisorEvent, o: Pick<WebhookOptions, "daemon" | "home">): string {
   return JSON.stringify({
     event: e.stage,
     time: new Date(e.at).toISOString(),

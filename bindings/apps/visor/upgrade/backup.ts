@@ -32,7 +32,7 @@ export const BACKUP_MARKER = ".xupgrade-backup.json";
 const BACKUP_NAME = /^data-backup-\d+-\d+-\d+(\.\d+)?$/;
 
 /** `data-backup-2024-8-5` for 5 August 2024 (local date). */
-export function backupName(d: Date = new Date()): string {
+function backupName(d: Date = new Date()): string {
   return `data-backup-${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()}`;
 }
 
@@ -238,7 +238,7 @@ export async function backupData(o: BackupOptions): Promise<BackupResult> {
 }
 
 /** Deletes the oldest complete backups of `dataDir` so that `keep` remain (never `newest`). */
-export async function pruneBackups(backupDir: string, dataDir: string, keep: number, newest: string, log: VisorLogger): Promise<string[]> {
+async function pruneBackups(backupDir: string, dataDir: string, keep: number, newest: string, log: VisorLogger): Promise<string[]> {
   const all = await listBackups(backupDir, dataDir);
   const old = all.filter((b) => b.path !== newest);
   const drop = old.slice(0, Math.max(0, all.length - keep));

@@ -227,7 +227,7 @@ function notRehearsed(why: string, supported = false, report?: unknown): Rehears
 }
 
 /** `ms` for people: "0.42 ms", "12 ms", "1.30 s". */
-export function formatMs(n: number): string {
+function formatMs(n: number): string {
   if (n < 1) return `${n.toFixed(2)} ms`;
   if (n < 1000) return `${n.toFixed(n < 10 ? 1 : 0)} ms`;
   return `${(n / 1000).toFixed(2)} s`;
@@ -247,7 +247,7 @@ async function withRehearsal(r: ShowResult & { found: true }, bin: string, cfg: 
  * Runs `<bin> rehearse --home <home> --plan <name> --height <h> -o json` and reads its verdict. Never throws:
  * a binary that cannot run, times out, or prints no rehearsal is reported as such.
  */
-export async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: VisorLogger, signal?: AbortSignal): Promise<RehearsalSummary> {
+async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutMs: number, log: VisorLogger, signal?: AbortSignal): Promise<RehearsalSummary> {
   const args = ["rehearse", "--home", home, "--plan", plan.name, "--height", plan.height.toString(), "-o", "json"];
   log.info(`rehearsing the upgrade with the new binary bin=${bin} upgrade=${plan.name} height=${plan.height}`);
   const started = performance.now();

@@ -43,7 +43,7 @@ export async function runCustomPreUpgrade(o: { layout: Layout; script: string; p
 }
 
 /** Go's *exec.ExitError text. */
-export function exitText(code: number | null, signal: NodeJS.Signals | null): string {
+function exitText(code: number | null, signal: NodeJS.Signals | null): string {
   return signal ? `signal: ${signal}` : `exit status ${code}`;
 }
 

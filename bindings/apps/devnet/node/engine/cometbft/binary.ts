@@ -18,7 +18,7 @@ export interface CometbftBinary {
   source: "flag" | "env" | "path" | "peers";
 }
 
-export const SUPPORTED_SERIES = "0.38";
+const SUPPORTED_SERIES = "0.38";
 
 const HOW_TO_GET =
   "pass --cometbft <path>, set XUPGRADE_COMETBFT, put CometBFT v0.38 on PATH, or run `npm run peers` in the xupgrade repository (it builds a pinned CometBFT with Go)";

@@ -21,7 +21,7 @@ import { base64, fromHexStrict, hexLower, hexUpper, sha256 } from "../../../shar
 import { joinHostPort, parseHostPort, type HostPort } from "../../../../../base/host-port.js";
 import { DevnetError } from "../../../shared/errors.js";
 
-export const configTomlPath = (home: string) => join(home, "config", "config.toml");
+const configTomlPath = (home: string) => join(home, "config", "config.toml");
 
 /** The CometBFT genesis doc (v0.38 JSON: int64 as strings). */
 export interface CometGenesis extends DevnetGenesis {
@@ -31,7 +31,7 @@ export interface CometGenesis extends DevnetGenesis {
 }
 
 /** CometBFT v0.38's default consensus params, as `cometbft init` writes them. */
-export const DEFAULT_CONSENSUS_PARAMS = {
+const DEFAULT_CONSENSUS_PARAMS = {
   block: { max_bytes: "22020096", max_gas: "-1" },
   evidence: { max_age_num_blocks: "100000", max_age_duration: "172800000000000", max_bytes: "1048576" },
   validator: { pub_key_types: ["ed25519"] },
@@ -64,7 +64,7 @@ export function cometGenesis(genesis: DevnetGenesis, voteExtensionsEnableHeight:
 const ed25519Json = (type: "PubKey" | "PrivKey", bytes: Uint8Array) => ({ type: `tendermint/${type}Ed25519`, value: base64(bytes) });
 
 /** `priv_validator_key.json`: the address, the public key, and the private key as seed ‖ public key. */
-export function privValidatorKeyJson(key: ConsensusKey): unknown {
+function privValidatorKeyJson(key: ConsensusKey): unknown {
   return {
     address: hexUpper(key.address),
     pub_key: ed25519Json("PubKey", key.publicKey),
@@ -94,7 +94,7 @@ export interface NodeConfig {
 const q = (s: string) => JSON.stringify(s);
 
 /** config.toml: only what the devnet sets; every other setting keeps CometBFT's default. */
-export function configToml(c: NodeConfig): string {
+function configToml(c: NodeConfig): string {
   return [
     "# CometBFT v0.38 configuration written by `xupgrade devnet init --engine cometbft`.",
     "# Only the settings the devnet chooses are here: CometBFT fills in every other one with its default",

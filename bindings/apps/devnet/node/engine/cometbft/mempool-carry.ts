@@ -92,7 +92,7 @@ export interface Carry {
  * carry or a carry is already there (the new binary replaying that block keeps what the old one wrote).
  * Returns whether it wrote one.
  */
-export async function saveCarry(home: string, chainId: string, height: bigint, txs: readonly Uint8Array[]): Promise<boolean> {
+async function saveCarry(home: string, chainId: string, height: bigint, txs: readonly Uint8Array[]): Promise<boolean> {
   if (txs.length === 0 || (await exists(carryPath(home)))) return false;
   const carry: Carry = { chain_id: chainId, height: height.toString(), txs: txs.map((t) => Buffer.from(t).toString("base64")) };
   await writeFileAtomic(carryPath(home), JSON.stringify(carry) + "\n", { mode: 0o600 });
@@ -100,7 +100,7 @@ export async function saveCarry(home: string, chainId: string, height: bigint, t
 }
 
 /** The carry left by the halt, or undefined; a file that is not one is reported and set aside. */
-export async function loadCarry(home: string, chainId: string, logger: Required<Logger>): Promise<Carry | undefined> {
+async function loadCarry(home: string, chainId: string, logger: Required<Logger>): Promise<Carry | undefined> {
   let text: string;
   try {
     text = await readFile(carryPath(home), "utf8");
@@ -129,7 +129,7 @@ export interface Reinjected {
  * Puts the carried transactions back through this node's CheckTx (its CometBFT's `broadcast_tx_sync`, so
  * they also reach its mempool and its peers), then deletes the file.
  */
-export async function reinject(o: { home: string; rpcUrl: string; carry: Carry; logger: Required<Logger> }): Promise<Reinjected> {
+async function reinject(o: { home: string; rpcUrl: string; carry: Carry; logger: Required<Logger> }): Promise<Reinjected> {
   const out: Reinjected = { kept: o.carry.txs.length, accepted: 0, refused: {} };
   for (const tx of o.carry.txs) {
     const why = await broadcastOne(o.rpcUrl, tx);

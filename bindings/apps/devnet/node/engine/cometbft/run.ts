@@ -68,13 +68,13 @@ export interface CometEngineOptions {
 const COMET_GRACE_MS = 10_000;
 
 /** After a consensus halt, the longest the node waits for its peers to hold the decision (docs/spec/keeper.md §6.2). */
-export const DEFAULT_HALT_GRACE_MS = 60_000;
+const DEFAULT_HALT_GRACE_MS = 60_000;
 
 /** Once every peer holds the decision: a moment more, for what CometBFT has queued to them to leave. */
 const LINGER_MS = 1000;
 
 /** The ABCI socket: `<home>/abci.sock`, or a loopback TCP port when that path is too long for a unix socket. */
-export function abciListenAddress(home: string): string {
+function abciListenAddress(home: string): string {
   const path = join(home, "abci.sock");
   return Buffer.byteLength(path) <= 100 ? `unix://${path}` : "tcp://127.0.0.1:0";
 }
