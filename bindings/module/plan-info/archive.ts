@@ -20,6 +20,7 @@ import type * as Yauzl from "yauzl";
 import { goQuote } from "../../go/quote.js";
 import type { DownloadLimits } from "./download.js";
 import { parseGoUrl, queryGet } from "../../go/url.js";
+import { BinaryInstallError, BrokenArchiveError, UnsafeArchiveError, UnsupportedArchiveError } from "./errors.js";
 
 export type ArchiveKind = "tar.gz" | "tar" | "zip" | "gz";
 
@@ -40,14 +41,14 @@ export function archiveKind(raw: string): ArchiveKind | undefined {
   if (param !== "") {
     if (param === "false") return undefined;
     const kind = KINDS[param.toLowerCase().replace(/^\./, "")];
-    if (!kind) throw new Error(`unsupported archive format ${goQuote(param)}`);
+    if (!kind) throw new UnsupportedArchiveError(`unsupported archive format ${goQuote(param)}`);
     return kind;
   }
   const path = raw.split("?")[0].split("#")[0].toLowerCase();
   if (path.endsWith(".tar.gz") || path.endsWith(".tgz")) return "tar.gz";
   if (path.endsWith(".tar")) return "tar";
   if (path.endsWith(".zip")) return "zip";
-  for (const ext of UNSUPPORTED) if (path.endsWith(ext)) throw new Error(`unsupported archive format ${goQuote(ext)}`);
+  for (const ext of UNSUPPORTED) if (path.endsWith(ext)) throw new UnsupportedArchiveError(`unsupported archive format ${goQuote(ext)}`);
   if (path.endsWith(".gz")) return "gz";
   return undefined;
 }
@@ -64,13 +65,13 @@ function unsafeEntryName(name: string, target: string): string | undefined {
   return undefined;
 }
 
-const refuse = (name: string, why: string) => new Error(`refusing archive: entry ${goQuote(name)}: ${why}`);
+const refuse = (name: string, why: string) => new UnsafeArchiveError(`refusing archive: entry ${goQuote(name)}: ${why}`);
 
 function limitStream(limits: DownloadLimits, counter: { bytes: number }): Transform {
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       counter.bytes += chunk.length;
-      if (counter.bytes > limits.maxBytes) return done(new Error(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`));
+      if (counter.bytes > limits.maxBytes) return done(new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`));
       done(null, chunk);
     },
   });
@@ -133,19 +134,19 @@ async function extractTar(file: string, out: string, gzip: boolean, limits: Down
       const why = unsafeEntryName(name, out);
       if (why) problem = refuse(name, why);
       else if (!["File", "OldFile", "ContiguousFile", "Directory"].includes(entry.type)) problem = refuse(name, `${entry.type} entries are not allowed`);
-      else if (count > MAX_ENTRIES) problem = new Error(`refusing archive: more than ${MAX_ENTRIES} entries`);
-      else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new Error(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
+      else if (count > MAX_ENTRIES) problem = new UnsafeArchiveError(`refusing archive: more than ${MAX_ENTRIES} entries`);
+      else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     },
   } as ConstructorParameters<typeof Tar.Parser>[0]);
   await runTar(listing, file, "end", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
-    throw new Error(`cannot read archive: ${e.message}`);
+    throw new BrokenArchiveError(`cannot read archive: ${e.message}`);
   });
   if (problem) throw problem;
   const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as ConstructorParameters<typeof Tar.Unpack>[0]);
   await runTar(unpack, file, "close", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
-    throw new Error(`cannot extract archive: ${e.message}`);
+    throw new BrokenArchiveError(`cannot extract archive: ${e.message}`);
   });
 }
 
@@ -159,7 +160,7 @@ async function openZip(file: string): Promise<Yauzl.ZipFile> {
   const { open } = (await import("yauzl")).default;
   return new Promise((ok, fail) =>
     open(file, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (err, zip) =>
-      err ? fail(new Error(`cannot read archive: ${err.message}`)) : ok(zip!),
+      err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(zip!),
     ),
   );
 }
@@ -171,18 +172,18 @@ function readEntries(zip: Yauzl.ZipFile): Promise<Yauzl.Entry[]> {
       entries.push(e);
       if (entries.length > MAX_ENTRIES) {
         zip.close();
-        return fail(new Error(`refusing archive: more than ${MAX_ENTRIES} entries`));
+        return fail(new UnsafeArchiveError(`refusing archive: more than ${MAX_ENTRIES} entries`));
       }
       zip.readEntry();
     });
     zip.on("end", () => ok(entries));
-    zip.on("error", (e: Error) => fail(new Error(`cannot read archive: ${e.message}`)));
+    zip.on("error", (e: Error) => fail(new BrokenArchiveError(`cannot read archive: ${e.message}`)));
     zip.readEntry();
   });
 }
 
 function entryStream(zip: Yauzl.ZipFile, entry: Yauzl.Entry): Promise<NodeJS.ReadableStream> {
-  return new Promise((ok, fail) => zip.openReadStream(entry, (err, s) => (err ? fail(new Error(`cannot read archive: ${err.message}`)) : ok(s!))));
+  return new Promise((ok, fail) => zip.openReadStream(entry, (err, s) => (err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(s!))));
 }
 
 async function extractZip(file: string, out: string, limits: DownloadLimits): Promise<void> {
@@ -198,7 +199,7 @@ async function extractZip(file: string, out: string, limits: DownloadLimits): Pr
       const type = mode & S_IFMT;
       if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw refuse(e.fileName, type === 0o120000 ? "symlinks are not allowed" : "special files are not allowed");
       if (e.isEncrypted()) throw refuse(e.fileName, "encrypted entries are not supported");
-      if ((total += e.uncompressedSize) > limits.maxBytes) throw new Error(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
+      if ((total += e.uncompressedSize) > limits.maxBytes) throw new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     }
     const counter = { bytes: 0 };
     for (const e of entries) {
@@ -262,7 +263,7 @@ export async function installBinary(downloaded: string, kind: ArchiveKind | unde
     const streams = [createReadStream(downloaded), createGunzip(), limitStream(limits, counter), createWriteStream(bin, { mode: 0o755 })] as const;
     await (limits.signal ? pipeline(...streams, { signal: limits.signal }) : pipeline(...streams)).catch((e: Error) => {
       checkAborted(limits.signal);
-      throw new Error(e.message.startsWith("refusing") ? e.message : `cannot decompress: ${e.message}`);
+      throw e instanceof UnsafeArchiveError ? e : new BrokenArchiveError(`cannot decompress: ${e.message}`);
     });
   } else {
     if (kind === "zip") await extractZip(downloaded, out, limits);
@@ -273,17 +274,17 @@ export async function installBinary(downloaded: string, kind: ArchiveKind | unde
       await mkdir(join(out, "bin"), { recursive: true, mode: 0o755 });
       await rename(join(out, files[0]), bin);
     } else if (!files.includes(`bin/${daemon}`)) {
-      if (!files.includes(daemon)) throw new Error(`url ${goQuote(url)} result does not contain a bin/${daemon} or ${daemon} file`);
+      if (!files.includes(daemon)) throw new BinaryInstallError(`url ${goQuote(url)} result does not contain a bin/${daemon} or ${daemon} file`);
       try {
         await mkdir(join(out, "bin"), { recursive: true, mode: 0o755 });
         await rename(join(out, daemon), bin);
       } catch (e) {
-        throw new Error(`could not move ${daemon} to the bin directory: ${(e as Error).message}`);
+        throw new BinaryInstallError(`could not move ${daemon} to the bin directory: ${(e as Error).message}`);
       }
     }
   }
   const st = await lstat(bin).catch(() => undefined);
-  if (!st || !st.isFile()) throw new Error(`${bin} is not a regular file`);
+  if (!st || !st.isFile()) throw new BinaryInstallError(`${bin} is not a regular file`);
   await chmod(bin, (st.mode & 0o777) | 0o555);
   return bin;
 }

@@ -23,7 +23,7 @@ import { formatGoDuration } from "../../go/duration.js";
 import { parseEnvDuration, parseEnvInteger } from "../../go/option.js";
 import { extraCaCerts } from "../../base/ca-certs.js";
 import type { CheckedUrl, Checksum } from "./check.js";
-import { PlanInfoError } from "./errors.js";
+import { ChecksumMismatchError, DownloadError, PlanInfoError } from "./errors.js";
 
 export interface DownloadLimits {
   /** Bytes per download and per extraction (DAEMON_DOWNLOAD_MAX_BYTES). */
@@ -124,7 +124,7 @@ function localPath(url: CheckedUrl): string {
   try {
     return fileURLToPath(new URL(target.split("?")[0]));
   } catch (e) {
-    throw new Error((e as Error).message);
+    throw new DownloadError((e as Error).message, { cause: e });
   }
 }
 
@@ -136,14 +136,14 @@ const ERRNO_TEXT: Record<string, string> = {
   ELOOP: "too many levels of symbolic links",
 };
 
-function fsError(op: string, path: string, e: unknown): Error {
+function fsError(op: string, path: string, e: unknown): DownloadError {
   const code = (e as { code?: string }).code;
-  return new Error(`${op} ${path}: ${(code && ERRNO_TEXT[code]) ?? (e as Error).message}`);
+  return new DownloadError(`${op} ${path}: ${(code && ERRNO_TEXT[code]) ?? (e as Error).message}`);
 }
 
-const idleError = (idleMs: number) => new Error(`no data received for ${formatGoDuration(BigInt(idleMs) * 1_000_000n)} (DAEMON_DOWNLOAD_IDLE_TIMEOUT)`);
+const idleError = (idleMs: number) => new DownloadError(`no data received for ${formatGoDuration(BigInt(idleMs) * 1_000_000n)} (DAEMON_DOWNLOAD_IDLE_TIMEOUT)`);
 
-const tooLarge = (limit: number) => new Error(`download exceeds the limit of ${limit} bytes (DAEMON_DOWNLOAD_MAX_BYTES)`);
+const tooLarge = (limit: number) => new DownloadError(`download exceeds the limit of ${limit} bytes (DAEMON_DOWNLOAD_MAX_BYTES)`);
 
 /** Bytes received so far and the expected total (Content-Length or file size) when known. */
 export type ProgressCallback = (bytes: number, total: number | undefined) => void;
@@ -195,7 +195,7 @@ function watchdog(limits: DownloadLimits, bytes: () => number, controller: Abort
     const now = performance.now();
     const got = bytes();
     if (limits.timeoutMs !== undefined && now - start >= limits.timeoutMs) {
-      return controller.abort(new Error(`download not complete after ${formatGoDuration(BigInt(limits.timeoutMs) * 1_000_000n)} (DAEMON_DOWNLOAD_TIMEOUT)`));
+      return controller.abort(new DownloadError(`download not complete after ${formatGoDuration(BigInt(limits.timeoutMs) * 1_000_000n)} (DAEMON_DOWNLOAD_TIMEOUT)`));
     }
     samples.push({ t: now, bytes: got });
     if (minRate <= 0) return void samples.shift();
@@ -210,7 +210,7 @@ function watchdog(limits: DownloadLimits, bytes: () => number, controller: Abort
     if (got === samples[0].bytes) return controller.abort(idleError(limits.idleMs));
     if (got - samples[0].bytes < need) {
       controller.abort(
-        new Error(
+        new DownloadError(
           `download too slow: ${got - samples[0].bytes} bytes in the last ${formatGoDuration(BigInt(Math.round(span)) * 1_000_000n)}, ` +
             `below ${minRate} bytes/s (DAEMON_DOWNLOAD_MIN_RATE)`,
         ),
@@ -224,9 +224,10 @@ function watchdog(limits: DownloadLimits, bytes: () => number, controller: Abort
 }
 
 /**
- * Downloads `url` into `dest`, verifying its checksum when it has one. Errors are plain (the caller words the
- * context). `onProgress` sees every chunk (the sidecar's progress bar). A breached deadline or rate, or the
- * caller's signal, ends the transfer at once; the error is then the breach's, or the signal's reason.
+ * Downloads `url` into `dest`, verifying its checksum when it has one. Errors are DownloadError or
+ * ChecksumMismatchError with the bare reason (the caller words the context). `onProgress` sees every chunk
+ * (the sidecar's progress bar). A breached deadline or rate, or the caller's signal, ends the transfer at
+ * once; the error is then the breach's, or the signal's reason.
  */
 export async function download(url: CheckedUrl, dest: string, limits: DownloadLimits, onProgress?: ProgressCallback): Promise<Downloaded> {
   const m = meter(limits, url.checksum?.algo, onProgress);
@@ -242,7 +243,7 @@ export async function download(url: CheckedUrl, dest: string, limits: DownloadLi
       } catch (e) {
         throw fsError("open", path, e);
       }
-      if (!st.isFile()) throw new Error(`open ${path}: not a regular file`);
+      if (!st.isFile()) throw new DownloadError(`open ${path}: not a regular file`);
       if (st.size > limits.maxBytes) throw tooLarge(limits.maxBytes);
       m.setTotal(st.size);
       try {
@@ -268,44 +269,44 @@ export async function download(url: CheckedUrl, dest: string, limits: DownloadLi
 
 function verify(checksum: Checksum | undefined, got: string | undefined, file: string): void {
   if (!checksum || got === undefined) return;
-  if (got !== checksum.hex) throw new Error(`Checksums did not match for ${file}.\nExpected: ${checksum.hex}\nGot: ${got}`);
+  if (got !== checksum.hex) throw new ChecksumMismatchError(`Checksums did not match for ${file}.\nExpected: ${checksum.hex}\nGot: ${got}`);
 }
 
 /** GET with redirects, the idle timeout and the Content-Length check; resolves to the body stream. */
 function httpGet(url: URL, limits: DownloadLimits, signal: AbortSignal, redirects = 0): Promise<{ body: Readable; length: number | undefined }> {
   return new Promise((resolve, reject) => {
     const tls = url.protocol === "https:";
-    if (!tls && url.protocol !== "http:") return reject(new Error(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
+    if (!tls && url.protocol !== "http:") return reject(new DownloadError(`unsupported URL scheme ${JSON.stringify(url.protocol.replace(/:$/, ""))}`));
     if (signal.aborted) return reject(signal.reason);
     const mod = process.getBuiltinModule(tls ? "node:https" : "node:http") as typeof Http;
     // An https request trusts what Node trusts, NODE_EXTRA_CA_CERTS included when the bin kept it out of Node's start-up.
     const req = mod.get(url, { headers: { "user-agent": "xupgrade-cli", "accept-encoding": "identity" }, signal, ...(tls ? extraCaCerts() : {}) });
     const idle = () => req.destroy(idleError(limits.idleMs));
     req.setTimeout(limits.idleMs, idle);
-    req.on("error", (e) => reject(new Error(networkText(e))));
+    req.on("error", (e) => reject(new DownloadError(networkText(e))));
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume();
-        if (redirects >= MAX_REDIRECTS) return reject(new Error(`stopped after ${MAX_REDIRECTS} redirects`));
+        if (redirects >= MAX_REDIRECTS) return reject(new DownloadError(`stopped after ${MAX_REDIRECTS} redirects`));
         let next: URL;
         try {
           next = new URL(res.headers.location, url);
         } catch {
-          return reject(new Error(`invalid redirect location ${JSON.stringify(res.headers.location)}`));
+          return reject(new DownloadError(`invalid redirect location ${JSON.stringify(res.headers.location)}`));
         }
         if (url.protocol === "https:" && next.protocol !== "https:") {
-          return reject(new Error(`refusing redirect from https to ${next.protocol.replace(/:$/, "")}: ${next.href}`));
+          return reject(new DownloadError(`refusing redirect from https to ${next.protocol.replace(/:$/, "")}: ${next.href}`));
         }
         if (next.protocol !== "https:" && next.protocol !== "http:") {
-          return reject(new Error(`unsupported URL scheme ${JSON.stringify(next.protocol.replace(/:$/, ""))} in redirect`));
+          return reject(new DownloadError(`unsupported URL scheme ${JSON.stringify(next.protocol.replace(/:$/, ""))} in redirect`));
         }
         httpGet(next, limits, signal, redirects + 1).then(resolve, reject);
         return;
       }
       if (status < 200 || status > 299) {
         res.resume();
-        return reject(new Error(`bad response code: ${status}`));
+        return reject(new DownloadError(`bad response code: ${status}`));
       }
       const length = res.headers["content-length"];
       if (length !== undefined && Number(length) > limits.maxBytes) {
@@ -321,13 +322,13 @@ function httpGet(url: URL, limits: DownloadLimits, signal: AbortSignal, redirect
           done(null, chunk);
         },
         flush(done) {
-          if (expected !== undefined && received < expected) return done(new Error(`connection closed after ${received} of ${expected} bytes`));
+          if (expected !== undefined && received < expected) return done(new DownloadError(`connection closed after ${received} of ${expected} bytes`));
           done();
         },
       });
-      res.on("error", (e) => checked.destroy(new Error(networkText(e))));
-      res.on("aborted", () => checked.destroy(new Error(`connection closed after ${received}${expected === undefined ? "" : ` of ${expected}`} bytes`)));
-      req.on("error", (e) => checked.destroy(new Error(networkText(e))));
+      res.on("error", (e) => checked.destroy(new DownloadError(networkText(e))));
+      res.on("aborted", () => checked.destroy(new DownloadError(`connection closed after ${received}${expected === undefined ? "" : ` of ${expected}`} bytes`)));
+      req.on("error", (e) => checked.destroy(new DownloadError(networkText(e))));
       res.pipe(checked);
       resolve({ body: checked, length: expected });
     });
