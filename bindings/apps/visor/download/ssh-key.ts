@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { SshReader } from "./ssh-wire.js";
+import { SigningKeyError } from "../errors.js";
 
 export const ED25519 = "ssh-ed25519";
 
@@ -22,21 +23,24 @@ export interface SigningKey {
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/** One public key line (`[principals] ssh-ed25519 <base64> [comment]`); an Error says what is wrong. */
+/**
+ * One public key line (`[principals] ssh-ed25519 <base64> [comment]`); a SigningKeyError (an SshEncodingError
+ * for a blob cut short or running on) says what is wrong.
+ */
 export function parseSigningKey(text: string): SigningKey {
   const words = text.trim().split(/\s+/);
   const at = words.findIndex((w) => /^(ssh-|ecdsa-|sk-|rsa-)/.test(w));
-  if (at < 0 || at + 1 >= words.length) throw new Error(`not an OpenSSH public key: ${JSON.stringify(text.trim().slice(0, 60))}`);
+  if (at < 0 || at + 1 >= words.length) throw new SigningKeyError(`not an OpenSSH public key: ${JSON.stringify(text.trim().slice(0, 60))}`);
   const type = words[at];
-  if (type !== ED25519) throw new Error(`unsupported key type ${type}: only ${ED25519} keys are supported`);
+  if (type !== ED25519) throw new SigningKeyError(`unsupported key type ${type}: only ${ED25519} keys are supported`);
   const b64 = words[at + 1];
-  if (!BASE64.test(b64)) throw new Error(`the ${ED25519} key is not base64: ${JSON.stringify(b64.slice(0, 20))}`);
+  if (!BASE64.test(b64)) throw new SigningKeyError(`the ${ED25519} key is not base64: ${JSON.stringify(b64.slice(0, 20))}`);
   const blob = new Uint8Array(Buffer.from(b64, "base64"));
   const r = new SshReader(blob, "public key");
   const inner = r.text();
-  if (inner !== ED25519) throw new Error(`the key's blob says ${JSON.stringify(inner)}, not ${ED25519}`);
+  if (inner !== ED25519) throw new SigningKeyError(`the key's blob says ${JSON.stringify(inner)}, not ${ED25519}`);
   const key = r.bytes();
-  if (key.length !== 32) throw new Error(`an ${ED25519} key has 32 bytes, this one ${key.length}`);
+  if (key.length !== 32) throw new SigningKeyError(`an ${ED25519} key has 32 bytes, this one ${key.length}`);
   r.end();
   const comment = words.slice(at + 2).join(" ");
   return { key, blob, comment, line: `${ED25519} ${b64}${comment ? ` ${comment}` : ""}` };
@@ -51,11 +55,11 @@ export function readSigningKeys(value: string): SigningKey[] {
     try {
       text = readFileSync(v, "utf8");
     } catch (e) {
-      throw new Error(`cannot read ${v}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (e as Error).message}`);
+      throw new SigningKeyError(`cannot read ${v}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or directory" : (e as Error).message}`);
     }
     lines = text.split("\n");
   } else lines = v.split(/[\n,]/);
   const keys = lines.map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")).map(parseSigningKey);
-  if (keys.length === 0) throw new Error(`no key in ${v.startsWith("/") ? v : "the value"}`);
+  if (keys.length === 0) throw new SigningKeyError(`no key in ${v.startsWith("/") ? v : "the value"}`);
   return keys;
 }

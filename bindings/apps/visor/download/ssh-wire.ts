@@ -1,4 +1,5 @@
 /** The SSH wire encoding (RFC 4251 §5) the keys and signatures use: `uint32` lengths, then the bytes. */
+import { SshEncodingError } from "../errors.js";
 
 export class SshReader {
   private pos = 0;
@@ -11,7 +12,7 @@ export class SshReader {
 
   /** `n` raw bytes. */
   raw(n: number): Uint8Array {
-    if (this.pos + n > this.buf.length) throw new Error(`the ${this.what} is truncated`);
+    if (this.pos + n > this.buf.length) throw new SshEncodingError(`the ${this.what} is truncated`);
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
@@ -33,7 +34,7 @@ export class SshReader {
 
   /** Nothing may follow. */
   end(): void {
-    if (this.pos !== this.buf.length) throw new Error(`the ${this.what} has ${this.buf.length - this.pos} trailing bytes`);
+    if (this.pos !== this.buf.length) throw new SshEncodingError(`the ${this.what} has ${this.buf.length - this.pos} trailing bytes`);
   }
 }
 
