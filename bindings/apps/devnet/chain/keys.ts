@@ -7,6 +7,7 @@ import { createPrivateKey, createPublicKey, pbkdf2Sync, sign as edSign, type Key
 import { Bip39, EnglishMnemonic, Random, Secp256k1, Slip10, Slip10Curve, stringToPath } from "@cosmjs/crypto";
 import { HD_PATH, addressOfPubkey } from "../../../client/address.js";
 import { sha256, utf8 } from "../shared/util.js";
+import { DevnetError } from "../shared/errors.js";
 
 export interface AccountKey {
   mnemonic: string;
@@ -51,7 +52,8 @@ export interface ConsensusKey {
 }
 
 export function consensusKeyFromSeed(seed: Uint8Array): ConsensusKey {
-  if (seed.length !== 32) throw new Error("an ed25519 seed is 32 bytes");
+  // The seeds come from the home (devnet.json) or are hashed to 32 bytes here.
+  if (seed.length !== 32) throw new DevnetError("home", "an ed25519 seed is 32 bytes");
   const key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: "der", type: "pkcs8" });
   const spki = createPublicKey(key).export({ format: "der", type: "spki" });
   const publicKey = new Uint8Array(spki.subarray(spki.length - 32));

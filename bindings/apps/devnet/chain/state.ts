@@ -37,6 +37,7 @@ import { equalBytes } from "../../../base/bytes.js";
 import { initReadiness, readinessGate, readinessParams, recordReadiness, votesRequired } from "../modules/readiness.js";
 import type { Plan } from "../../../core/types.js";
 import type { ReadinessParams, ReadinessTally, ReadinessVote } from "../../../module/readiness/index.js";
+import { AppHashMismatchError, ChainSequenceError } from "../shared/errors.js";
 
 const BLOCK_TIME_KEY = utf8("block_time");
 
@@ -177,7 +178,7 @@ export class ChainState {
    * the app hash it gives. Throws when the chain has blocks or the genesis is unusable.
    */
   async initChain(g: GenesisInput): Promise<Uint8Array> {
-    if (this.height !== 0n) throw new Error(`InitChain on a chain at height ${this.height}`);
+    if (this.height !== 0n) throw new ChainSequenceError(`InitChain on a chain at height ${this.height}`);
     this.discardPending();
     const branch = new Branch(this.o.stores);
     this.pending = { branch, initialised: true };
@@ -216,9 +217,9 @@ export class ChainState {
     const h = b.height;
     const appVersionBefore = this.appVersion;
     try {
-      if (h !== this.height + 1n) throw new Error(`block ${h} does not follow the last committed height ${this.height}`);
-      if (this.pending?.block) throw new Error(`block ${h} was executed already and is not committed`);
-      if (h === 1n && !this.pending?.initialised) throw new Error("the first block came before InitChain");
+      if (h !== this.height + 1n) throw new ChainSequenceError(`block ${h} does not follow the last committed height ${this.height}`);
+      if (this.pending?.block) throw new ChainSequenceError(`block ${h} was executed already and is not committed`);
+      if (h === 1n && !this.pending?.initialised) throw new ChainSequenceError("the first block came before InitChain");
       const pending = (this.pending ??= { branch: new Branch(this.o.stores), initialised: false });
       const branch = pending.branch;
       const info: BlockInfo = { height: h, timeNs: b.timeNs };
@@ -272,7 +273,7 @@ export class ChainState {
       branch.write();
       const committed = await this.o.ms.commit(block.height);
       // Host stores only may change after FinalizeBlock: the app hash it answered must be the one committed.
-      if (!equalBytes(committed, block.appHash)) throw new Error(`committed app hash ${hexUpper(committed)} differs from FinalizeBlock's ${hexUpper(block.appHash)}`);
+      if (!equalBytes(committed, block.appHash)) throw new AppHashMismatchError(`committed app hash ${hexUpper(committed)} differs from FinalizeBlock's ${hexUpper(block.appHash)}`);
     } catch (e) {
       this.appVersion = block.appVersionBefore;
       this.abandon();

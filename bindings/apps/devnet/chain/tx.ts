@@ -13,7 +13,7 @@ import { AUTH_STORE, SECP256K1_PUBKEY_TYPE_URL, getAccount, setAccount } from ".
 import { send } from "../modules/bank.js";
 import type { StoreView } from "../shared/branch.js";
 import { coinsToString, fromProtoCoins, InvalidCoinsError, type Coin } from "../modules/coins.js";
-import { TxError, txErrors } from "../shared/errors.js";
+import { MalformedMessageError, TxError, txErrors } from "../shared/errors.js";
 import type { ChainEvent } from "../shared/events.js";
 import { addressOfPubkey, isAddress, moduleAddress } from "../../../client/address.js";
 import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL } from "../../../module/msgs.js";
@@ -130,12 +130,12 @@ export function authorityOf(value: Uint8Array): string {
     let v = 0;
     let shift = 0;
     for (;;) {
-      if (i >= value.length) throw new Error("unexpected end of message");
+      if (i >= value.length) throw new MalformedMessageError("unexpected end of message");
       const b = value[i++];
       v += (b & 0x7f) * 2 ** shift;
       if (b < 0x80) return v;
       shift += 7;
-      if (shift > 63) throw new Error("varint overflow");
+      if (shift > 63) throw new MalformedMessageError("varint overflow");
     }
   };
   while (i < value.length) {
@@ -145,12 +145,12 @@ export function authorityOf(value: Uint8Array): string {
     if (wire === 0) varint();
     else if (wire === 2) {
       const len = varint();
-      if (i + len > value.length) throw new Error("length past the end of the message");
+      if (i + len > value.length) throw new MalformedMessageError("length past the end of the message");
       if (field === 1) authority = new TextDecoder("utf-8", { fatal: true }).decode(value.subarray(i, i + len));
       i += len;
     } else if (wire === 1) i += 8;
     else if (wire === 5) i += 4;
-    else throw new Error(`illegal wire type ${wire}`);
+    else throw new MalformedMessageError(`illegal wire type ${wire}`);
   }
   return authority;
 }

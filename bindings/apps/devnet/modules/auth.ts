@@ -10,6 +10,7 @@ import type { KVStore } from "../../../core/kv.js";
 import { addressBytes } from "../../../client/address.js";
 import { be64, readBe64 } from "../shared/util.js";
 import { concatBytes } from "../../../base/bytes.js";
+import { CorruptStoreError } from "../../../store/errors.js";
 
 export const AUTH_STORE = "auth";
 const BASE_ACCOUNT_TYPE_URL = "/cosmos.auth.v1beta1.BaseAccount";
@@ -53,7 +54,7 @@ function decodeAccountAny(any: Any): Account {
     base = m.baseAccount;
     module = { name: m.name, permissions: m.permissions };
   } else base = BaseAccount.decode(any.value);
-  if (!base) throw new Error("module account without a base account");
+  if (!base) throw new CorruptStoreError("module account without a base account");
   return {
     address: base.address,
     pubKey: base.pubKey ? PubKey.decode(base.pubKey.value).key : undefined,

@@ -4,6 +4,7 @@
  */
 import { MAX_UINT256, parseCoinList } from "../../../core/coin.js";
 import type { Core } from "../../../core/contract.js";
+import { InvalidDecimalError } from "../shared/errors.js";
 
 export interface Coin {
   denom: string;
@@ -67,7 +68,7 @@ export const DEC_ONE = 10n ** 18n;
 /** "0.334" / "0.334000000000000000" / "1" → value × 10^18. */
 export function parseDec(text: string): bigint {
   const m = /^([0-9]+)(?:\.([0-9]{1,18}))?$/.exec(text);
-  if (!m) throw new Error(`invalid decimal "${text}"`);
+  if (!m) throw new InvalidDecimalError(`invalid decimal "${text}"`);
   return BigInt(m[1]) * DEC_ONE + BigInt((m[2] ?? "").padEnd(18, "0") || "0");
 }
 

@@ -27,6 +27,7 @@ import type { ChainEvent } from "../shared/events.js";
 import { addressBytes, isAddress } from "../../../client/address.js";
 import type { VotingValidator } from "./staking.js";
 import { be64, fromTimestamp, readBe64, toTimestamp } from "../shared/util.js";
+import { CorruptStoreError } from "../../../store/errors.js";
 
 const GOV_STORE = "gov";
 export const GOV_MODULE_ADDRESS = GOV_AUTHORITY;
@@ -83,7 +84,8 @@ export class GovModule {
 
   params(view: StoreView): Params {
     const raw = view.store(GOV_STORE).get(PARAMS_KEY);
-    if (raw === undefined) throw new Error("gov params are not set");
+    // InitChain writes them from the genesis: their absence is a damaged state.
+    if (raw === undefined) throw new CorruptStoreError("gov params are not set");
     return Params.decode(raw);
   }
 

@@ -65,7 +65,7 @@ export function devnetAbciRoutes(viewAt: (height: bigint) => StoreView | undefin
     Object.entries(routes).map(([path, handle]) => [
       path,
       (data: Uint8Array, ctx: QueryContext) => {
-        // The height was resolved (and found retained) before the route runs.
+        // An invariant: the height was resolved (and found retained) before the route runs.
         const view = viewAt(ctx.height);
         if (!view) throw new Error(`height ${ctx.height} is not retained`);
         return handle(data, view);

@@ -19,6 +19,7 @@ import { devnetAbciRoutes } from "./abci-routes.js";
 import { devnetRestRoutes, type BlockSource } from "./rest.js";
 import { devnetUiRoutes } from "./ui.js";
 import { readinessRoutes } from "./readiness-routes.js";
+import { StoreQueryError } from "../../../store/errors.js";
 
 export interface NodeQueriesOptions {
   state: ChainState;
@@ -43,7 +44,7 @@ function chainStores(view: VersionView): StoresAtHeight & StoreView {
   return {
     has,
     store: (name) => {
-      if (!has(name)) throw new Error(`store ${name} does not exist at height ${view.height}`);
+      if (!has(name)) throw new StoreQueryError(`store ${name} does not exist at height ${view.height}`);
       return view.store(name);
     },
     prove: (name, key) => view.prove(name, key),

@@ -21,6 +21,7 @@ import { restStatus, type RestRoute } from "../../../services/rest-gateway.js";
 import { decodeError, GrpcCode } from "../../../services/status.js";
 import { queryReadiness } from "../modules/readiness.js";
 import type { StoreView } from "../shared/branch.js";
+import { StoreQueryError } from "../../../store/errors.js";
 
 export interface ReadinessRoutesOptions {
   /** The committed app stores of a retained height (undefined when it is not retained). */
@@ -34,7 +35,7 @@ export interface ReadinessRoutesOptions {
 export function readinessRoutes(o: ReadinessRoutesOptions): { abci: Record<string, AbciRoute>; grpc: GrpcHostService; rest: RestRoute[] } {
   const read = (req: QueryReadinessRequest, height: bigint) => {
     const view = o.viewAt(height);
-    if (!view) throw new Error(`height ${height} is not retained`);
+    if (!view) throw new StoreQueryError(`height ${height} is not retained`);
     return queryReadiness(view, o.planAt(height), req);
   };
   const decode = (bytes: Uint8Array) => {

@@ -6,6 +6,7 @@
  * the node starts CometBFT, which must not inherit it.
  */
 import { Socket } from "node:net";
+import { DevnetError } from "../shared/errors.js";
 
 const STANDBY_ENV = "XUPGRADE_STANDBY_FD";
 
@@ -26,7 +27,7 @@ export function standbyGate(env: NodeJS.ProcessEnv = process.env): (() => Promis
   if (text === undefined || text === "") return undefined;
   delete env[STANDBY_ENV]; // not for CometBFT or anything else this node starts
   const fd = Number(text);
-  if (!Number.isInteger(fd) || fd < 3) throw new Error(`${STANDBY_ENV} must be a file descriptor number above 2, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(fd) || fd < 3) throw new DevnetError("option", `${STANDBY_ENV} must be a file descriptor number above 2, got ${JSON.stringify(text)}`);
   return () =>
     new Promise<void>((resolve, reject) => {
       const channel = new Socket({ fd, readable: true, writable: true });

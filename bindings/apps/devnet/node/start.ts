@@ -118,7 +118,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     if (options.blockTime !== undefined) throw new DevnetError("option", `the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
     cometbft = findCometbft(options.cometbft);
   }
-  if (options.haltGrace !== undefined && engine === "local") throw new Error("the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
+  if (options.haltGrace !== undefined && engine === "local") throw new DevnetError("option", "the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
   const haltGraceMs = options.haltGrace === undefined ? undefined : Number(haltGraceNs(options.haltGrace) / 1_000_000n);
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
@@ -169,7 +169,7 @@ function haltGraceNs(text: string): bigint {
   try {
     return parseDurationOption(text, "margin");
   } catch (e) {
-    throw new Error(`invalid halt grace "${text}": ${messageOf(e)}`);
+    throw new DevnetError("option", `invalid halt grace "${text}": ${messageOf(e)}`, { cause: e });
   }
 }
 

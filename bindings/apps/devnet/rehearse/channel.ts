@@ -240,13 +240,13 @@ async function streamSnapshot(db: LevelDb, socket: Socket, held?: ReturnType<Lev
     };
     for (;;) {
       const batch = (await it.nextv(1000)) as [Uint8Array, Uint8Array][];
-      if (gone) throw new Error("the client went away");
+      if (gone) throw new DevnetError("snapshot", "the client went away");
       if (batch.length === 0) break;
       for (const [k, v] of batch) {
         const size = 9 + k.length + v.length;
         if (used + size > chunk.length) {
           await flush();
-          if (gone) throw new Error("the client went away");
+          if (gone) throw new DevnetError("snapshot", "the client went away");
           if (size > chunk.length) chunk = Buffer.allocUnsafe(size);
         }
         chunk[used] = FRAME_ENTRY;

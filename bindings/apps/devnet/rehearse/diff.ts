@@ -12,13 +12,14 @@ import type { Node } from "../../../store/iavl/node.js";
 import type { TreeReader } from "../../../store/iavl/tree.js";
 import type { CommitMultiStore, VersionView } from "../../../store/rootmulti/store.js";
 import { isHostStore } from "../chain/app-hash.js";
+import { StoreQueryError } from "../../../store/errors.js";
 
 /** Every app store's number of keys at a committed height. */
 export type StoreSizes = Map<string, number>;
 
 export function storeSizes(ms: CommitMultiStore, height: bigint): StoreSizes {
   const view = ms.at(height);
-  if (!view) throw new Error(`height ${height} is not retained`);
+  if (!view) throw new StoreQueryError(`height ${height} is not retained`);
   return new Map(appStores(view).map((name) => [name, view.tree(name).size]));
 }
 
@@ -65,7 +66,7 @@ function leavesOutside(tree: TreeReader, skip: (n: Node) => boolean): Map<string
 export function diffHeights(ms: CommitMultiStore, before: bigint, after: bigint): StoreChange[] {
   const a = ms.at(before);
   const b = ms.at(after);
-  if (!a || !b) throw new Error(`heights ${before} and ${after} must both be retained`);
+  if (!a || !b) throw new StoreQueryError(`heights ${before} and ${after} must both be retained`);
   const names = [...new Set([...appStores(a), ...appStores(b)])].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const since = Number(before);
   return names.map((name) => {

@@ -5,6 +5,7 @@
  */
 import { CacheStore } from "../../../store/cache.js";
 import type { KVStore } from "../../../core/kv.js";
+import { StoreQueryError } from "../../../store/errors.js";
 
 /** Named stores a module reads and writes. */
 export interface StoreView {
@@ -60,7 +61,7 @@ export class MountedStores implements StoreView {
   }
   store(name: string): KVStore {
     const s = this.stores.get(name);
-    if (!s) throw new Error(`store ${name} is not mounted`);
+    if (!s) throw new StoreQueryError(`store ${name} is not mounted`);
     return s;
   }
   names(): string[] {

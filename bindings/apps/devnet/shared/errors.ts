@@ -95,9 +95,10 @@ export function exitCodeFor(err: unknown, options: { handler?: boolean } = {}): 
  * - `app`:       an application definition that cannot be loaded or is invalid;
  * - `cometbft`:  the CometBFT binary: missing, not executable, not v0.38;
  * - `snapshot`:  the committed state a rehearsal starts from cannot be had;
- * - `rehearsal`: the rehearsal cannot run (nothing scheduled, a height too early, a plan not due on the copy).
+ * - `rehearsal`: the rehearsal cannot run (nothing scheduled, a height too early, a plan not due on the copy);
+ * - `network`:   this machine cannot give the nodes what they need (free loopback ports).
  */
-export type DevnetErrorKind = "option" | "home" | "genesis" | "app" | "cometbft" | "snapshot" | "rehearsal";
+export type DevnetErrorKind = "option" | "home" | "genesis" | "app" | "cometbft" | "snapshot" | "rehearsal" | "network";
 
 /** A devnet failure a user can act on, by kind (exit code 1). */
 export class DevnetError extends Error {
@@ -121,4 +122,32 @@ export class DevnetHaltError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/** Bytes written as text (base64, hex) that do not decode; the message is Go's decoder's. */
+export class InvalidEncodingError extends Error {
+  override name = "InvalidEncodingError";
+}
+
+/** A decimal (the SDK's LegacyDec text: digits, at most 18 after the point) that does not parse. */
+export class InvalidDecimalError extends Error {
+  override name = "InvalidDecimalError";
+}
+
+/** A protobuf message that does not decode (read without its generated type: a proposal's authority). */
+export class MalformedMessageError extends Error {
+  override name = "MalformedMessageError";
+}
+
+/**
+ * A call out of the order ABCI prescribes: InitChain on a chain that has blocks, a
+ * block that does not follow the last committed one, a block executed twice, a first block before InitChain.
+ */
+export class ChainSequenceError extends Error {
+  override name = "ChainSequenceError";
+}
+
+/** The app hash committed is not the one FinalizeBlock answered: a host store changed between the two. */
+export class AppHashMismatchError extends Error {
+  override name = "AppHashMismatchError";
 }

@@ -1,6 +1,8 @@
 /** Small byte, hash and time helpers shared by the devnet files. */
 import { createHash } from "node:crypto";
 import { splitNanos } from "../../../go/time.js";
+import { CorruptStoreError } from "../../../store/errors.js";
+import { InvalidEncodingError } from "./errors.js";
 
 export const EMPTY = new Uint8Array(0);
 
@@ -32,12 +34,12 @@ export function base64(b: Uint8Array): string {
 }
 
 export function fromBase64Strict(s: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) throw new Error("illegal base64 data");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) throw new InvalidEncodingError("illegal base64 data");
   return new Uint8Array(Buffer.from(s, "base64"));
 }
 
 export function fromHexStrict(s: string): Uint8Array {
-  if (s.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(s)) throw new Error(`encoding/hex: invalid byte in "${s.slice(0, 40)}"`);
+  if (s.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(s)) throw new InvalidEncodingError(`encoding/hex: invalid byte in "${s.slice(0, 40)}"`);
   return new Uint8Array(Buffer.from(s, "hex"));
 }
 
@@ -48,7 +50,8 @@ export function be64(v: bigint): Uint8Array {
 }
 
 export function readBe64(b: Uint8Array): bigint {
-  if (b.length !== 8) throw new Error(`expected 8 bytes, got ${b.length}`);
+  // Its callers read stored counters (a proposal id, an account number): 8 bytes, or the store is damaged.
+  if (b.length !== 8) throw new CorruptStoreError(`expected 8 bytes, got ${b.length}`);
   return new DataView(b.buffer, b.byteOffset, 8).getBigUint64(0);
 }
 

@@ -14,7 +14,7 @@ import { errorDetail, INTERNAL_MESSAGE } from "../../../../services/internal.js"
 import { INT64_MAX, INT64_MIN } from "../../../../go/int.js";
 import { fromBase64Strict, fromHexStrict } from "../../shared/util.js";
 import { rpcMethods } from "./methods.js";
-import { RpcError, internal, type Args, type Method, type RpcServerOptions } from "./types.js";
+import { InvalidParamError, RpcError, internal, type Args, type Method, type RpcServerOptions } from "./types.js";
 import { messageOf } from "../../../../base/errors.js";
 import { joinHostPort } from "../../../../base/host-port.js";
 
@@ -177,7 +177,7 @@ function jsonArgs(method: Method, params: unknown): Args {
   const byName: Record<string, unknown> = {};
   if (Array.isArray(params)) method.args.forEach(([n], i) => (byName[n] = params[i]));
   else if (typeof params === "object") Object.assign(byName, params);
-  else throw new Error("params must be an object or an array");
+  else throw new InvalidParamError("params must be an object or an array");
   for (const [name, kind] of method.args) {
     const v = byName[name];
     if (v === undefined || v === null) continue;
@@ -186,22 +186,22 @@ function jsonArgs(method: Method, params: unknown): Args {
         if (typeof v === "number" && Number.isSafeInteger(v)) out[name] = BigInt(v);
         else if (typeof v === "string" && /^-?[0-9]+$/.test(v) && inInt64(v)) out[name] = BigInt(v);
         else if (v === "") continue;
-        else throw new Error(`${name}: invalid integer ${JSON.stringify(v)}`);
+        else throw new InvalidParamError(`${name}: invalid integer ${JSON.stringify(v)}`);
         break;
       case "bool":
-        if (typeof v !== "boolean") throw new Error(`${name}: expected a boolean`);
+        if (typeof v !== "boolean") throw new InvalidParamError(`${name}: expected a boolean`);
         out[name] = v;
         break;
       case "string":
-        if (typeof v !== "string") throw new Error(`${name}: expected a string`);
+        if (typeof v !== "string") throw new InvalidParamError(`${name}: expected a string`);
         out[name] = v;
         break;
       case "hexbytes":
-        if (typeof v !== "string") throw new Error(`${name}: expected a hex string`);
+        if (typeof v !== "string") throw new InvalidParamError(`${name}: expected a hex string`);
         out[name] = fromHexStrict(v.startsWith("0x") || v.startsWith("0X") ? v.slice(2) : v);
         break;
       case "bytes":
-        if (typeof v !== "string") throw new Error(`${name}: expected a base64 string`);
+        if (typeof v !== "string") throw new InvalidParamError(`${name}: expected a base64 string`);
         out[name] = decodeFlexibleBytes(v);
         break;
     }
@@ -233,12 +233,12 @@ function uriArgs(method: Method, q: URLSearchParams): Args {
     switch (kind) {
       case "int": {
         const t = unq ?? raw;
-        if (!/^-?[0-9]+$/.test(t) || !inInt64(t)) throw new Error(`${name}: invalid integer ${raw}`);
+        if (!/^-?[0-9]+$/.test(t) || !inInt64(t)) throw new InvalidParamError(`${name}: invalid integer ${raw}`);
         out[name] = BigInt(t);
         break;
       }
       case "bool":
-        if (raw !== "true" && raw !== "false") throw new Error(`${name}: expected true or false`);
+        if (raw !== "true" && raw !== "false") throw new InvalidParamError(`${name}: expected true or false`);
         out[name] = raw === "true";
         break;
       case "string":

@@ -15,6 +15,11 @@ export class RpcError extends Error {
   }
 }
 
+/** A request's params that do not fit the method's arguments; answered -32602 Invalid params with this text. */
+export class InvalidParamError extends Error {
+  override name = "InvalidParamError";
+}
+
 export const internal = (data: string) => new RpcError(-32603, "Internal error", data);
 export const invalidParams = (data: string) => new RpcError(-32602, "Invalid params", data);
 

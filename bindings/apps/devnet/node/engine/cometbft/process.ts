@@ -11,6 +11,7 @@ import { existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "../../../../../base/logger.js";
 import { sleep } from "../../../../../base/sleep.js";
+import { DevnetError } from "../../../shared/errors.js";
 
 export interface CometProcessOptions {
   bin: string;
@@ -55,7 +56,7 @@ export async function waitForEarlierCometbft(home: string, logger: Required<Logg
   logger.info("waiting for the CometBFT of an earlier run to stop", { module: "node", pid });
   const end = Date.now() + timeoutMs;
   while (earlierCometbft(home) === pid) {
-    if (Date.now() > end) throw new Error(`the CometBFT of an earlier run on ${home} (pid ${pid}) is still running after ${timeoutMs / 1000} s: stop it first`);
+    if (Date.now() > end) throw new DevnetError("home", `the CometBFT of an earlier run on ${home} (pid ${pid}) is still running after ${timeoutMs / 1000} s: stop it first`);
     await sleep(100);
   }
 }

@@ -150,7 +150,7 @@ const HIGH = 32_000;
 export async function freePorts(n: number): Promise<number[]> {
   const out = new Set<number>();
   for (let tries = 0; out.size < n; tries++) {
-    if (tries > 50 * n + 200) throw new Error(`could not find ${n} free ports on 127.0.0.1 between ${LOW} and ${HIGH}`);
+    if (tries > 50 * n + 200) throw new DevnetError("network", `could not find ${n} free ports on 127.0.0.1 between ${LOW} and ${HIGH}`);
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
     if (!out.has(port) && (await canListen(port))) out.add(port);
   }
