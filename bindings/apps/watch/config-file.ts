@@ -11,7 +11,7 @@ import { parseWatchConfig, registryRefs, type WatchConfig } from "./config.js";
 async function readRegistry(ref: string, base: string): Promise<unknown> {
   if (/^https?:\/\//.test(ref)) {
     const res = await fetch(ref, { signal: AbortSignal.timeout(15_000) });
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    if (!res.ok) throw new WatchConfigError([`HTTP ${res.status}`]);
     return res.json();
   }
   return JSON.parse(await readFile(isAbsolute(ref) ? ref : join(base, ref), "utf8"));

@@ -46,6 +46,7 @@ export class Ledger {
 
   /** Records a new alert with a pending delivery to each webhook key; the caller persists before sending. */
   add(alert: Alert, hooks: readonly string[]): LedgerEntry {
+    // An invariant: dueAlerts asks `has` and makes no alert the ledger holds.
     if (this.byId.has(alert.id)) throw new Error(`alert ${alert.id} is already in the ledger`);
     const e: LedgerEntry = { seq: this.next++, alert, deliveries: Object.fromEntries(hooks.map((h) => [h, { state: "pending" as const, attempts: 0 }])) };
     this.byId.set(alert.id, e);
