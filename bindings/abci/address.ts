@@ -33,7 +33,7 @@ function tcpAddress(hostPort: string, original: string): ListenAddress {
   try {
     hp = parseHostPort(hostPort);
   } catch (e) {
-    if (e instanceof HostPortError) throw new Error(`${e.reason} in ${JSON.stringify(original)}`);
+    if (e instanceof HostPortError) throw new Error(`${e.reason} in ${JSON.stringify(original)}`, { cause: e });
     throw e;
   }
   // Go listens on every interface for an empty host, as does Node for "::"/unspecified.

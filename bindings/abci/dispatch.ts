@@ -33,7 +33,7 @@ export async function dispatch(app: AbciApplication, decoded: DecodedRequest): P
   } catch (e) {
     const error = asError(e);
     if (error instanceof AbciConsensusHalt && decoded.method === "finalizeBlock") {
-      return { ok: true, frame: refusedBlockFrame(decoded.request as RequestOf<"finalizeBlock">, error), consensusHalt: error };
+      return { ok: true, frame: refusedBlockFrame(decoded.request, error), consensusHalt: error };
     }
     return { ok: false, error, frame: exceptionFrame(error.message) };
   }
@@ -46,7 +46,7 @@ export async function dispatch(app: AbciApplication, decoded: DecodedRequest): P
 export function refusedBlockFrame(request: RequestOf<"finalizeBlock">, halt: Error): Uint8Array {
   const result = { code: 1, codespace: "halt", log: halt.message };
   const txResults = Array.from({ length: request.txs.length + 1 }, () => result);
-  return responseFrame({ finalizeBlock: METHODS.finalizeBlock.completeResponse({ txResults }) } as Response);
+  return responseFrame({ finalizeBlock: METHODS.finalizeBlock.completeResponse({ txResults }) });
 }
 
 async function call<M extends AppMethodName>(app: AbciApplication, method: M, request: RequestOf<M>): Promise<Uint8Array> {
@@ -54,7 +54,7 @@ async function call<M extends AppMethodName>(app: AbciApplication, method: M, re
   const partial = own ? await own.call(app, request) : DEFAULT_RESPONSES[method](request);
   const response = METHODS[method].completeResponse(partial ?? {});
   check(method, request, response);
-  return responseFrame({ [method]: response } as Response);
+  return responseFrame({ [method]: response });
 }
 
 const ACCEPT_OR_REJECT = new Set([1, 2]);

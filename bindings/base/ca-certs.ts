@@ -5,8 +5,6 @@
  * the query bundle and the `--verify` bundle (each with its own copy of this module) both find it.
  */
 import { readFileSync } from "node:fs";
-import type * as Tls from "node:tls";
-import type * as Crypto from "node:crypto";
 
 export const DEFERRED_CA_CERTS = Symbol.for("xupgrade.cli.deferredExtraCaCerts");
 
@@ -26,13 +24,13 @@ export function extraCaCerts(): { ca?: string[] } {
     process.stderr.write(`Warning: Ignoring extra certs from \`${file}\`, load failed: ${(e as Error).message}\n`);
     return (loaded = {});
   }
-  const tls = process.getBuiltinModule("node:tls") as typeof Tls;
+  const tls = process.getBuiltinModule("node:tls");
   return (loaded = { ca: [...tls.rootCertificates, ...certs] });
 }
 
 /** The PEM certificates of a file, each checked by parsing it (a block that does not parse fails the file). */
 function pemCertificates(text: string): string[] {
-  const { X509Certificate } = process.getBuiltinModule("node:crypto") as typeof Crypto;
+  const { X509Certificate } = process.getBuiltinModule("node:crypto");
   const blocks = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
   for (const b of blocks) new X509Certificate(b);
   return blocks;

@@ -4,7 +4,6 @@
  * After a crash a reader finds the old file, the new one, or none, never a part; at worst a hidden
  * `.<name>.<pid>.<random>.tmp` stays behind, which no reader looks at. A failure removes the temporary file.
  */
-import type * as Crypto from "node:crypto";
 import { access, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
@@ -20,7 +19,7 @@ export interface AtomicWriteOptions {
  * `bytes` random bytes in hex, for temporary names. node:crypto is taken when a name is made (getBuiltinModule:
  * synchronous in every bundle): a long-running process that imports this floor (the sidecar) need not load it.
  */
-export const randomHex = (bytes: number): string => (process.getBuiltinModule("node:crypto") as typeof Crypto).randomBytes(bytes).toString("hex");
+export const randomHex = (bytes: number): string => process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);

@@ -81,7 +81,7 @@ async function verifyEd25519Fast(key: Uint8Array, message: Uint8Array, signature
  */
 export function verifySignatures(checks: readonly SignatureCheck[], engine: SignatureEngine = "webcrypto+noble"): Promise<boolean[]> {
   return Promise.all(
-    checks.map((c) => {
+    checks.map(async (c) => {
       if (c.type === "secp256k1") return verifySecp256k1(c.key, c.message, c.signature);
       return engine === "noble" ? verifyEd25519Noble(c.key, c.message, c.signature) : verifyEd25519Fast(c.key, c.message, c.signature);
     }),

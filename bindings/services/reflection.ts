@@ -148,7 +148,7 @@ export function reflectionServices(pool: DescriptorPool): { definition: ServiceD
         responseDeserialize: identity,
         originalName: "serverReflectionInfo",
       },
-    } as ServiceDefinition,
+    },
     implementation: { ServerReflectionInfo: (call: ServerDuplexStream<Buffer, Buffer>) => handleStream(pool, call) },
   }));
 }

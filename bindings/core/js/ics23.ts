@@ -699,13 +699,12 @@ export function verifyMembership(cs: CheckedSpec, root: Uint8Array | undefined, 
     case BATCH: {
       root ??= calculateProof(p);
       for (const e of p.entries) if (e !== undefined && "exist" in e && equal(e.exist.key, key)) return { root: verifyExist(e.exist, cs, key, value, root), proven: e.exist };
-      refuse(R.NoBatchEntry, W.Proof, 0, 1);
+      return refuse(R.NoBatchEntry, W.Proof, 0, 1);
     }
-    // eslint-disable-next-line no-fallthrough
     case NONEXIST:
-      refuse(R.NotExistence, W.Proof, 0, 2);
+      return refuse(R.NotExistence, W.Proof, 0, 2);
     default:
-      refuse(R.EmptyProof);
+      return refuse(R.EmptyProof);
   }
 }
 
@@ -724,13 +723,12 @@ export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefine
           return { root: verifyNonExist(e.nonexist, cs, key, root), proven: e.nonexist };
         }
       }
-      refuse(R.NoBatchEntry, W.Proof, 0, 2);
+      return refuse(R.NoBatchEntry, W.Proof, 0, 2);
     }
-    // eslint-disable-next-line no-fallthrough
     case EXIST:
-      refuse(R.NotNonexistence, W.Proof, 0, 1);
+      return refuse(R.NotNonexistence, W.Proof, 0, 1);
     default:
-      refuse(R.EmptyProof);
+      return refuse(R.EmptyProof);
   }
 }
 

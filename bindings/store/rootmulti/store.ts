@@ -171,7 +171,7 @@ export class CommitMultiStore implements MultiStore {
   }
 
   private async load(): Promise<void> {
-    const marker = this.db.getSync(FORMAT_KEY, VIEW) as Uint8Array | undefined;
+    const marker = this.db.getSync<Uint8Array, Uint8Array>(FORMAT_KEY, VIEW);
     if (marker === undefined) {
       const first = await this.db.keys({ ...VIEW, limit: 1 }).all();
       if (first.length > 0) {
@@ -186,7 +186,7 @@ export class CommitMultiStore implements MultiStore {
     }
     const format = new TextDecoder().decode(marker);
     if (format !== FORMAT) throw new StoreFormatError(`the database has format "${format}"; this version reads "${FORMAT}"`);
-    const h = this.db.getSync(HEIGHT_KEY, VIEW) as Uint8Array | undefined;
+    const h = this.db.getSync<Uint8Array, Uint8Array>(HEIGHT_KEY, VIEW);
     if (h === undefined) return;
     const height = decodeHeight(h);
     for (const key of (await this.db.keys({ ...VIEW, ...RECORD_RANGE }).all()) as Uint8Array[]) this.retained.push(versionOfRecordKey(key));
@@ -414,7 +414,7 @@ export class CommitMultiStore implements MultiStore {
                 keys.push({ version: pairs[j], nonce: pairs[j + 1] });
                 dbKeys.push(writeNodeKey(buf, (j / 2) * keySize, prefix, pairs[j], pairs[j + 1]));
               }
-              const values = (await this.db.getMany(dbKeys, VIEW)) as (Uint8Array | undefined)[];
+              const values = await this.db.getMany<Uint8Array, Uint8Array>(dbKeys, VIEW);
               if (this.closed) stop = true;
               if (stop) return;
               const inner = values.map((v) => (v !== undefined && innerChildren(v, next) ? v : undefined));
@@ -468,7 +468,7 @@ export class CommitMultiStore implements MultiStore {
   reader(name: string, record: StoreRecord | undefined): TreeReader {
     const ndb = this.ndb(name);
     const root = record?.root;
-    return new TreeReader(ndb, root && ndb.get(root.version, root.nonce, record!.hash));
+    return new TreeReader(ndb, root && ndb.get(root.version, root.nonce, record.hash));
   }
 
   /** Nodes served by the caches and read from the database since open, and written and pruned by commits. */
@@ -502,7 +502,7 @@ export class CommitMultiStore implements MultiStore {
       const key = new Uint8Array(nodeKeySize(prefix));
       const read = this.viewByDefault
         ? (v: number, n: number) => this.db.getSync(writeNodeKey(key, 0, prefix, v, n)) as Uint8Array | undefined
-        : (v: number, n: number) => this.db.getSync(writeNodeKey(key, 0, prefix, v, n), VIEW) as Uint8Array | undefined;
+        : (v: number, n: number) => this.db.getSync<Uint8Array, Uint8Array>(writeNodeKey(key, 0, prefix, v, n), VIEW);
       this.ndbs.set(name, (ndb = new NodeDb(this.sha, read, this.cache, name)));
     }
     return ndb;
@@ -519,7 +519,7 @@ export class CommitMultiStore implements MultiStore {
   }
 
   private readVersion(height: number): Version | undefined {
-    const raw = this.db.getSync(recordKey(height), VIEW) as Uint8Array | undefined;
+    const raw = this.db.getSync<Uint8Array, Uint8Array>(recordKey(height), VIEW);
     return raw && this.versionFrom(height, decodeRecord(raw, height));
   }
 
@@ -529,7 +529,7 @@ export class CommitMultiStore implements MultiStore {
   }
 
   private async readOrphans(version: number): Promise<Map<string, NodeKey[]>> {
-    const raw = (await this.db.get(orphansKey(version), VIEW)) as Uint8Array | undefined;
+    const raw = await this.db.get<Uint8Array, Uint8Array>(orphansKey(version), VIEW);
     return raw ? decodeOrphans(raw, version) : new Map();
   }
 }
