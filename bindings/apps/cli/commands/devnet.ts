@@ -250,7 +250,7 @@ export function registerDevnet(program: Command): void {
         grpc: opts.grpc,
         blockTime: durationText("block-time", opts.blockTime),
         haltGrace: durationText("halt-grace", opts.haltGrace, "margin"),
-        backend: opts.core as Devnet.StartDevnetOptions["backend"],
+        backend: opts.core,
         namespace: opts.namespace,
         skipUpgradeHeights: parseSkipHeights(opts.unsafeSkipUpgrades),
         pruning: opts.pruning as Devnet.StartDevnetOptions["pruning"],

@@ -22,7 +22,7 @@ const CONFIG_FLAG = "-c, --cosmovisor-config <path>";
 const CONFIG_HELP = "TOML file with the variables in lower case (the environment overrides it)";
 
 function configPath(cmd: Command): string | undefined {
-  return (cmd.opts() as ConfigOpts).cosmovisorConfig ?? (cmd.parent?.opts() as ConfigOpts | undefined)?.cosmovisorConfig;
+  return cmd.opts<ConfigOpts>().cosmovisorConfig ?? cmd.parent?.opts<ConfigOpts>().cosmovisorConfig;
 }
 
 const logger = async (cfg: Pick<VisorConfig, "disableLogs" | "colorLogs" | "timeFormatLogs">) =>

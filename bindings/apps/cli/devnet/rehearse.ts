@@ -45,9 +45,9 @@ export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> 
       app: opts.app,
       plan: opts.plan,
       height,
-      backend: opts.core as Devnet.RehearseOptions["backend"],
+      backend: opts.core,
       tmpDir: opts.tmpDir,
-      snapshot: opts.snapshot as Devnet.RehearseOptions["snapshot"],
+      snapshot: opts.snapshot,
     });
   } catch (e) {
     if (format === "json") process.stdout.write(JSON.stringify(devnet.failedRehearsalJson(messageOf(e))) + "\n");

@@ -19,7 +19,7 @@ export async function fromPrivkey(privkey: Uint8Array): Promise<KeyMaterial> {
   if (privkey.length !== 32) throw new CliError(`invalid private key: expected 32 bytes, got ${privkey.length}`);
   let uncompressed: Uint8Array;
   try {
-    uncompressed = (await Secp256k1.makeKeypair(privkey)).pubkey;
+    uncompressed = Secp256k1.makeKeypair(privkey).pubkey;
   } catch (e) {
     throw new CliError(`invalid private key: ${(e as Error).message}`);
   }

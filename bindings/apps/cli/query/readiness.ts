@@ -56,7 +56,7 @@ export function printReadiness(
   verification?: JsonValue,
 ): void {
   const extra: Record<string, JsonValue> = verification === undefined ? {} : { verification };
-  if (output === "json") process.stdout.write(toJson({ ...readinessResponseJson({ tally, params }), height: height.toString(), ...extra } as unknown as JsonValue) + "\n");
+  if (output === "json") process.stdout.write(toJson({ ...readinessResponseJson({ tally, params }), height: height.toString(), ...extra }) + "\n");
   else process.stdout.write(formatReadiness(tally, height) + (verification === undefined ? "" : toYaml(extra)));
   for (const w of readinessWarnings(tally, height, warnBlocks)) warn(w);
 }

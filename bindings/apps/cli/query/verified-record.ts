@@ -21,7 +21,7 @@ export function verifiedBlockRecord(header: Header, blockId: BlockID, numTxs: nu
   const v = header.version;
   const version: Record<string, JsonValue> = { block: (v?.block ?? 0n).toString() };
   if (v && v.app !== 0n) version.app = v.app.toString();
-  const t = header.time!;
+  const t = header.time;
   return {
     block_id: blockIdJson(blockId),
     header: {

@@ -265,7 +265,7 @@ export async function applied(opts: VerifyOpts, cmd: Command): Promise<void> {
     const size = await blockSize(rpc, p.value);
     unverified.block_size = size ?? "unknown";
     note(`verified: the block record of height ${p.value} (${upper(rec.hash)}), by the hash chain down from header ${client.header.height}` + (txs ? `, its ${txs.length} transactions by its data_hash` : ""));
-    const record = verifiedBlockRecord(rec.header, above.lastBlockId!, txs?.length ?? 0) as Record<string, JsonValue>;
+    const record = verifiedBlockRecord(rec.header, above.lastBlockId, txs?.length ?? 0) as Record<string, JsonValue>;
     if (!txs) delete record.num_txs;
     process.stdout.write(toIndentedJson({ ...record, verification: verificationJson(v, p, unverified) }) + "\n");
   });

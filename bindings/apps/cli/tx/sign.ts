@@ -25,6 +25,6 @@ export async function signDirect(privkey: Uint8Array, doc: SignDoc): Promise<{ s
     const { signature } = await wallet.signDirect(account.address, cosmjsDoc);
     return { signature: fromBase64(signature.signature), signBytes };
   }
-  const sig = await Secp256k1.createSignature(sha256(signBytes), privkey);
+  const sig = Secp256k1.createSignature(sha256(signBytes), privkey);
   return { signature: new Uint8Array([...sig.r(32), ...sig.s(32)]), signBytes };
 }

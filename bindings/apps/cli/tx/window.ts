@@ -59,7 +59,7 @@ async function measure(rpc: CometRpc, H: bigint): Promise<Window> {
   try {
     params = await queryGovParams(rpc);
   } catch (e) {
-    throw new Error(`gov params unavailable: ${messageOf(e)}`);
+    throw new Error(`gov params unavailable: ${messageOf(e)}`, { cause: e });
   }
   const V = durationNs(params.votingPeriod);
   const D = durationNs(params.maxDepositPeriod);
