@@ -153,8 +153,19 @@ function snippet(text: string): string {
   return t.length > 80 ? `${t.slice(0, 80)}…` : t;
 }
 
+/** What field() returns for the JSON type it expects ("any": present, of any type). */
+interface FieldTypes {
+  string: string;
+  object: Record<string, unknown>;
+  array: unknown[];
+  number: number;
+  any: unknown;
+}
+
 /** Reads a dotted path of a JSON value; a missing or mistyped field is a "garbage" Problem naming it. */
-export function field(json: unknown, path: string, what: string, type: "string" | "object" | "array" | "number" | "any" = "string"): any {
+export function field(json: unknown, path: string, what: string, type?: "string"): string;
+export function field<T extends keyof FieldTypes>(json: unknown, path: string, what: string, type: T): FieldTypes[T];
+export function field(json: unknown, path: string, what: string, type: keyof FieldTypes = "string"): unknown {
   let v: unknown = json;
   for (const key of path.split(".")) {
     if (v === null || typeof v !== "object") {

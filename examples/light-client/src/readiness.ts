@@ -37,8 +37,8 @@ function b64(text: unknown, what: string): Uint8Array {
 /** The REST gateway's JSON as the package's tally. */
 export function tallyFromJson(t: unknown, what: string): ReadinessTally {
   const n = (path: string) => int(field(t, path, what, "string"), what, path);
-  const validators = (field(t, "validators", what, "array") as unknown[]).map((v): ValidatorReadiness => {
-    const status = STATUS[field(v, "status", what) as string];
+  const validators = field(t, "validators", what, "array").map((v): ValidatorReadiness => {
+    const status = STATUS[field(v, "status", what)];
     if (!status) throw new Problem("garbage", `${what} answered an unknown readiness status “${String((v as { status?: unknown }).status)}”.`);
     const a = (v as { attestation?: unknown }).attestation;
     const attestation =
@@ -76,13 +76,13 @@ export function tallyFromJson(t: unknown, what: string): ReadinessTally {
     notRehearsedPower: n("not_rehearsed_power"),
     noAttestationPower: n("no_attestation_power"),
     validators,
-    appHashGroups: (field(t, "app_hash_groups", what, "array") as unknown[]).map((g) => ({
+    appHashGroups: field(t, "app_hash_groups", what, "array").map((g) => ({
       snapshotHeight: int(field(g, "snapshot_height", what), what, "snapshot_height"),
       appHash: b64(field(g, "app_hash", what), what),
       power: int(field(g, "power", what), what, "power"),
-      validators: (field(g, "validators", what, "array") as unknown[]).map((x) => b64(x, what)),
+      validators: field(g, "validators", what, "array").map((x) => b64(x, what)),
     })),
-    expectedBinaries: (field(t, "expected_binaries", what, "array") as unknown[]).map((e) => ({
+    expectedBinaries: field(t, "expected_binaries", what, "array").map((e) => ({
       platform: field(e, "platform", what),
       sha256: b64(field(e, "sha256", what), what),
       source: field(e, "source", what) === "EXPECTED_BINARY_SOURCE_PLAN_INFO" ? ("plan_info" as const) : ("most_power" as const),
@@ -103,7 +103,7 @@ export async function readReadinessRest(restBase: string): Promise<Part<Readines
     const tally = field(json, "tally", what, "any");
     const params = {
       voteExtensionsEnableHeight: int(field(json, "params.vote_extensions_enable_height", what), what, "vote_extensions_enable_height"),
-      activationThreshold: field(json, "params.activation_threshold", what) as string,
+      activationThreshold: field(json, "params.activation_threshold", what),
     };
     return ok({ tally: tally === null ? undefined : tallyFromJson(tally, what), params }, h && /^[0-9]+$/.test(h) ? BigInt(h) : undefined);
   } catch (e) {

@@ -39,7 +39,7 @@ export class RestClient {
   async moduleVersions(height?: bigint): Promise<Part<VersionView[]>> {
     const what = "REST module_versions";
     const { json, at } = await this.get(`${PREFIX}/module_versions`, what, height);
-    const list = field(json, "module_versions", what, "array") as unknown[];
+    const list = field(json, "module_versions", what, "array");
     return ok(
       list.map((m) => ({ name: field(m, "name", what), version: int(field(m, "version", what), what, "version") })),
       at,

@@ -29,7 +29,7 @@ export class BrowserRootStore implements RootStore {
   constructor(private readonly storage: () => Storage = () => localStorage) {}
 
   async load(chainId: string): Promise<SavedRoot | undefined> {
-    let text: string | null = null;
+    let text: string | null;
     try {
       text = this.storage().getItem(PREFIX + chainId);
     } catch {

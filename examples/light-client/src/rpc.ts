@@ -68,7 +68,7 @@ export class RpcClient {
   /** Block metas of [min, max], newest first (at most 20 per call, as CometBFT). */
   async blockMetas(min: bigint, max: bigint): Promise<BlockMeta[]> {
     const r = await this.call("blockchain", { minHeight: min.toString(), maxHeight: max.toString() });
-    const metas = field(r, "block_metas", "RPC blockchain", "array") as unknown[];
+    const metas = field(r, "block_metas", "RPC blockchain", "array");
     return metas.map((m) => blockMeta(m));
   }
 
@@ -90,7 +90,7 @@ export class RpcClient {
     if (height !== undefined) args.height = height.toString();
     const r = await this.call("abci_query", args);
     const what = `RPC abci_query ${path} ${hex}`;
-    const code = field(r, "response.code", what, "number") as number;
+    const code = field(r, "response.code", what, "number");
     if (code !== 0) {
       const codespace = (r as { response: { codespace?: unknown } }).response.codespace;
       const log = (r as { response: { log?: unknown } }).response.log;

@@ -283,7 +283,7 @@ export function renderVersions(el: HTMLElement, versions: Part<VersionView[]>, s
   for (const name of names) {
     const v = now.get(name);
     const b = before?.get(name);
-    let text = "";
+    let text: string;
     let cls = "";
     if (before) {
       if (b === undefined && v !== undefined) [text, cls] = ["added", "added"];
