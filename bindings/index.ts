@@ -59,7 +59,7 @@ export { DurableMultiStore, DurableStore, type DurableOptions } from "./store/le
 export { CorruptStoreError, StoreFormatError, StoreQueryError, StoreStateError } from "./store/errors.js";
 export { CometRpc, RpcError, DEFAULT_NODE } from "./client/rpc.js";
 export { AbciError, abciQuery, type AbciResult } from "./client/abci.js";
-export { ClientError, NodeAddressError } from "./client/errors.js";
+export { ClientError, InvalidAddressError, NodeAddressError } from "./client/errors.js";
 export { UPGRADE_QUERY, haltedForPlan, latestBlockHeight, queryAppliedPlan, queryAuthority, queryCurrentPlan, queryModuleVersions } from "./client/upgrade.js";
 export { BECH32_PREFIX, HD_PATH, addressBytes, addressOfPubkey, addressProblem, isAddress, moduleAddress } from "./client/address.js";
 export {

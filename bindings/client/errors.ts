@@ -13,3 +13,8 @@ export class NodeAddressError extends ClientError {
     super(`invalid node address ${JSON.stringify(node)}: ${reason}`);
   }
 }
+
+/** A string that is not a `cosmos` account address: the bech32 decoder's or the SDK's reason, as they word it. */
+export class InvalidAddressError extends ClientError {
+  override name = "InvalidAddressError";
+}
