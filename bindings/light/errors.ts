@@ -33,6 +33,11 @@ export type Check =
 
 export const hex = (b: Uint8Array): string => toHex(b).toUpperCase();
 
+/** A saved trust root (its JSON form, docs/spec/light-client.md §2.1) that does not read: the message says which part. */
+export class SavedRootError extends Error {
+  override name = "SavedRootError";
+}
+
 /** Base class: `verification failed` is what every surface prefixes (the CLI: `Error: verification failed: …`). */
 export abstract class VerificationError extends Error {
   abstract readonly check: Check;

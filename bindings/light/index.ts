@@ -97,6 +97,7 @@ export {
   StaleHeaderError,
   NoWitnessesError,
   LightClientAttackError,
+  SavedRootError,
   formatAge,
   type Check,
   type WitnessFault,

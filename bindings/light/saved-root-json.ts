@@ -5,6 +5,7 @@
  * use not.
  */
 import type { RootOrigin, SavedRoot } from "./trust-root.js";
+import { SavedRootError } from "./errors.js";
 
 export interface SavedRootJson {
   chain_id: string;
@@ -31,14 +32,14 @@ export function savedRootToJson(r: SavedRoot): SavedRootJson {
   };
 }
 
-/** The saved root in `value`, or an Error saying which field does not read. */
+/** The saved root in `value`, or a SavedRootError saying which field does not read. */
 export function savedRootFromJson(value: unknown): SavedRoot {
   const f = value as Partial<SavedRootJson> | null;
   const o = f?.origin;
-  if (typeof f !== "object" || f === null || typeof f.chain_id !== "string" || !INT.test(String(f.height)) || !HEX64.test(String(f.hash))) throw new Error("fields are missing");
-  if (typeof o !== "object" || o === null || !INT.test(String(o.height)) || !HEX64.test(String(o.hash))) throw new Error("its origin is not a header");
+  if (typeof f !== "object" || f === null || typeof f.chain_id !== "string" || !INT.test(String(f.height)) || !HEX64.test(String(f.hash))) throw new SavedRootError("fields are missing");
+  if (typeof o !== "object" || o === null || !INT.test(String(o.height)) || !HEX64.test(String(o.hash))) throw new SavedRootError("its origin is not a header");
   const how = o.how === "flags" ? "given" : o.how;
-  if (how !== "given" && how !== "link" && how !== "first-use") throw new Error(`unknown origin ${JSON.stringify(o.how)}`);
+  if (how !== "given" && how !== "link" && how !== "first-use") throw new SavedRootError(`unknown origin ${JSON.stringify(o.how)}`);
   return {
     chainId: f.chain_id,
     height: BigInt(f.height!),
