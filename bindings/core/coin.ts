@@ -38,6 +38,7 @@ export function coinReason(status: number, denom: string): string {
     case CoinStatus.BadDenom:
       return `invalid denom ${JSON.stringify(denom)}: must match [a-zA-Z][a-zA-Z0-9/:._-]{2,127}`;
     default:
+      // An invariant: both cores return only the statuses above.
       throw new Error(`core returned unknown coin status ${status}`);
   }
 }

@@ -556,6 +556,7 @@ function reasonText(f: Ics23Failure): string {
     case Ics23Reason.NonCanonical:
       return `the proof is not canonically encoded: ${nonCanonicalText(a, b, f.c, Number(v))}`;
     default:
+      // An invariant: both cores return only the reasons above.
       throw new Error(`core returned unknown ICS23 reason ${f.reason}`);
   }
 }

@@ -75,6 +75,7 @@ export function statusError(status: number, d: StatusDetail = {}): Error {
     case Status.WrongPrefix:
       return new TypeError(`key 0x${toHex(d.key ?? new Uint8Array(0))} is outside the range being decoded`);
     default:
+      // An invariant: both cores return only the statuses above (one conformance suite holds them to it).
       throw new Error(`core returned unknown status ${status}`);
   }
 }

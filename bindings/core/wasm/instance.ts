@@ -32,6 +32,7 @@ const DONE_CHUNK = 256;
 const NOT_READ: Uint8Array = new Uint8Array(0);
 
 function noStore(): never {
+  // An invariant: only the stateless calls run without a session, and none of them reads the store.
   throw new Error("this core instance has no store; use core.session(store)");
 }
 
@@ -87,6 +88,8 @@ export class CoreInstance {
       },
       env: {
         abort: (msg: number, file: number, line: number, column: number): never => {
+          // An invariant broken inside the core (an assertion of its own, memory it cannot grow), not a caller's
+          // mistake: input is checked and refused with a status before anything could abort.
           throw new Error(`xupgrade core aborted: ${this.asString(msg)} at ${this.asString(file)}:${line}:${column}`);
         },
       },

@@ -4,6 +4,7 @@
  * as associated data (so a sealed key cannot be moved to another record). node:crypto only.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { CliError } from "../errors.js";
 
 export interface ScryptParams {
   N: number;
@@ -53,7 +54,7 @@ export async function seal(secret: Uint8Array, passphrase: string, aad: string):
 
 /** The secret, or undefined when the passphrase is wrong (or the record was tampered with). */
 export async function open(sealed: Sealed, passphrase: string, aad: string): Promise<Uint8Array | undefined> {
-  if (sealed.kdf !== "scrypt" || sealed.cipher !== "aes-256-gcm") throw new Error(`unsupported key encryption ${sealed.kdf}/${sealed.cipher}`);
+  if (sealed.kdf !== "scrypt" || sealed.cipher !== "aes-256-gcm") throw new CliError(`unsupported key encryption ${sealed.kdf}/${sealed.cipher}`);
   const key = await deriveKey(passphrase, sealed.kdfparams);
   try {
     const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64"));
