@@ -6,6 +6,7 @@ import { lstat, unlink } from "node:fs/promises";
 import { connect } from "node:net";
 import { resolve } from "node:path";
 import { HostPortError, joinHostPort, parseHostPort, type HostPort } from "../base/host-port.js";
+import { AbciAddressError, SocketInUseError } from "./errors.js";
 
 export type ListenAddress = { kind: "tcp"; host: string; port: number } | { kind: "unix"; path: string };
 
@@ -17,14 +18,14 @@ export function parseAddress(address: string): ListenAddress {
       case "tcp":
         return tcpAddress(rest, address);
       case "unix":
-        if (rest === "") throw new Error(`no socket path in ${JSON.stringify(address)}`);
+        if (rest === "") throw new AbciAddressError(`no socket path in ${JSON.stringify(address)}`);
         return { kind: "unix", path: resolve(rest) };
       default:
-        throw new Error(`unsupported ABCI address scheme "${protocol}" in ${JSON.stringify(address)} (use tcp:// or unix://)`);
+        throw new AbciAddressError(`unsupported ABCI address scheme "${protocol}" in ${JSON.stringify(address)} (use tcp:// or unix://)`);
     }
   }
   if (/^(\[[^\]]*\]|[^/:]*):\d+$/.test(address)) return tcpAddress(address, address);
-  if (address === "") throw new Error("empty ABCI address");
+  if (address === "") throw new AbciAddressError("empty ABCI address");
   return { kind: "unix", path: resolve(address) };
 }
 
@@ -33,7 +34,7 @@ function tcpAddress(hostPort: string, original: string): ListenAddress {
   try {
     hp = parseHostPort(hostPort);
   } catch (e) {
-    if (e instanceof HostPortError) throw new Error(`${e.reason} in ${JSON.stringify(original)}`, { cause: e });
+    if (e instanceof HostPortError) throw new AbciAddressError(`${e.reason} in ${JSON.stringify(original)}`, { cause: e });
     throw e;
   }
   // Go listens on every interface for an empty host, as does Node for "::"/unspecified.
@@ -57,8 +58,8 @@ export async function removeStaleSocket(path: string): Promise<void> {
   } catch {
     return; // nothing there
   }
-  if (!isSocket) throw new Error(`${path} exists and is not a socket; refusing to replace it`);
-  if (await answers(path)) throw new Error(`another process is listening on ${path}`);
+  if (!isSocket) throw new SocketInUseError(`${path} exists and is not a socket; refusing to replace it`);
+  if (await answers(path)) throw new SocketInUseError(`another process is listening on ${path}`);
   await unlink(path).catch((e: NodeJS.ErrnoException) => {
     if (e.code !== "ENOENT") throw e;
   });

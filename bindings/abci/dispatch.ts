@@ -8,6 +8,7 @@ import { AbciConsensusHalt, DEFAULT_RESPONSES, type AbciApplication, type AppMet
 import type { DecodedRequest } from "./decode.js";
 import { encodeFrame } from "./framing.js";
 import { METHODS, type MethodName, type RequestOf, type ResponseOf } from "./methods.js";
+import { AbciAnswerError } from "./errors.js";
 
 /** `consensusHalt`: the app stopped consensus at this block (the frame is the refused block result). */
 export type Outcome = { ok: true; frame: Uint8Array; consensusHalt?: AbciConsensusHalt } | { ok: false; error: Error; frame: Uint8Array };
@@ -65,18 +66,18 @@ function check<M extends MethodName>(method: M, request: RequestOf<M>, response:
     case "processProposal":
     case "verifyVoteExtension": {
       const status = (response as ResponseOf<"processProposal" | "verifyVoteExtension">).status;
-      if (!ACCEPT_OR_REJECT.has(status)) throw new Error(`${method} answered status ${status}; it must be ACCEPT (1) or REJECT (2)`);
+      if (!ACCEPT_OR_REJECT.has(status)) throw new AbciAnswerError(`${method} answered status ${status}; it must be ACCEPT (1) or REJECT (2)`);
       return;
     }
     case "finalizeBlock": {
       const txs = (request as RequestOf<"finalizeBlock">).txs.length;
       const results = (response as ResponseOf<"finalizeBlock">).txResults.length;
-      if (txs !== results) throw new Error(`finalizeBlock answered ${results} tx results for ${txs} transactions`);
+      if (txs !== results) throw new AbciAnswerError(`finalizeBlock answered ${results} tx results for ${txs} transactions`);
       return;
     }
     case "info": {
       const height = (response as ResponseOf<"info">).lastBlockHeight;
-      if (height < 0n) throw new Error(`info answered a negative last block height (${height})`);
+      if (height < 0n) throw new AbciAnswerError(`info answered a negative last block height (${height})`);
       return;
     }
   }

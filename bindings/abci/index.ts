@@ -17,4 +17,5 @@ export { METHODS, type ConnectionRole, type MethodName, type RequestOf, type Res
 export { decodeRequest, RequestError, type DecodedRequest } from "./decode.js";
 export { DEFAULT_MAX_FRAME_BYTES, encodeFrame, encodeUvarint, FrameError, FrameReader } from "./framing.js";
 export { formatAddress, parseAddress, type ListenAddress } from "./address.js";
+export { AbciAddressError, AbciAnswerError, SocketInUseError } from "./errors.js";
 export type { LogFields, Logger } from "../base/logger.js";
