@@ -17,7 +17,7 @@ import {
   encodeMsgSoftwareUpgrade,
 } from "../../bindings/module/msgs.js";
 import { planToText } from "../../bindings/module/plan-text.js";
-import wire from "../vectors/wire.json";
+import wire from "../vectors/wire.json" with { type: "json" };
 import { defineCachedAnswerCases } from "./cached.js";
 
 export const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");

@@ -96,7 +96,7 @@ function projectMultistore(r: Rand, name: string, stores: Record<string, (r: Ran
   const cache = new NodeCache(256);
   const trees = Object.keys(stores).map((s) => {
     const db = new NodeDb(sha256, (v, n) => stored.get(`${s}/${v}.${n}`), cache, s);
-    return { s, db, tree: new MutableTree(db, undefined, 0), hash: new Uint8Array(0), reader: undefined as TreeReader | undefined };
+    return { s, db, tree: new MutableTree(db, undefined, 0), hash: new Uint8Array(0) as Uint8Array, reader: undefined as TreeReader | undefined };
   });
   for (let v = 1; v <= versions; v++) {
     for (const t of trees) {

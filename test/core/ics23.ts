@@ -13,32 +13,32 @@ import { loadCore } from "../../bindings/core/index.js";
 import { iavlTree, multistore, simpleMap } from "./ics23-trees.js";
 import { canonicalIssue, encode, parse, type WField } from "./ics23-wire.js";
 
-import iavlExistLeft from "../vectors/ics23/iavl/exist_left.json";
-import iavlExistMiddle from "../vectors/ics23/iavl/exist_middle.json";
-import iavlExistRight from "../vectors/ics23/iavl/exist_right.json";
-import iavlNonexistLeft from "../vectors/ics23/iavl/nonexist_left.json";
-import iavlNonexistMiddle from "../vectors/ics23/iavl/nonexist_middle.json";
-import iavlNonexistRight from "../vectors/ics23/iavl/nonexist_right.json";
-import iavlBatchExist from "../vectors/ics23/iavl/batch_exist.json";
-import iavlBatchNonexist from "../vectors/ics23/iavl/batch_nonexist.json";
-import tmExistLeft from "../vectors/ics23/tendermint/exist_left.json";
-import tmExistMiddle from "../vectors/ics23/tendermint/exist_middle.json";
-import tmExistRight from "../vectors/ics23/tendermint/exist_right.json";
-import tmNonexistLeft from "../vectors/ics23/tendermint/nonexist_left.json";
-import tmNonexistMiddle from "../vectors/ics23/tendermint/nonexist_middle.json";
-import tmNonexistRight from "../vectors/ics23/tendermint/nonexist_right.json";
-import tmBatchExist from "../vectors/ics23/tendermint/batch_exist.json";
-import tmBatchNonexist from "../vectors/ics23/tendermint/batch_nonexist.json";
-import smtExistLeft from "../vectors/ics23/smt/exist_left.json";
-import smtExistMiddle from "../vectors/ics23/smt/exist_middle.json";
-import smtExistRight from "../vectors/ics23/smt/exist_right.json";
-import smtNonexistLeft from "../vectors/ics23/smt/nonexist_left.json";
-import smtNonexistMiddle from "../vectors/ics23/smt/nonexist_middle.json";
-import smtNonexistRight from "../vectors/ics23/smt/nonexist_right.json";
-import smtBatchExist from "../vectors/ics23/smt/batch_exist.json";
-import smtBatchNonexist from "../vectors/ics23/smt/batch_nonexist.json";
-import checkAgainstSpecData from "../vectors/ics23/TestCheckAgainstSpecData.json";
-import existenceProofData from "../vectors/ics23/TestExistenceProofData.json";
+import iavlExistLeft from "../vectors/ics23/iavl/exist_left.json" with { type: "json" };
+import iavlExistMiddle from "../vectors/ics23/iavl/exist_middle.json" with { type: "json" };
+import iavlExistRight from "../vectors/ics23/iavl/exist_right.json" with { type: "json" };
+import iavlNonexistLeft from "../vectors/ics23/iavl/nonexist_left.json" with { type: "json" };
+import iavlNonexistMiddle from "../vectors/ics23/iavl/nonexist_middle.json" with { type: "json" };
+import iavlNonexistRight from "../vectors/ics23/iavl/nonexist_right.json" with { type: "json" };
+import iavlBatchExist from "../vectors/ics23/iavl/batch_exist.json" with { type: "json" };
+import iavlBatchNonexist from "../vectors/ics23/iavl/batch_nonexist.json" with { type: "json" };
+import tmExistLeft from "../vectors/ics23/tendermint/exist_left.json" with { type: "json" };
+import tmExistMiddle from "../vectors/ics23/tendermint/exist_middle.json" with { type: "json" };
+import tmExistRight from "../vectors/ics23/tendermint/exist_right.json" with { type: "json" };
+import tmNonexistLeft from "../vectors/ics23/tendermint/nonexist_left.json" with { type: "json" };
+import tmNonexistMiddle from "../vectors/ics23/tendermint/nonexist_middle.json" with { type: "json" };
+import tmNonexistRight from "../vectors/ics23/tendermint/nonexist_right.json" with { type: "json" };
+import tmBatchExist from "../vectors/ics23/tendermint/batch_exist.json" with { type: "json" };
+import tmBatchNonexist from "../vectors/ics23/tendermint/batch_nonexist.json" with { type: "json" };
+import smtExistLeft from "../vectors/ics23/smt/exist_left.json" with { type: "json" };
+import smtExistMiddle from "../vectors/ics23/smt/exist_middle.json" with { type: "json" };
+import smtExistRight from "../vectors/ics23/smt/exist_right.json" with { type: "json" };
+import smtNonexistLeft from "../vectors/ics23/smt/nonexist_left.json" with { type: "json" };
+import smtNonexistMiddle from "../vectors/ics23/smt/nonexist_middle.json" with { type: "json" };
+import smtNonexistRight from "../vectors/ics23/smt/nonexist_right.json" with { type: "json" };
+import smtBatchExist from "../vectors/ics23/smt/batch_exist.json" with { type: "json" };
+import smtBatchNonexist from "../vectors/ics23/smt/batch_nonexist.json" with { type: "json" };
+import checkAgainstSpecData from "../vectors/ics23/TestCheckAgainstSpecData.json" with { type: "json" };
+import existenceProofData from "../vectors/ics23/TestExistenceProofData.json" with { type: "json" };
 
 export const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 export const unhex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (x) => parseInt(x, 16));
@@ -203,7 +203,7 @@ export function defineIcs23Cases(backend: Backend): void {
         const proof = encodeExist(ep);
         const spec = specOf(c.Spec);
         // The root the proof calculates, where it calculates one: then only the spec checks can refuse it.
-        let root = new Uint8Array(32);
+        let root: Uint8Array = new Uint8Array(32);
         try {
           root = core.ics23CalculateRoot(proof);
         } catch {

@@ -166,7 +166,7 @@ describe("a witness that does not confirm is named faulty or unavailable, with i
     ];
   }
 
-  function expectNamed(list: { witness: string; reason: string }[], expected: [string, string | RegExp][]): void {
+  function expectNamed(list: readonly { witness: string; reason: string }[], expected: [string, string | RegExp][]): void {
     expect(list.map((f) => f.witness)).toEqual(expected.map(([w]) => w));
     list.forEach((f, i) => {
       const want = expected[i][1];

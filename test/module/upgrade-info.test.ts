@@ -20,7 +20,7 @@ import {
 } from "../../bindings/module/upgrade-info/index.js";
 import { goJsonString } from "../../bindings/go/json.js";
 
-import wire from "../vectors/wire.json";
+import wire from "../vectors/wire.json" with { type: "json" };
 
 const ZERO = "0001-01-01T00:00:00Z";
 const INT64_MAX = 9223372036854775807n;

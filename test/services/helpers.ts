@@ -4,7 +4,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { Rpc } from "cosmjs-types/helpers";
 import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
 import { serveQueries, type QueryServers, type ServeQueriesOptions } from "../../bindings/services/index.js";
-import wire from "../vectors/wire.json";
+import wire from "../vectors/wire.json" with { type: "json" };
 
 export { wire };
 export const BACKENDS = ["wasm", "js"] as const;

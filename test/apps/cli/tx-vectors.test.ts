@@ -13,7 +13,7 @@ import { loadCore } from "../../../bindings/core/index.js";
 import { cancelUpgradeMsg, softwareUpgradeMsg, submitProposalMsg } from "../../../bindings/apps/cli/tx/msgs.js";
 import { encodeAuthInfo, encodeSignDoc, encodeTxBody } from "../../../bindings/apps/cli/tx/proto.js";
 import { signDirect } from "../../../bindings/apps/cli/tx/sign.js";
-import wire from "../../vectors/wire.json";
+import wire from "../../vectors/wire.json" with { type: "json" };
 import { GOV, TEST_KEY, errorLine, removeTempDirs, runCli, tempDir } from "./helpers.js";
 
 afterAll(removeTempDirs);

@@ -45,7 +45,7 @@ export interface LogRecord {
 }
 
 /** A logger keeping every record; `print` echoes them (XUPGRADE_TEST_LOGS=1). */
-export function captureLogger(tag = ""): Logger & { records: LogRecord[]; messages(): string[] } {
+export function captureLogger(tag = ""): Required<Logger> & { records: LogRecord[]; messages(): string[] } {
   const records: LogRecord[] = [];
   const print = process.env.XUPGRADE_TEST_LOGS === "1";
   const add = (level: string) => (msg: string, fields?: Record<string, unknown>) => {

@@ -84,6 +84,7 @@ async function open(home: string): Promise<Node> {
     rest: "127.0.0.1:0",
     grpc: "127.0.0.1:0",
     rpcUrl: () => "",
+    engine: "cometbft",
   });
   servers.push(queries);
   const app = new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness: new ReadinessFileReader(readinessFilePath(home)) });

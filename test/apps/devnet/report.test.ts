@@ -14,7 +14,7 @@ function report(timeNs: bigint): RehearsalReport {
     error: "",
     plan: { name: "v2", height: 10n, info: "", source: "given" },
     app: { name: "example", version: "2.0.0" },
-    snapshot: { height: 9n, source: "copy", engine: "local", durationMs: 1 },
+    snapshot: { height: 9n, source: "copy", engine: "local", durationMs: 1, pinned: false },
     block: { height: 10n, timeNs },
     appHashBefore: new Uint8Array(32),
     appHashAfter: new Uint8Array(32),

@@ -75,7 +75,7 @@ afterAll(async () => {
 });
 
 describe.concurrent("a download that makes too little progress fails (DAEMON_DOWNLOAD_MIN_RATE, _TIMEOUT, _IDLE_TIMEOUT)", () => {
-  const cases = [
+  const cases: { what: string; server: { chunk: number; headers?: boolean }; env: Record<string, string>; error: RegExp; within: number }[] = [
     { what: "a trickle (8 MiB announced, 1 byte/s) at the minimum rate", server: { chunk: 1 }, env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "2s", DAEMON_DOWNLOAD_MIN_RATE: "1024" }, error: /download too slow: [1-3] bytes in the last 2(\.\d+)?s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)/, within: 2000 },
     { what: "a trickle without a minimum rate at the deadline", server: { chunk: 1 }, env: { DAEMON_DOWNLOAD_MIN_RATE: "0", DAEMON_DOWNLOAD_TIMEOUT: "2s" }, error: /download not complete after 2s \(DAEMON_DOWNLOAD_TIMEOUT\)/, within: 2000 },
     { what: "headers, then silence, at the idle timeout", server: { chunk: 0 }, env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1s" }, error: /no data received for 1s \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)/, within: 1000 },

@@ -7,7 +7,6 @@ import { WatchMetrics } from "../../../bindings/apps/watch/metrics.js";
 import type { ChainSnapshot } from "../../../bindings/apps/watch/snapshot.js";
 import { ROOT } from "../../support/paths.js";
 
-type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string }[] };
 const T = Date.UTC(2026, 4, 4, 10);
 const base: ChainSnapshot = {
   name: "hub",
@@ -30,7 +29,7 @@ describe("watch metrics", () => {
     m.observe(base);
     m.observe({ ...base, name: "sim", chainId: "sim-1", status: "failed", failure: { check: "signature", message: "x" }, header: undefined, plan: undefined, eta: undefined, readiness: undefined });
     m.alert("hub", "lead");
-    const families = parsePrometheusTextFormat(await m.text()) as Family[];
+    const families = parsePrometheusTextFormat(await m.text());
     const value = (name: string, labels: Record<string, string>) => families.find((f) => f.name === `xupgrade_watch_${name}`)?.metrics.find((x) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))?.value;
     const hub = { chain: "hub", chain_id: "hub-1" };
     expect(value("blocks_left", hub)).toBe("100");

@@ -124,7 +124,7 @@ describe("watch: two chains, an upgrade, a restart, a lying node", { timeout: 12
       const vevents = new ICAL.Component(ICAL.parse(ics)).getAllSubcomponents("vevent").map((v) => new ICAL.Event(v));
       expect(vevents.map((e) => e.summary)).toEqual([`alpha: upgrade v2 applied at height ${H}`]);
       expect(vevents[0].sequence).toBeGreaterThanOrEqual(1);
-      const metrics = parsePrometheusTextFormat(await (await fetch(`${watch.url}/metrics`)).text()) as { name: string; metrics: { labels?: Record<string, string>; value?: string }[] }[];
+      const metrics = parsePrometheusTextFormat(await (await fetch(`${watch.url}/metrics`)).text());
       const gauge = (name: string, chain: string) => metrics.find((m) => m.name === name)?.metrics.find((m) => m.labels?.chain === chain)?.value;
       expect(gauge("xupgrade_watch_verified", "alpha")).toBe("1");
       expect(gauge("xupgrade_watch_verified", "beta")).toBe("0");

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, type TestOptions } from "vitest";
 import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
+import type { TestnetNode } from "../../../bindings/apps/devnet/index.js";
 import { cliArgs, stageCli } from "../../apps/cli/helpers.js";
 import { nextProposalId, spawnLogged, type DevnetChild, type LogRecord } from "../../apps/devnet/helpers.js";
 import { waitUntil } from "../../support/wait.js";
@@ -31,13 +32,8 @@ export function describeCometbft(name: string, options: TestOptions, fn: () => v
   describe.skip(`${name} (skipped: ${MISSING})`, fn);
 }
 
-export interface TestnetNodeInfo {
-  name: string;
-  home: string;
-  node_id: string;
-  rpc: string;
-  p2p: string;
-}
+/** A node of testnet.json, as `devnet init --engine cometbft` writes it. */
+export type TestnetNodeInfo = TestnetNode;
 
 export interface Testnet {
   dir: string;
