@@ -13,6 +13,7 @@ const COLORS: Record<Impl, string> = {
   "cosmjs-types": "#2f8f5b",
   "bufbuild-reflect": "#3b7fc2",
   "bufbuild-wire": "#7fb2e6",
+  "@confio/ics23": "#d2691e",
   xupgrade: "#654ff0",
   simd: "#2f8f5b",
   cosmovisor: "#7fb2e6",
@@ -96,11 +97,14 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
       `<text x="${gx}" y="${TOP - 12}" text-anchor="middle" class="small">${fmtNs(v)}</text>`,
     );
   }
+  // Each entry as wide as its name (~6 px a character at 10 px): every implementation's fits on the line.
+  let lx = PLOT_X;
   const legend = (Object.keys(COLORS) as Impl[])
     .filter((impl) => rows.some((r) => r.impls[impl]))
-    .map((impl, i) => {
-      const lx = PLOT_X + i * 130;
-      return `<rect x="${lx}" y="50" width="12" height="10" fill="${COLORS[impl]}"/><text x="${lx + 16}" y="59" class="small">${impl}</text>`;
+    .map((impl) => {
+      const entry = `<rect x="${lx}" y="50" width="12" height="10" fill="${COLORS[impl]}"/><text x="${lx + 16}" y="59" class="small">${esc(impl)}</text>`;
+      lx += 16 + impl.length * 6 + 24;
+      return entry;
     });
   const foot = footer.map((line, i) => `<text x="12" y="${y + 20 + i * 16}" class="small">${esc(line)}</text>`);
   const H = y + 28 + footer.length * 16;
