@@ -18,7 +18,12 @@ import {
   QueryCurrentPlanResponse,
   QueryModuleVersionsResponse,
 } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
-import { NODE_FLAGS } from "../dist/apps/cli/node-flags.js";
+
+// tsc's output of bindings/apps/cli/node-flags.ts (the build runs tsc first), typed from that source so that
+// type-checking this script needs no build.
+const { NODE_FLAGS } = /** @type {typeof import("../bindings/apps/cli/node-flags.js")} */ (
+  await import(new URL("../dist/apps/cli/node-flags.js", import.meta.url).href)
+);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const out = `${root}dist/apps/cli/`;
@@ -29,6 +34,7 @@ const started = performance.now();
 // Bundles of an earlier build (chunk names carry content hashes).
 for (const f of readdirSync(out)) if (/^xupgrade([-.].*)?\.(c?js|v8cache|tmp)$/.test(f)) rmSync(out + f);
 
+/** @type {import("esbuild").BuildOptions} */
 const common = { bundle: true, platform: "node", target: "node20", logLevel: "warning", legalComments: "none", absWorkingDir: root };
 // Runtime dependencies stay imports of the installed packages (one copy of each, native addons included), except
 // the two a query needs: inlined, they cost no module resolution.
@@ -50,6 +56,7 @@ await build({
 // `--verify` loads the light client (signature checks, proofs, the core's .wasm): a bundle of its own, required by
 // the query bundle only when the flag is given, so a plain query neither parses nor compiles any of it.
 // (A stub that require()s it: a dynamic import() would need a loader the bin's vm.Script does not give.)
+/** @type {import("esbuild").Plugin} */
 const verifySplit = {
   name: "verify-bundle",
   setup(b) {
@@ -135,8 +142,8 @@ const node = createServer((req, res) => {
     res.end(JSON.stringify({ jsonrpc: "2.0", id, result }));
   });
 });
-await new Promise((r) => node.listen(0, "127.0.0.1", r));
-const url = `http://127.0.0.1:${node.address().port}`;
+await /** @type {Promise<void>} */ (new Promise((r) => node.listen(0, "127.0.0.1", r)));
+const url = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (node.address()).port}`;
 const runs = [
   ["query", "upgrade", "plan"],
   ["query", "upgrade", "applied", "v2"],

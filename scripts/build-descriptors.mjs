@@ -41,8 +41,8 @@ const stage = mkdtempSync(join(tmpdir(), "xupgrade-descriptors-"));
 try {
   const seen = new Set();
   const queue = [...ROOTS];
-  while (queue.length > 0) {
-    const file = queue.shift();
+  let file;
+  while ((file = queue.shift()) !== undefined) {
     if (seen.has(file) || isWellKnown(file)) continue;
     seen.add(file);
     const src = resolve(file);

@@ -57,8 +57,8 @@ for (const file of files) {
 const specifiers = (text) => [...text.matchAll(/(?:from\s+|import\()\s*["']([^"']+)["']/g)].map((m) => m[1]);
 const seen = new Set(files.map((f) => f.replace(/^bindings\//, "").replace(/\.ts$/, ".d.ts")));
 const todo = [...seen];
-while (todo.length > 0) {
-  const rel = todo.pop();
+let rel;
+while ((rel = todo.pop()) !== undefined) {
   for (const spec of specifiers(readFileSync(join(out, "dist", rel), "utf8"))) {
     if (!spec.startsWith(".")) {
       const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0];

@@ -28,12 +28,12 @@ for (let i = 0; i < args.length; i++) {
   }
 }
 
-register();
-const { captureLine } = await import('../test/interop/support/capture.ts');
-const { LINES } = await import('../test/interop/support/lines.ts');
-const { builtWithGo } = await import('../test/interop/support/peers.ts');
-const { killAll } = await import('../test/interop/support/simd.ts');
-const { removeTempDirs } = await import('../test/apps/cli/helpers.ts');
+register(); // tsx: the sources below are TypeScript, imported by their .js names as they import each other
+const { captureLine } = await import('../test/interop/support/capture.js');
+const { LINES } = await import('../test/interop/support/lines.js');
+const { builtWithGo } = await import('../test/interop/support/peers.js');
+const { killAll } = await import('../test/interop/support/simd.js');
+const { removeTempDirs } = await import('../test/apps/cli/helpers.js');
 
 const lines = LINES.filter((l) => !only || l.key === only);
 if (lines.length === 0 || (out && lines.length > 1)) {

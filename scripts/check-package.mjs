@@ -17,6 +17,11 @@ const fail = (message) => {
   process.exitCode = 1;
 };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+/** The last line of a command's output (`npm pack` prints the tarball's name last). */
+const lastLine = (/** @type {string} */ text) => {
+  const lines = text.trim().split("\n");
+  return lines[lines.length - 1];
+};
 
 /**
  * The installed bin runs the sidecar through its launcher (V8 flags for `visor`) and its own entry
@@ -59,8 +64,8 @@ async function checkExtraCaCerts(bin, dir) {
       res.end(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(body).id, result: { response: { code: 0, value: plan, height: "5" } } }));
     });
   });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  const url = `https://127.0.0.1:${server.address().port}`;
+  await /** @type {Promise<void>} */ (new Promise((r) => server.listen(0, "127.0.0.1", r)));
+  const url = `https://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}`;
   const query = (extra) =>
     new Promise((resolve) => {
       const env = { ...process.env, NODE_EXTRA_CA_CERTS: extra };
@@ -89,7 +94,7 @@ async function checkExtraCaCerts(bin, dir) {
  */
 async function checkLightPackage() {
   const dir = join(work, "light-app");
-  const tarball = run("npm", ["pack", "--silent", "--pack-destination", work], join(root, "build/light-package")).trim().split("\n").pop();
+  const tarball = lastLine(run("npm", ["pack", "--silent", "--pack-destination", work], join(root, "build/light-package")));
   run("mkdir", ["-p", dir]);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "light-consumer", private: true, type: "module" }));
   run("npm", ["install", "--no-audit", "--no-fund", "--silent", join(work, tarball)], dir);
@@ -119,7 +124,7 @@ try {
   if (!existsSync(join(root, "dist/node.js")) || !existsSync(join(root, "dist/ui/index.html"))) throw new Error("dist/ is not built: run `npm run build` first");
   if (!existsSync(join(root, "build/light-package/package.json"))) throw new Error("build/light-package is not built: run `npm run build` first");
   await checkLightPackage();
-  const tarball = run("npm", ["pack", "--silent", "--pack-destination", work], root).trim().split("\n").pop();
+  const tarball = lastLine(run("npm", ["pack", "--silent", "--pack-destination", work], root));
   console.log(`check-package: packed ${tarball}`);
   run("mkdir", ["-p", app]);
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
@@ -150,7 +155,7 @@ console.log("library: " + names.length + " names, subpaths ok");
   // Static and dynamic imports, and the synchronous require of a package loaded only when used (the sidecar's
   // cli-progress, smol-toml: createRequire(import.meta.url)("<package>")).
   const shipped = run("grep", ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")], app);
-  const imported = new Set(shipped.split("\n").map((l) => /"([^"]+)"/.exec(l)?.[1]).filter((s) => s && !s.startsWith("node:")).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0])));
+  const imported = new Set(shipped.split("\n").map((l) => /"([^"]+)"/.exec(l)?.[1]).filter((s) => s !== undefined).filter((s) => !s.startsWith("node:")).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0])));
   const unused = Object.keys(pkg.dependencies).filter((d) => !imported.has(d) && d !== "events");
   const undeclared = [...imported].filter((d) => !(d in pkg.dependencies));
   if (unused.length) fail(`runtime dependencies no shipped file imports: ${unused.join(", ")}`);
@@ -188,7 +193,10 @@ console.log("library: " + names.length + " names, subpaths ok");
     else console.log("check-package: the installed devnet runs with --no-allocation-site-pretenuring");
   }
 } catch (e) {
-  fail(e.stderr ? `${e.message}\n${e.stderr}` : e.message);
+  // execFileSync's error carries the command's stderr.
+  const message = e instanceof Error ? e.message : String(e);
+  const stderr = e instanceof Error && "stderr" in e ? e.stderr : undefined;
+  fail(stderr ? `${message}\n${stderr}` : message);
 } finally {
   node?.kill("SIGINT");
   if (node) await new Promise((r) => node.once("exit", r));

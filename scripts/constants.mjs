@@ -44,7 +44,7 @@ const RULES = [
 
 /** The groups in output order, each with its constants' names in source order. */
 function collect() {
-  const groups = RULES.map((rule) => ({ ...rule, names: [] }));
+  const groups = RULES.map((rule) => ({ ...rule, names: /** @type {string[]} */ ([]) }));
   const files = [...new Set(RULES.map((r) => r.file))];
   for (const file of files) {
     const source = read(`assembly/${file}`);
@@ -98,6 +98,7 @@ async function tableOf(wasmBytes) {
   });
   const { constantTable, memory } = instance.exports;
   if (typeof constantTable !== "function") throw new Error("build/release.wasm does not export constantTable");
+  if (!(memory instanceof WebAssembly.Memory)) throw new Error("build/release.wasm does not export its memory");
   const ptr = constantTable();
   const count = new Int32Array(memory.buffer, ptr, 1)[0];
   return Array.from(new Int32Array(memory.buffer, ptr + 4, count));

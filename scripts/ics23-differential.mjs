@@ -32,15 +32,15 @@ if (!Number.isSafeInteger(cases) || cases < 1 || !Number.isSafeInteger(seed) || 
   process.exit(2);
 }
 
-register();
-const { loadCore } = await import("../bindings/core/index.ts");
-const { GoOracle, MUTATION_KINDS, runDifferential } = await import("../test/core/ics23-differential.ts");
+register(); // tsx: the sources below are TypeScript, imported by their .js names as they import each other
+const { loadCore } = await import("../bindings/core/index.js");
+const { GoOracle, MUTATION_KINDS, runDifferential } = await import("../test/core/ics23-differential.js");
 
 let go;
 if (useGo) {
-  const missing = missingPeerReason("light-oracle");
-  if (missing) console.log(`the Go oracle is not built (${missing}): running without it`);
-  else go = new GoOracle(peerBinaries().lightOracle);
+  const bin = peerBinaries().lightOracle;
+  if (bin) go = new GoOracle(bin);
+  else console.log(`the Go oracle is not built (${missingPeerReason("light-oracle")}): running without it`);
 }
 
 const total = only ? only.length : cases;

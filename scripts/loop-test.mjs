@@ -31,6 +31,7 @@ function usage(message) {
 }
 
 function parseArgs(argv) {
+  /** @type {{ files: string[], runs: number, project: string, pattern: string | undefined, config: string | undefined, stop: boolean, extra: string[] }} */
   const o = { files: [], runs: 20, project: "node", pattern: undefined, config: undefined, stop: false, extra: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -75,6 +76,7 @@ function runOnce(n) {
   const args = [VITEST, "run", ...(o.config ? ["--config", o.config] : ["--project", o.project]), ...o.files];
   if (o.pattern) args.push("-t", o.pattern);
   args.push("--reporter=default", "--reporter=json", `--outputFile.json=${json}`, ...o.extra);
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" };
   if (o.config === INTEROP_CONFIG && n > 1 && existsSync(join(ROOT, "test-output/interop/simd-live.json"))) env.XUPGRADE_INTEROP_REUSE = "1";
   const started = Date.now();
@@ -132,7 +134,7 @@ const passed = results.filter((r) => r.ok).length;
 const secs = results.map((r) => r.ms / 1000).sort((a, b) => a - b);
 if (secs.length > 0) {
   const median = secs[Math.floor((secs.length - 1) / 2)];
-  console.log(`durations: min ${secs[0].toFixed(1)} s, median ${median.toFixed(1)} s, max ${secs.at(-1).toFixed(1)} s`);
+  console.log(`durations: min ${secs[0].toFixed(1)} s, median ${median.toFixed(1)} s, max ${secs[secs.length - 1].toFixed(1)} s`);
 }
 if (passed === results.length) rmSync(outDir, { recursive: true, force: true });
 console.log(`${passed}/${results.length} passed${results.length < o.runs ? ` (stopped after ${results.length} of ${o.runs} runs)` : ""}`);

@@ -20,6 +20,7 @@ const USAGE = `usage: npm run peers [-- [--only ${PEERS.map((p) => p.key).join('
   --check      build nothing; exit 0 only if every selected peer that has a recipe is built`;
 
 function parseArgs(argv) {
+  /** @type {{ only: string[] | undefined, print: boolean, check: boolean }} */
   const opts = { only: undefined, print: false, check: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -28,8 +29,9 @@ function parseArgs(argv) {
     else if (a === '--only' || a.startsWith('--only=')) {
       const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
       if (!v) usage('--only needs a list');
-      opts.only = v.split(',').map((s) => s.trim()).filter(Boolean);
-      for (const k of opts.only) if (!PEERS.some((p) => p.key === k)) usage(`unknown peer ${k}`);
+      const only = v.split(',').map((s) => s.trim()).filter(Boolean);
+      for (const k of only) if (!PEERS.some((p) => p.key === k)) usage(`unknown peer ${k}`);
+      opts.only = only;
     } else if (a === '-h' || a === '--help') {
       console.log(USAGE);
       process.exit(0);
@@ -211,7 +213,8 @@ function upToDate(peer, goVer) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const selected = opts.only ? PEERS.filter((p) => opts.only.includes(p.key)) : PEERS;
+  const { only } = opts;
+  const selected = only ? PEERS.filter((p) => only.includes(p.key)) : PEERS;
   const unavailable = selected.filter((p) => !recipeHash(p));
   const buildable = selected.filter((p) => recipeHash(p));
 
