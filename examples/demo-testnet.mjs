@@ -111,7 +111,7 @@ function startValidator(index, node) {
   let err = "";
   child.stderr.setEncoding("utf8").on("data", (d) => {
     const lines = (err + d).split("\n");
-    err = lines.pop();
+    err = lines.pop() ?? "";
     for (const text of lines) visorLine(v, text, line);
   });
   v.exited = v.follow.exited;

@@ -84,7 +84,7 @@ async function makeRelease() {
     res.end(bytes);
   });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${server.address().port}/${DAEMON}-v2.tar.gz?checksum=sha256:${sha256}`;
+  const url = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}/${DAEMON}-v2.tar.gz?checksum=sha256:${sha256}`;
   return { v1: join(release, "v1", DAEMON), url, size: bytes.length };
 }
 
@@ -128,20 +128,23 @@ function startVisor() {
   say(`$ DAEMON_HOME=$DAEMON_HOME DAEMON_NAME=${DAEMON} DAEMON_ALLOW_DOWNLOAD_BINARIES=true DAEMON_DOWNLOAD_MUST_HAVE_CHECKSUM=true \\`);
   say(`    DAEMON_SHUTDOWN_GRACE=10s DAEMON_POLL_INTERVAL=200ms xupgrade ${args.map(short).join(" ")}`);
   const child = rt.spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...visorEnv() } });
-  const v = { child, app: "v1", rpc: "", lastProgress: 0, shownBlocks: 0, records: [], visorLines: [], waiters: [], stderr: "" };
+  /** @type {import("./support.mjs").LogRecord[]} */
+  const records = [];
+  /** @type {string[]} */
+  const visorLines = [];
+  /** The pending waitFor()s: each checks its test and, once it passes, settles and says so. */
+  /** @type {(() => boolean)[]} */
+  const waiters = [];
+  const v = { child, app: "v1", rpc: "", lastProgress: 0, shownBlocks: 0, records, visorLines, waiters, stderr: "" };
+  /** @type {Promise<number | NodeJS.Signals | null>} */
   v.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
   const notify = () => {
-    for (const w of [...v.waiters]) {
-      const hit = w.test();
-      if (!hit) continue;
-      v.waiters.splice(v.waiters.indexOf(w), 1);
-      w.resolve(hit);
-    }
+    for (const w of [...v.waiters]) if (w()) v.waiters.splice(v.waiters.indexOf(w), 1);
   };
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (d) => {
     const lines = (out + d).split("\n");
-    out = lines.pop();
+    out = lines.pop() ?? "";
     for (const text of lines) {
       let rec;
       try {
@@ -159,7 +162,7 @@ function startVisor() {
   let err = "";
   child.stderr.setEncoding("utf8").on("data", (d) => {
     const lines = (err + d).split("\n");
-    err = lines.pop();
+    err = lines.pop() ?? "";
     for (const text of lines) {
       if (text.trim() === "") continue;
       v.visorLines.push(text);
@@ -170,13 +173,26 @@ function startVisor() {
     }
     notify();
   });
-  /** Resolves when `test()` returns something truthy; rejects if the visor exits first or after `ms`. */
+  /**
+   * Resolves when `test()` returns something truthy; rejects if the visor exits first or after `ms`.
+   * @template T
+   * @param {() => T | undefined} test
+   * @param {number} ms
+   * @param {string} what
+   * @returns {Promise<T>}
+   */
   v.waitFor = (test, ms, what) =>
     new Promise((resolve, reject) => {
       const hit = test();
       if (hit) return resolve(hit);
       const timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000}s waiting for ${what}`)), ms);
-      v.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+      v.waiters.push(() => {
+        const later = test();
+        if (!later) return false;
+        clearTimeout(timer);
+        resolve(later);
+        return true;
+      });
       v.exited.then((code) => (clearTimeout(timer), reject(new Error(`the visor exited (${code}) while waiting for ${what}: ${v.stderr.trim()}`))));
     });
   v.record = (test) => () => v.records.find(test);

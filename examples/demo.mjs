@@ -60,7 +60,12 @@ function show(label, rec, node) {
   } else if (m === "stopped") line(`stopped at height ${rec.height}, exit code ${rec.exit_code}`);
 }
 
-/** `xupgrade devnet start --app <app>` as a child process; resolves once it serves (with its RPC URL). */
+/**
+ * `xupgrade devnet start --app <app>` as a child process; resolves once it serves (with its RPC URL).
+ * @param {string} label
+ * @param {string} app
+ * @param {{ showBlocksFrom?: bigint }} [options] from which height on to show three committed blocks
+ */
 function startNode(label, app, { showBlocksFrom } = {}) {
   say(`$ xupgrade devnet start --home $HOME_DIR --app ${relative(process.cwd(), app) || app}`);
   if (rt.interrupted) return Promise.reject(new Error("interrupted"));
@@ -87,7 +92,7 @@ async function serveBinary() {
   const checksum = createHash("sha256").update(body).digest("hex");
   binaryServer = createServer((_req, res) => res.end(body));
   await new Promise((r) => binaryServer.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${binaryServer.address().port}/xupgrade-v2?checksum=sha256:${checksum}`;
+  const url = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (binaryServer.address()).port}/xupgrade-v2?checksum=sha256:${checksum}`;
   return JSON.stringify({ binaries: { any: url } });
 }
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { GOV_AUTHORITY, UpgradeError, createKeeper, createMsgServer, openNodeStore, upgradeInfoPath } from "xupgrade";
 
 const backend = process.env.XUPGRADE_BACKEND ?? "wasm";
+if (backend !== "wasm" && backend !== "js") throw new Error(`XUPGRADE_BACKEND is wasm or js, not ${backend}`);
 const home = await mkdtemp(join(tmpdir(), "xupgrade-demo-"));
 const dbPath = join(home, "data", "upgrade.db");
 const step = (text) => console.log(`\n▶ ${text}`);
@@ -58,6 +59,7 @@ try {
   store = await openNodeStore(dbPath);
   keeper = await createKeeper({ backend, store, homePath: home });
   const info = await keeper.readUpgradeInfoFromDisk();
+  if (!info) throw new Error("v1 halted without writing upgrade-info.json");
   console.log(`  read upgrade-info.json: name ${info.name}, height ${info.height}`);
   keeper.setUpgradeHandler("v2", (ctx, plan, fromVM) => {
     console.log(`  handler "${plan.name}" runs at block ${ctx.blockHeight}: bank 2 → 3, adds feegrant`);

@@ -112,6 +112,8 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
      * Runs the demo: `main()`, then the cleanup, and the exit code (0, 1 after a failed step, 130 after a
      * signal). `dir()` is the temporary directory to remove (its processes are found and killed too);
      * `before()` closes what the demo serves itself.
+     * @param {() => Promise<void>} main
+     * @param {{ dir?: () => string, what?: string, before?: () => unknown, done?: string, graceMs?: number }} [options]
      */
     async run(main, { dir = () => "", what = "its directory", before = () => {}, done = "the temporary directory is removed", graceMs = 5000 } = {}) {
       let cleaning;
@@ -125,12 +127,12 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
           await Promise.all(
             [...children].map(
               (c) =>
-                new Promise((resolve) => {
+                /** @type {Promise<void>} */ (new Promise((resolve) => {
                   if (c.exitCode !== null || c.signalCode !== null) return resolve();
                   c.once("exit", resolve);
                   c.kill("SIGTERM");
                   setTimeout(() => c.kill("SIGKILL"), graceMs).unref();
-                }),
+                })),
             ),
           );
           // A node that outlived a SIGKILLed parent (a visor, a devnet) is found by its directory.
@@ -174,18 +176,49 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
 }
 
 /**
+ * One JSON log line of a node (`msg`, `level` and the record's fields).
+ * @typedef {Record<string, any>} LogRecord
+ */
+
+/**
+ * What followJson() keeps of a child: its last records, its stderr, its exit and its waiters.
+ * @typedef {object} Followed
+ * @property {LogRecord[]} records
+ * @property {{ test: (rec: LogRecord) => unknown, resolve: (rec: LogRecord) => void }[]} waiters
+ * @property {string} stderr
+ * @property {Promise<number | NodeJS.Signals | null>} exited
+ * @property {(test: (rec: LogRecord) => unknown, ms: number, what: string) => Promise<LogRecord>} waitFor
+ */
+
+/**
  * Follows a child's stdout as JSON log lines: `onRecord(rec)` for each; `waitFor(test, ms, what)` resolves
  * with the first record passing `test` (seen before or later), rejects if the child exits first or after
  * `ms`. Lines that are not JSON go to `onText`.
+ * @param {import("node:child_process").ChildProcessByStdio<import("node:stream").Writable | null, import("node:stream").Readable, import("node:stream").Readable>} child
+ * @param {{ label: string, onRecord?: (rec: LogRecord) => void, onText?: (text: string) => void, keep?: number }} options
+ * @returns {Followed}
  */
-export function followJson(child, { label, onRecord = () => {}, onText = () => {}, keep = 300 } = {}) {
-  const f = { records: [], waiters: [], stderr: "" };
-  f.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
+export function followJson(child, { label, onRecord = () => {}, onText = () => {}, keep = 300 }) {
+  /** @type {Followed} */
+  const f = {
+    records: [],
+    waiters: [],
+    stderr: "",
+    exited: new Promise((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal))),
+    waitFor: (test, ms, what) =>
+      new Promise((resolve, reject) => {
+        const seen = f.records.find(test);
+        if (seen) return resolve(seen);
+        const timer = setTimeout(() => reject(new Error(`${label}: timed out after ${ms / 1000}s waiting for ${what}`)), ms);
+        f.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
+        f.exited.then((code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${f.stderr.trim().slice(-1500)}`))));
+      }),
+  };
   let partial = "";
   child.stdout.setEncoding("utf8");
   child.stdout.on("data", (d) => {
     const lines = (partial + d).split("\n");
-    partial = lines.pop();
+    partial = lines.pop() ?? "";
     for (const text of lines) {
       let rec;
       try {
@@ -205,14 +238,6 @@ export function followJson(child, { label, onRecord = () => {}, onText = () => {
     }
   });
   child.stderr.on("data", (d) => (f.stderr += d));
-  f.waitFor = (test, ms, what) =>
-    new Promise((resolve, reject) => {
-      const seen = f.records.find(test);
-      if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`${label}: timed out after ${ms / 1000}s waiting for ${what}`)), ms);
-      f.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
-      f.exited.then((code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${f.stderr.trim().slice(-1500)}`))));
-    });
   return f;
 }
 
@@ -243,6 +268,7 @@ export async function rpcHeight(rpc) {
     const res = await fetch(`${rpc}/status`, { signal: AbortSignal.timeout(5000) });
     return Number((await res.json()).result.sync_info.latest_block_height);
   } catch (e) {
-    throw new Error(`cannot read the height from ${rpc}: ${e.cause?.message ?? e.message}`);
+    const why = e instanceof Error ? (e.cause instanceof Error ? e.cause : e).message : String(e);
+    throw new Error(`cannot read the height from ${rpc}: ${why}`, { cause: e });
   }
 }

@@ -13,7 +13,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 const COUNT = enc.encode("count");
 
-/** @type {import("xupgrade").AppDefinition} */
+/** @satisfies {import("xupgrade/devnet").AppDefinition} */
 const app = {
   name: "example-v1",
   version: "1.0.0",

@@ -7,23 +7,24 @@ import v2 from "../v2/index.mjs";
 
 const enc = new TextEncoder();
 
-/** @type {import("xupgrade").AppDefinition} */
+/** @type {import("xupgrade/devnet").AppDefinition} */
 const app = {
   ...v2,
   name: "example-v2-nondeterministic",
-  modules: v2.modules.map((m) =>
-    m.name !== "counter"
-      ? m
-      : {
-          ...m,
-          migrations: {
-            1: (ctx) => {
-              m.migrations[1](ctx);
-              ctx.store("counter").set(enc.encode("migrated_at"), enc.encode(new Date().toISOString()));
-            },
-          },
+  modules: v2.modules.map((m) => {
+    if (m.name !== "counter") return m;
+    const migrate = m.migrations?.[1];
+    if (!migrate) throw new Error("examples/apps/v2's counter has no migration from version 1");
+    return {
+      ...m,
+      migrations: {
+        1: async (ctx) => {
+          await migrate(ctx);
+          ctx.store("counter").set(enc.encode("migrated_at"), enc.encode(new Date().toISOString()));
         },
-  ),
+      },
+    };
+  }),
 };
 
 export default app;

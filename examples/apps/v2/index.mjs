@@ -62,7 +62,7 @@ function migrateNotes1to2(ctx) {
   ctx.logger.info(`notes: migrated ${old.length} notes to the v2 encoding in store "memos"`, { module: "notes" });
 }
 
-/** @type {import("xupgrade").AppDefinition} */
+/** @satisfies {import("xupgrade/devnet").AppDefinition} */
 const app = {
   name: "example-v2",
   version: "2.0.0",
