@@ -115,7 +115,7 @@ export function rpcMethods(o: RpcServerOptions, rpcAddress: () => string): Map<s
       if (max > latest) max = latest;
       if (min < max - 19n) min = max - 19n;
       if (min > max) throw internal(`min height ${min} can't be greater than max height ${max}`);
-      const metas = [];
+      const metas: BlockRecord["meta"][] = [];
       for (let h = max; h >= min; h--) metas.push(mustBlock(h).meta);
       return { last_height: latest.toString(), block_metas: metas };
     },

@@ -125,7 +125,7 @@ async function handle(methods: Map<string, Method>, maxBody: number, unexpected:
     const batch = Array.isArray(body);
     const requests = batch ? (body as unknown[]) : [body];
     if (requests.length === 0) return send(res, 400, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: "empty batch" } });
-    const responses = [];
+    const responses: unknown[] = [];
     for (const r of requests) responses.push(await callJson(methods, unexpected, r));
     return send(res, 200, batch ? responses : responses[0]);
   }
