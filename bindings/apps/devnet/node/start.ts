@@ -153,7 +153,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     if (state.height > 0n) pin();
     // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
     snapshots = await serveSnapshots({ home, db: node.db, logger, pinned: (name, height) => pins.get(name, height) });
-    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc });
+    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc, haltGraceMs });
     return withSnapshots(handle, snapshots, pins, unsubscribe);
   } catch (e) {
     unsubscribe();
