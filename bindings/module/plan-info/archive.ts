@@ -14,7 +14,6 @@ import { chmod, lstat, mkdir, readdir, rename } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type * as Zlib from "node:zlib";
 import type * as Tar from "tar";
 import type * as Yauzl from "yauzl";
 import { goQuote } from "../../go/quote.js";
@@ -114,7 +113,7 @@ function runTar(stream: Tar.Parser | Tar.Unpack, file: string, done: "end" | "cl
       cleanup();
       resolve();
     });
-    input.pipe(stream as unknown as NodeJS.WritableStream);
+    input.pipe(stream);
   });
 }
 
@@ -137,13 +136,13 @@ async function extractTar(file: string, out: string, gzip: boolean, limits: Down
       else if (count > MAX_ENTRIES) problem = new UnsafeArchiveError(`refusing archive: more than ${MAX_ENTRIES} entries`);
       else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     },
-  } as ConstructorParameters<typeof Tar.Parser>[0]);
+  });
   await runTar(listing, file, "end", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
     throw new BrokenArchiveError(`cannot read archive: ${e.message}`);
   });
   if (problem) throw problem;
-  const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true } as ConstructorParameters<typeof Tar.Unpack>[0]);
+  const unpack = new tar.Unpack({ gzip, cwd: out, strict: true, preservePaths: false, preserveOwner: false, noMtime: true });
   await runTar(unpack, file, "close", limits.signal).catch((e: Error) => {
     checkAborted(limits.signal);
     throw new BrokenArchiveError(`cannot extract archive: ${e.message}`);
@@ -160,7 +159,7 @@ async function openZip(file: string): Promise<Yauzl.ZipFile> {
   const { open } = (await import("yauzl")).default;
   return new Promise((ok, fail) =>
     open(file, { lazyEntries: true, autoClose: false, strictFileNames: true, validateEntrySizes: true, decodeStrings: true }, (err, zip) =>
-      err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(zip!),
+      err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(zip),
     ),
   );
 }
@@ -183,7 +182,7 @@ function readEntries(zip: Yauzl.ZipFile): Promise<Yauzl.Entry[]> {
 }
 
 function entryStream(zip: Yauzl.ZipFile, entry: Yauzl.Entry): Promise<NodeJS.ReadableStream> {
-  return new Promise((ok, fail) => zip.openReadStream(entry, (err, s) => (err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(s!))));
+  return new Promise((ok, fail) => zip.openReadStream(entry, (err, s) => (err ? fail(new BrokenArchiveError(`cannot read archive: ${err.message}`)) : ok(s))));
 }
 
 async function extractZip(file: string, out: string, limits: DownloadLimits): Promise<void> {
@@ -259,7 +258,7 @@ export async function installBinary(downloaded: string, kind: ArchiveKind | unde
   } else if (kind === "gz") {
     await mkdir(join(out, "bin"), { mode: 0o755 });
     const counter = { bytes: 0 };
-    const { createGunzip } = process.getBuiltinModule("node:zlib") as typeof Zlib;
+    const { createGunzip } = process.getBuiltinModule("node:zlib");
     const streams = [createReadStream(downloaded), createGunzip(), limitStream(limits, counter), createWriteStream(bin, { mode: 0o755 })] as const;
     await (limits.signal ? pipeline(...streams, { signal: limits.signal }) : pipeline(...streams)).catch((e: Error) => {
       checkAborted(limits.signal);

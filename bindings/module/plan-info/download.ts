@@ -10,7 +10,6 @@
  * before it downloads anything, so node:http, node:https and node:crypto are taken when a transfer starts
  * (getBuiltinModule: synchronous in every bundle), not when the module loads.
  */
-import type * as Crypto from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type * as Http from "node:http";
@@ -150,7 +149,7 @@ export type ProgressCallback = (bytes: number, total: number | undefined) => voi
 
 /** Counts and hashes bytes on their way to the file; fails past the byte limit. */
 function meter(limits: DownloadLimits, algo: string | undefined, onProgress?: ProgressCallback) {
-  const hash = algo ? (process.getBuiltinModule("node:crypto") as typeof Crypto).createHash(algo) : undefined;
+  const hash = algo ? process.getBuiltinModule("node:crypto").createHash(algo) : undefined;
   let bytes = 0;
   let total: number | undefined;
   const stream = new Transform({

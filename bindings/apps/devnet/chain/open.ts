@@ -107,14 +107,15 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
     const mounted = new MountedStores(loaded.stores);
     const upgradeStore = new SwitchableStore(mounted.store("upgrade"));
     const handlerErrors = new WeakSet<object>();
-    let state: ChainState | undefined;
+    // The keeper sets the app version on the state, made after it: a slot filled below.
+    const made: { state?: ChainState } = {};
     const keeper = await createKeeper({
       store: upgradeStore,
       homePath: home,
       skipUpgradeHeights: skip,
       logger,
       backend,
-      versionSetter: { setProtocolVersion: (v) => state && (state.appVersion = v) },
+      versionSetter: { setProtocolVersion: (v) => made.state && (made.state.appVersion = v) },
     });
     for (const u of app.upgrades.values()) {
       keeper.setUpgradeHandler(u.name, async (ctx, plan: Plan, fromVM: VersionMap) => {
@@ -122,14 +123,19 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
           const handler = u.handler ?? ((c: AppUpgradeContext, _p: Plan, vm: VersionMap) => c.runMigrations(vm));
           return await handler(ctx as AppUpgradeContext, plan, fromVM);
         } catch (e) {
-          const err = typeof e === "object" && e !== null ? e : new Error(String(e));
-          handlerErrors.add(err);
-          throw err;
+          // The handler's own value is rethrown as it is (an object is marked by identity); anything else is wrapped.
+          if (typeof e !== "object" || e === null) {
+            const wrapped = new Error(String(e));
+            handlerErrors.add(wrapped);
+            throw wrapped;
+          }
+          handlerErrors.add(e);
+          throw e as Error;
         }
       });
     }
     const queryKeeper = await createKeeper({ store: ms.committedStore("upgrade"), homePath: home, backend });
-    state = new ChainState({
+    const state = (made.state = new ChainState({
       chainId: o.chainId,
       app,
       ms,
@@ -138,7 +144,7 @@ export async function openNode(o: OpenNodeOptions): Promise<OpenedNode> {
       upgradeStore,
       logger,
       handlerErrors,
-    });
+    }));
     return { ms, db, state, mounted, queryKeeper, keeperAt: keepersAt(ms, queryKeeper) };
   } catch (e) {
     await ms.close();

@@ -184,7 +184,7 @@ export function runAnte(view: StoreView, tx: DecodedTx, options: AnteOptions): A
     throw txErrors.unauthorized(`wrong number of signers; expected ${tx.signers.length}, got ${authInfo.signerInfos.length}`);
   }
   const fee = authInfo.fee;
-  let feeCoins: Coin[] = [];
+  let feeCoins: Coin[];
   try {
     feeCoins = fromProtoCoins(fee?.amount ?? []);
   } catch (e) {

@@ -178,7 +178,7 @@ function readRequest(socket: Socket): Promise<{ op?: unknown; token?: unknown; p
       try {
         const req = JSON.parse(buf.slice(0, nl)) as unknown;
         if (typeof req !== "object" || req === null) throw new Error("not an object");
-        resolve(req as { op?: unknown; token?: unknown; plan?: unknown });
+        resolve(req);
       } catch {
         reject(new Error("the request is not a JSON object"));
       }
@@ -385,7 +385,6 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined, plan:
         } catch {
           return fail(new Error("the node sent a malformed snapshot frame"));
         }
-        off += 5 + n;
         if (type === FRAME_ERROR) return fail(new Error(`the node could not serve a snapshot: ${body.error ?? "unknown error"}`));
         if (type !== FRAME_DONE) return fail(new Error(`the node sent an unknown snapshot frame 0x${type.toString(16)}`));
         if (body.entries !== entries || body.bytes !== bytes || height === undefined || body.height !== height.toString()) {

@@ -185,7 +185,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
       node = await openNode({ home: work, chainId: genesis.chain_id, app, backend, skipUpgradeHeights: [], logger, keepRecent: Infinity });
     } catch (e) {
       timings.startMs = performance.now() - t;
-      return finish(report, { exitCode: exitCodeFor(e), error: messageOf(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
+      return await finish(report, { exitCode: exitCodeFor(e), error: messageOf(e), haltedIn: "start" }, runs, prep.versions, loaded, started, work, o);
     }
     timings.startMs = performance.now() - t;
     let outcome: Outcome;
@@ -196,7 +196,7 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
     }
     if (report.storeUpgrades) report.storeUpgrades.applied = log.some((r) => r.msg.startsWith("store loader applied the store upgrades"));
     if (outcome.versionsAfter) warnings.push(...versionWarnings(loaded, outcome.versionsAfter));
-    return finish(report, outcome, runs, prep.versions, loaded, started, work, o);
+    return await finish(report, outcome, runs, prep.versions, loaded, started, work, o);
   } catch (e) {
     await removeWork(work, o);
     throw e;

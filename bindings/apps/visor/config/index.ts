@@ -6,7 +6,7 @@
 import { VisorError } from "../errors.js";
 import { parseConfig } from "./env.js";
 import { mergeSources, readConfigFile } from "./toml.js";
-import type { Source, VisorConfig } from "./types.js";
+import type { VisorConfig } from "./types.js";
 import { validateConfig } from "./validate.js";
 
 export * from "./types.js";
@@ -25,7 +25,7 @@ export interface LoadOptions {
 
 /** The configuration, or one VisorError listing every problem (one per line). */
 export function loadConfig(o: LoadOptions = {}): VisorConfig {
-  const env = (o.env ?? process.env) as Source;
+  const env = o.env ?? process.env;
   const src = o.configFile ? mergeSources(readConfigFile(o.configFile), env) : env;
   const { cfg, errors } = parseConfig(src);
   if (o.validate !== false) errors.push(...validateConfig(cfg));

@@ -21,7 +21,7 @@ export function readConfigFile(path: string): Source {
   let doc: Record<string, unknown>;
   try {
     const { parse } = createRequire(import.meta.url)("smol-toml") as typeof SmolToml;
-    doc = parse(text) as Record<string, unknown>;
+    doc = parse(text);
   } catch (e) {
     throw new VisorError(`failed to parse config file ${JSON.stringify(path)}: ${messageOf(e).split("\n")[0]}`);
   }

@@ -113,7 +113,7 @@ export async function verifyFileSignature(file: string, signatureText: string, k
   if (s.namespace !== namespace) throw new SignatureError("namespace", `signature namespace ${JSON.stringify(s.namespace)}, expected ${JSON.stringify(namespace)}`);
   if (s.sigType !== ED25519 || s.sig.length !== 64) throw new SignatureError("signature", `a ${s.sigType} signature of ${s.sig.length} bytes where ${ED25519} (64) was expected`);
   const data = signedData(s.namespace, s.hash, await digestOf(file, s.hash));
-  let ok = false;
+  let ok: boolean;
   try {
     ok = ed25519.verify(s.sig, data, key.key, { zip215: false });
   } catch {

@@ -300,8 +300,8 @@ async function rehearseWith(bin: string, home: string, plan: ChainPlan, timeoutM
     log.info(`the new binary does not support rehearsals: ${summary.error}`);
     return summary;
   }
-  const str = (k: string) => (typeof found[k] === "string" ? (found[k] as string) : "");
-  const num = (k: string) => (typeof found[k] === "number" ? (found[k] as number) : 0);
+  const str = (k: string) => (typeof found[k] === "string" ? found[k] : "");
+  const num = (k: string) => (typeof found[k] === "number" ? found[k] : 0);
   if (found.rehearsed !== true) return notRehearsed(`the rehearsal could not run: ${str("error") || status}`, true, found);
   const snapshot = (found.snapshot ?? {}) as { height?: string };
   const base = {

@@ -167,7 +167,7 @@ export async function readCometConfig(home: string): Promise<CometConfig> {
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as Record<string, unknown>;
+    doc = parseToml(text);
   } catch (e) {
     throw new DevnetError("home", `invalid ${path}: ${(e as Error).message}`);
   }

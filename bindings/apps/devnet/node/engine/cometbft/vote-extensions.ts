@@ -131,12 +131,12 @@ export async function checkInjection(ctx: InjectionContext, tx: Uint8Array, last
     const signed = v.extensionSignature.length > 0;
     if (v.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT) {
       if (hasExt || signed) throw new InjectionError("extension-without-commit", `injected vote ${i} (${addr}) is not a COMMIT vote but carries an extension`);
-      out.push({ address: v.validator!.address, extension: undefined });
+      out.push({ address: v.validator.address, extension: undefined });
       continue;
     }
     if (!signed) {
       if (hasExt) throw new InjectionError("unsigned-extension", `injected vote ${i} (${addr}) carries an extension without its signature`);
-      out.push({ address: v.validator!.address, extension: undefined }); // pruned by the proposer
+      out.push({ address: v.validator.address, extension: undefined }); // pruned by the proposer
       continue;
     }
     const key = keys.get(addr);
@@ -147,10 +147,10 @@ export async function checkInjection(ctx: InjectionContext, tx: Uint8Array, last
       throw new InjectionError("shape", `injected vote ${i} (${addr}): ${(e as Error).message}`);
     }
     checks.push({ index: i, key, message: voteExtensionSignBytes(ctx.chainId, ctx.height - 1n, ext.round, v.voteExtension), signature: v.extensionSignature });
-    out.push({ address: v.validator!.address, extension: v.voteExtension });
+    out.push({ address: v.validator.address, extension: v.voteExtension });
   }
   const valid = await verifySignatures(checks.map((c) => ({ type: "ed25519" as const, key: c.key, message: c.message, signature: c.signature })));
   const bad = checks.find((_, j) => !valid[j]);
-  if (bad) throw new InjectionError("signature", `injected vote ${bad.index} (${hexUpper(ext.votes[bad.index].validator!.address)}): the extension's signature does not verify`);
+  if (bad) throw new InjectionError("signature", `injected vote ${bad.index} (${hexUpper(ext.votes[bad.index].validator.address)}): the extension's signature does not verify`);
   return out;
 }
