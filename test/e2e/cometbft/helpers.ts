@@ -113,9 +113,25 @@ export async function rpcHeight(url: string): Promise<number | undefined> {
   }
 }
 
-/** What a node says about block `h`: its hash, and the app hash after it (block_results). */
+/**
+ * What a node says about block `h`: its hash, and the app hash after it (block_results). CometBFT stores a block,
+ * and reports it as its latest, before it has executed it: the results of the latest block may come a moment later.
+ */
 export async function blockFacts(url: string, h: number): Promise<{ hash: string; appHashAfter: string }> {
-  const [block, results] = await Promise.all([rpc(url, "block", { height: String(h) }), rpc(url, "block_results", { height: String(h) })]);
+  const resultsOf = () =>
+    waitUntil<Record<string, any>>(
+      async () => {
+        try {
+          return await rpc(url, "block_results", { height: String(h) });
+        } catch (err) {
+          if (/could not find results for height/.test(String(err))) return false;
+          throw err;
+        }
+      },
+      30_000,
+      `the results of block ${h} at ${url}`,
+    );
+  const [block, results] = await Promise.all([rpc(url, "block", { height: String(h) }), resultsOf()]);
   // block_results has the app hash in base64 (bytes); the app logs it in uppercase hex, as block headers show hashes.
   return { hash: block.block_id.hash as string, appHashAfter: Buffer.from(results.app_hash as string, "base64").toString("hex").toUpperCase() };
 }
