@@ -14,7 +14,8 @@
 // the TypeScript one before anything is built, `npm run build:wasm:debug` compiles the table without this
 // script, and a change of a constant then shows up as a reviewable diff. test/core/constants.test.ts
 // compares the TypeScript file with build/release.wasm value by value.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeGenerated } from "./write-generated.mjs";
 
 const root = new URL("../", import.meta.url);
 const read = (path) => readFileSync(new URL(path, root), "utf8");
@@ -83,7 +84,7 @@ function writeTable(groups) {
   out += "]);\n\n";
   out += "/** [count, value…] as i32, in the order of CONSTANT_TABLE in bindings/core/constants.generated.ts. */\n";
   out += "export function constantTable(): usize {\n  return TABLE;\n}\n";
-  writeFileSync(new URL("assembly/constants.generated.ts", root), out);
+  writeGenerated(new URL("assembly/constants.generated.ts", root), out);
   console.log(`assembly/constants.generated.ts: ${all.length} constants`);
 }
 
@@ -131,7 +132,7 @@ async function writeTs(groups) {
   out += "export const CONSTANT_TABLE: readonly (readonly [string, number])[] = [\n";
   for (const g of groups) for (const name of g.names) out += `  ["${name}", ${tsName(g, name)}],\n`;
   out += "];\n";
-  writeFileSync(new URL("bindings/core/constants.generated.ts", root), out);
+  writeGenerated(new URL("bindings/core/constants.generated.ts", root), out);
   console.log(`bindings/core/constants.generated.ts: ${all.length} constants from build/release.wasm`);
 }
 
