@@ -6,6 +6,19 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/support/chromium.js";
 // Chromium from the system (Debian's `chromium`), shared with the light-client suite.
 const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } });
 
+// The suites that start networks — CometBFT testnets, devnet nodes, visors — and mostly wait on their blocks. npm test
+// (scripts/test.mjs) runs them as their own lane, two files at a time, beside the other suites.
+const CHAINS = [
+  "test/e2e/**/*.test.ts",
+  "test/apps/devnet/**/*.test.ts",
+  "test/apps/cli/devnet.test.ts",
+  "test/apps/visor/{demo,container,rehearse,readiness}.test.ts",
+  "test/apps/watch/watch.test.ts",
+  "test/examples/light-client/{verified,page}.test.ts",
+  "test/light/cometbft.test.ts",
+  "test/abci/cometbft.test.ts",
+];
+
 export default defineConfig({
   // The light-client page imports the package by name, as a consumer would: in tests, its browser entry's sources.
   resolve: {
@@ -19,9 +32,17 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "chains",
+          include: CHAINS,
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "node",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/**/*.browser.test.ts"],
+          exclude: ["test/**/*.browser.test.ts", ...CHAINS],
           testTimeout: 30_000,
         },
       },
