@@ -69,7 +69,11 @@ describe("postWithRetries", () => {
     expect(await postWithRetries(closed.url, base({ retries: 0 }))).toEqual({ kind: "failed", attempts: 1, problem: "ECONNREFUSED" });
 
     const silent = await receiver([0]);
-    expect(await postWithRetries(silent.url, base({ retries: 1, timeoutMs: 200 }))).toEqual({ kind: "failed", attempts: 2, problem: "no answer within 200 ms" });
+    expect(await postWithRetries(silent.url, base({ retries: 1, timeoutMs: 200 }))).toEqual({
+      kind: "failed",
+      attempts: 2,
+      problem: "no answer within 200 ms",
+    });
   });
 
   it("stops when the signal fires: during an attempt, during a pause, or before the first", async () => {
