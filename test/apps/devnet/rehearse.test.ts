@@ -88,8 +88,9 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     v1 = startChild(home, V1); // lives through the tests below until it halts (afterAll kills it on a failure)
     const serving = await v1.waitFor((r) => r.msg === "serving");
     const c = await clients(serving.rpc as string);
-    // Room for the rehearsals and CLI runs below before the height (400 ms blocks).
-    target = BigInt((await c.comet.status()).syncInfo.latestBlockHeight) + 40n;
+    // Room for the rehearsals and CLI runs below before the height (400 ms blocks); on a busy machine the node may
+    // still get there first, and the tests after this one say what holds then too.
+    target = BigInt((await c.comet.status()).syncInfo.latestBlockHeight) + 60n;
     await proposeAndPass(c, keys, [softwareUpgradeAny("v2", target, INFO)]);
     await waitUntil(async () => (await c.upgrade.CurrentPlan({})).plan, 10_000, "the plan");
     c.comet.disconnect();
@@ -139,12 +140,14 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
       halted_in: "",
       plan: { name: "v2", height: String(target), info: INFO, source: "chain" },
       app: { name: "example-v2", version: "2.0.0" },
-      snapshot: { source: "node", engine: "local", height: expect.stringMatching(/^\d+$/) },
+      snapshot: { height: expect.stringMatching(/^\d+$/) },
       block: { height: String(target) },
       store_upgrades: { applied: true, added: ["tags"], renamed: [{ old_key: "notes", new_key: "memos" }], deleted: [] },
       modules_migrated: 3,
       warnings: [],
     });
+    // Served by the running node, or — once it has halted at the height — read from a copy of its home.
+    expect(["node", "copy"]).toContain((r.snapshot as { source: string }).source);
     expect((r.modules as Record<string, unknown>[]).find((m) => m.name === "notes")).toMatchObject({
       version_before: "1",
       version_after: "2",
@@ -171,7 +174,10 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
   it("at H - 1 on the running node: the snapshot is of that height", async () => {
     await v1!.waitFor((r) => r.msg === "committed block" && r.height === String(target - 1n), 30_000);
     atHeight = await rehearseUpgrade({ home, app: V2 });
-    expect(atHeight.snapshot).toMatchObject({ source: "node", height: target - 1n });
+    // The node halts at H one block later: a rehearsal that asks after that reads a copy of the halted home, which is
+    // of the same height. Either way the snapshot is of H - 1.
+    expect(["node", "copy"]).toContain(atHeight.snapshot.source);
+    expect(atHeight.snapshot.height).toBe(target - 1n);
     expect(atHeight.ok).toBe(true);
     expect(await v1!.exited).toBe(20);
   });
