@@ -40,7 +40,7 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
   const GAP = 9;
   const TOP = 104;
 
-  const all = rows.flatMap((r) => Object.values(r.impls).flatMap((s) => [s!.median, s!.p99]));
+  const all = rows.flatMap((r) => Object.values(r.impls).flatMap((s) => [s.median, s.p99]));
   const lo = 10 ** Math.floor(Math.log10(Math.min(...all)));
   const hi = 10 ** Math.ceil(Math.log10(Math.max(...all)));
   const xOf = (ns: number) => PLOT_X + ((Math.log10(Math.max(ns, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * PLOT_W;

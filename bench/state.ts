@@ -257,7 +257,7 @@ export function sideBySideTable(runs: StateRun[]): string {
     const nodeCost = SPREAD.map(([, name]) => (g ? `${perNode(r.blocks[name]).toFixed(1)} / ${perNode(g.blocks[name]).toFixed(1)}` : perNode(r.blocks[name]).toFixed(1))).join("; ");
     return (
       `| ${fmtKeys(r.keys)} | ${g ? `${ms(r.startupMs)} / ${ms(g.startupMs)} ms (**${ratio(r.startupMs, g.startupMs)}**)` : `${ms(r.startupMs)} ms`} | ` +
-      `${BLOCKS.map((k) => cell(r.blocks[k.name as BlockName], g?.blocks[k.name as BlockName])).join(" | ")} | ${nodeCost} | ` +
+      `${BLOCKS.map((k) => cell(r.blocks[k.name], g?.blocks[k.name])).join(" | ")} | ${nodeCost} | ` +
       `${pair(r.peakRssMiB, g?.peakRssMiB, "MiB")} | ${pair(MiB(r.build.diskBytes), g && MiB(g.diskBytes), "MiB")} |`
     );
   });
@@ -275,7 +275,7 @@ export function stateTable(runs: StateRun[]): string {
   const rows = runs.map(
     (r) =>
       `| ${fmtKeys(r.keys)} | ${ms(r.startupMs)} ms | ` +
-      `${BLOCKS.map((k) => cell(r.blocks[k.name as BlockName])).join(" | ")} | ` +
+      `${BLOCKS.map((k) => cell(r.blocks[k.name])).join(" | ")} | ` +
       `${r.proofPresentBytes} B, ${ms(r.proofPresentMs.median)} ms | ${r.proofAbsentBytes} B, ${ms(r.proofAbsentMs.median)} ms | ` +
       `${r.peakRssMiB.toFixed(0)} MiB (end: ${r.rssAnonMiB.toFixed(0)} anon + ${r.rssFileMiB.toFixed(0)} file) | ${MiB(r.build.diskBytes).toFixed(0)} MiB |`,
   );

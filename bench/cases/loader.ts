@@ -12,7 +12,7 @@ import { instantiateSync } from "@assemblyscript/loader";
 import { compileCore } from "../../bindings/core/wasm/index.js";
 import { loadCore } from "../../bindings/core/index.js";
 import { H_INFO_LEN, H_INFO_PTR, H_NAME_LEN, H_NAME_PTR, H_OUT_LEN, H_PLAN_HEIGHT, H_VALUE } from "../../bindings/core/constants.generated.js";
-import { PLAN_KEY } from "../../bindings/core/wasm/layout.js";
+import { PLAN_KEY, type CoreExports } from "../../bindings/core/wasm/layout.js";
 import type { KVStore } from "../../bindings/core/kv.js";
 import { MemoryStore } from "../../bindings/store/memory.js";
 import type { Plan } from "../../bindings/core/types.js";
@@ -23,7 +23,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 class LoaderCore {
-  private x: any;
+  private x: CoreExports;
   private header: number;
   private store: KVStore;
   private lastPlan: Uint8Array | undefined;
@@ -82,7 +82,7 @@ class LoaderCore {
         },
       },
     });
-    this.x = exports;
+    this.x = exports as unknown as CoreExports;
     this.header = this.x.headerPtr();
     this.store = store;
   }

@@ -442,7 +442,7 @@ export interface BlockMeasure {
 /** The sampled blocks of each kind, summarized (the same statistics for both sides). */
 export function summarize(samples: readonly BlockSample[]): Record<BlockName, BlockMeasure> {
   const med = (xs: number[]) => dist(xs).median;
-  const optional = (xs: (number | undefined)[]) => (xs.every((x) => x !== undefined) && xs.length > 0 ? med(xs as number[]) : undefined);
+  const optional = (xs: (number | undefined)[]) => (xs.every((x) => x !== undefined) && xs.length > 0 ? med(xs) : undefined);
   const out = {} as Record<BlockName, BlockMeasure>;
   BLOCKS.forEach((kind, k) => {
     const xs = samples.filter((s) => s.kind === k && s.phase === PHASE.sampled);

@@ -102,4 +102,4 @@ for (const r of results) {
   else console.log(`| ${r.series} | T−${r.lead} | ${r.targets} | ${pct(r.held, r.targets)} | ${pct(r.early, r.targets)} | ${pct(r.late, r.targets)} | ${(r.medianWidth * 100).toFixed(1)} % | ${pct(r.baselineHeld, r.targets)} |`);
 }
 for (const s of series) console.log(`\n${s.name}: ${s.headers.length} headers over ${((s.headers.at(-1)!.ms - s.headers[0].ms) / 3_600_000).toFixed(2)} h — ${s.source}`);
-writeFileSync(values.json!, JSON.stringify({ generated: new Date().toISOString(), window_ms: WINDOW_MS, results }, null, 1) + "\n");
+writeFileSync(values.json, JSON.stringify({ generated: new Date().toISOString(), window_ms: WINDOW_MS, results }, null, 1) + "\n");

@@ -344,7 +344,7 @@ function chart(
       `CLI: whole process, ${cliRuns} runs each alternating; Node's own floor (node -e 0) ${floorMs.toFixed(0)} ms. Services: latency p50 (bar) to p99 (whisker); ratios xupgrade/simd.`,
       ...targets.map((t) => `${t.met === undefined ? "…" : t.met ? "✔" : "✘"} ${t.target}`),
     ],
-    { ratio: (row) => byRow.get(row as never), axisLabel: "median (log scale), whisker to p99; CLI: wall time of the whole process, services: latency per request", ratioWidth: 170 },
+    { ratio: (row) => byRow.get(row), axisLabel: "median (log scale), whisker to p99; CLI: wall time of the whole process, services: latency per request", ratioWidth: 170 },
   );
 }
 

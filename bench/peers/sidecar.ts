@@ -169,7 +169,7 @@ export async function sidecarCase(
     await release.close();
     await appRelease?.close();
     // The harness runs the CLI transpiled into node_modules/.cache and keeps temporary homes: remove them.
-    const helpers = (await import("../../test/apps/cli/helpers.js")) as typeof import("../../test/apps/cli/helpers.js");
+    const helpers = await import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();
   }
   return { harness: "test/interop/support/upgrade-run.ts", visor: visorBin ? "dist/apps/cli/xupgrade.cjs (the package's bin)" : "the tests' transpiled CLI (no build)", variants };
