@@ -82,7 +82,7 @@ const USERINFO_OK = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
 
 /** url.Parse(raw); throws GoUrlError with Go's detail. */
 export function parseGoUrl(raw: string): GoUrl {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- Go refuses exactly these control bytes
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new GoUrlError("net/url: invalid control character in URL");
   let rest = raw;
   const hash = rest.indexOf("#");

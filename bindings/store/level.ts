@@ -18,7 +18,7 @@ import { compareBytes, concatBytes } from "../base/bytes.js";
 import { CorruptStoreError, StoreFormatError, StoreStateError } from "./errors.js";
 
 /** Any abstract-level database. Keys and values are always read and written as Uint8Array ('view'). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- its parameters go both ways: no other type takes every database
 export type LevelDb = AbstractLevel<any, any, any>;
 
 export interface DurableOptions {

@@ -83,6 +83,7 @@ describe("the vote extension", () => {
       platform: fc.constantFrom("linux/amd64", "darwin/arm64", "any"),
       verdict: fc.constantFrom("passed", "failed", "not_rehearsed" as const),
       exit: fc.integer({ min: 1, max: 255 }),
+      // eslint-disable-next-line no-control-regex -- the controls are what it leaves out
       version: fc.string({ maxLength: 20 }).filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s) && new TextEncoder().encode(s).length <= 64),
       sha: fc.uint8Array({ minLength: 32, maxLength: 32 }),
       hash: fc.uint8Array({ minLength: 32, maxLength: 32 }),
@@ -114,7 +115,7 @@ describe("the vote extension", () => {
             snapshotHeight: a.snapshotHeight,
             binaryVersion: a.binaryVersion,
           },
-        } as never);
+        });
         expect(toBinary(schema("VoteExtension"), msg)).toEqual(ours);
         expect(decodeVoteExtension(ours)).toEqual(a);
       }),
@@ -180,6 +181,7 @@ describe("the hand-over file's JSON", () => {
 
   it("refuses a file that is not an attestation, saying what is wrong", () => {
     const ok = () => JSON.parse(JSON.stringify(attestationToJson(attestation())));
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the edits write what the type forbids: a forged file
     const bad = (edit: (j: any) => void) => {
       const j = ok();
       edit(j);

@@ -256,7 +256,7 @@ describe.each(BACKENDS)("gRPC, %s backend", (backend) => {
 
   describe("@grpc/proto-loader over @protobufs/cosmos query.proto", () => {
     let servers: QueryServers;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a client proto-loader builds at run time
     let client: any;
     const call = (method: string, req: object, md = new grpc.Metadata()) =>
       new Promise<{ err: grpc.ServiceError | null; res: unknown }>((resolve) =>
@@ -275,7 +275,7 @@ describe.each(BACKENDS)("gRPC, %s backend", (backend) => {
         defaults: true,
         oneofs: true,
       });
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the package proto-loader builds at run time
       const pkg = grpc.loadPackageDefinition(def) as any;
       client = new pkg.cosmos.upgrade.v1beta1.Query(servers.grpc!.address, grpc.credentials.createInsecure());
     });

@@ -157,7 +157,7 @@ describe.each(BACKENDS)("reflection, %s backend", (backend) => {
     // any set that extends google.protobuf options ("duplicate id 62001 in Type .google.protobuf.EnumOptions",
     // gogoproto), whatever the server; so the resolved root is turned into a client through proto-loader's JSON path.
     const def = protoLoader.fromJSON(root.toJSON(), { keepCase: true, longs: String, enums: String, defaults: true });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the package proto-loader builds at run time
     const pkg = grpc.loadPackageDefinition(def) as any;
     const client = new pkg.cosmos.upgrade.v1beta1.Query(servers.grpc!.address, grpc.credentials.createInsecure());
     try {

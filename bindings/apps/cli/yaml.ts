@@ -45,7 +45,7 @@ function readsAsAnotherType(s: string): boolean {
 
 /** Characters outside what YAML prints as they are (newlines, tabs, controls, lone surrogates, BOM). */
 function needsEscapes(s: string): boolean {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the controls are what it looks for
   return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 }
 

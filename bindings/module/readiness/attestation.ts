@@ -43,7 +43,7 @@ export interface ReadinessAttestation {
 const utf8 = new TextEncoder();
 const PLATFORM = /^(any|[a-z0-9]+\/[a-z0-9]+)$/;
 // C0 and C1 controls, DEL: a version is shown to people.
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the controls are what it looks for
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**

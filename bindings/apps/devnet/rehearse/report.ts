@@ -30,7 +30,7 @@ function printable(b: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the controls are what it looks for
   return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text) ? undefined : text;
 }
 
