@@ -38,7 +38,7 @@ function startNode(app: string): Promise<Node> {
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
-    exit.then((code) => reject(new Error(`devnet exited with ${code} before serving:\n${out}`)));
+    child.once("exit", (code) => reject(new Error(`devnet exited with ${code} before serving:\n${out}`)));
     setTimeout(() => reject(new Error(`devnet did not start:\n${out}`)), 60_000);
   });
 }

@@ -1,7 +1,6 @@
 /** Shared pieces of the CLI suites: spawning the real `xupgrade` CLI, temporary homes, tiny local servers. */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
 import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
@@ -85,7 +84,7 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, XUPGRADE_KEYRING_PASSPHRASE: undefined, DAEMON_NAME: undefined, ...opts.env };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -118,7 +117,7 @@ export interface StagedCli {
 export function stageCli(args: string[], opts: CliOptions = {}): StagedCli {
   const env: Record<string, string | undefined> = { ...process.env, XUPGRADE_KEYRING_PASSPHRASE: undefined, DAEMON_NAME: undefined, ...opts.env };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
-  const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...cliArgs(), ...args], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   let atPrompt!: () => void;

@@ -53,7 +53,7 @@ describe("which peers hold the decision for H", () => {
   it("ignores what it cannot read", () => {
     const odd = { peers: [{ node_address: 5 }, { node_address: "abc@x:1", peer_state: { round_state: { height: 31 } } }, {}] };
     expect(holdingDecision(odd as never, 30n, BLOCK)).toEqual([]);
-    expect(holdingDecision({} as never, 30n, BLOCK)).toEqual([]);
+    expect(holdingDecision({}, 30n, BLOCK)).toEqual([]);
   });
 });
 

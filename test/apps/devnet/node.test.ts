@@ -55,7 +55,7 @@ afterAll(async () => {
 
 const rpcPost = async (body: unknown) => {
   const res = await fetch(node.rpcUrl, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, any> };
+  return { status: res.status, headers: res.headers, json: await res.json() };
 };
 
 describe("CometBFT RPC subset through cosmjs", () => {
@@ -128,20 +128,20 @@ describe("CometBFT RPC subset through cosmjs", () => {
         { jsonrpc: "2.0", id: "two", method: "nope", params: {} },
       ]),
     });
-    const arr = (await batch.json()) as any[];
+    const arr = (await batch.json()) as unknown[];
     expect(arr[0]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
     expect(arr[1]).toEqual({ jsonrpc: "2.0", id: "two", error: { code: -32601, message: "Method not found", data: "" } });
     expect(batch.headers.get("access-control-allow-origin")).toBe("*");
 
     const uri = await fetch(`${node.rpcUrl}/abci_query?path="/store/upgrade/key"&data=0x0275706772616465`);
-    const q = (await uri.json()) as any;
+    const q = await uri.json();
     expect(q.result.response.code).toBe(0);
     expect(Buffer.from(q.result.response.value, "base64").toString("hex")).toBe("0000000000000002");
     expect(q.result.response.key).toBe(Buffer.from("0275706772616465", "hex").toString("base64"));
 
-    const blk = (await (await fetch(`${node.rpcUrl}/block?height=2`)).json()) as any;
+    const blk = await (await fetch(`${node.rpcUrl}/block?height=2`)).json();
     expect(blk.result.block.header.height).toBe("2");
-    const status = (await (await fetch(`${node.rpcUrl}/status`)).json()) as any;
+    const status = await (await fetch(`${node.rpcUrl}/status`)).json();
     expect(status.result.node_info.other.tx_index).toBe("on");
 
     const future = await rpcPost({ jsonrpc: "2.0", id: 3, method: "block", params: { height: "999999" } });
@@ -155,7 +155,7 @@ describe("CometBFT RPC subset through cosmjs", () => {
     const bad = await rpcPost({ jsonrpc: "2.0", id: 5, method: "block", params: { height: "abc" } });
     expect(bad.json.error.code).toBe(-32602);
     const parse = await fetch(node.rpcUrl, { method: "POST", body: "{not json" });
-    expect(((await parse.json()) as any).error.code).toBe(-32700);
+    expect((await parse.json()).error.code).toBe(-32700);
     const options = await fetch(node.rpcUrl, { method: "OPTIONS" });
     expect(options.status).toBe(204);
   });
@@ -262,12 +262,12 @@ describe("REST and gRPC (serveQueries on the devnet)", () => {
     const res = await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/2`);
     expect(res.status).toBe(200);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    const body = (await res.json()) as any;
+    const body = await res.json();
     const rpcBlock = await c.comet.block(2);
     expect(Buffer.from(body.block_id.hash, "base64")).toEqual(Buffer.from(rpcBlock.blockId.hash));
     expect(body.block.header.height).toBe("2");
     expect(body.sdk_block.header.proposer_address).toMatch(/^cosmosvalcons1/);
-    expect(((await (await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/latest`)).json()) as any).block.header.height).toMatch(/^\d+$/);
+    expect((await (await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/latest`)).json()).block.header.height).toMatch(/^\d+$/);
     const future = await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/99999999`);
     expect(future.status).toBe(400);
     expect(await future.json()).toEqual({ code: 3, message: "requested block height is bigger then the chain length", details: [] });
@@ -372,8 +372,8 @@ describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps runni
       const { proposal } = await c.gov.Proposal({ proposalId: id });
       return proposal!.status === ProposalStatus.PROPOSAL_STATUS_FAILED ? proposal : undefined;
     }, 10_000, "the proposal to fail");
-    expect(p!.failedReason).toBe("upgrade cannot be scheduled in the past: invalid request");
-    expect(p!.finalTallyResult!.yesCount).toBe("300000000");
+    expect(p.failedReason).toBe("upgrade cannot be scheduled in the past: invalid request");
+    expect(p.finalTallyResult!.yesCount).toBe("300000000");
     expect((await c.upgrade.CurrentPlan({})).plan).toBeUndefined();
     const late = await broadcastAndWait(c.comet, await signTx(c.auth, key("validator3"), [voteAny(id, key("validator3").address)]));
     expect([late.result.code, late.result.codespace, late.result.log]).toEqual([3, "gov", `failed to execute message; message index: 0: ${id}: inactive proposal`]);

@@ -163,9 +163,8 @@ class Net {
     return { round: from.round, votes: from.votes.map((v) => ({ validator: v.validator, blockIdFlag: v.blockIdFlag })) };
   }
 
-  async prepare(h: bigint, txs: Uint8Array[] = [], local = this.localLastCommit()): Promise<Uint8Array[]> {
-    const r = await this.proposer(h).app.prepareProposal(RequestPrepareProposal.fromPartial({ height: h, maxTxBytes: 1_000_000n, txs, localLastCommit: local, time: this.time(h) }));
-    return r.txs as Uint8Array[];
+  prepare(h: bigint, txs: Uint8Array[] = [], local = this.localLastCommit()): Uint8Array[] {
+    return this.proposer(h).app.prepareProposal(RequestPrepareProposal.fromPartial({ height: h, maxTxBytes: 1_000_000n, txs, localLastCommit: local, time: this.time(h) })).txs;
   }
 
   /** ProcessProposal on one validator: ACCEPT or REJECT, and the check it logged. */
@@ -173,13 +172,13 @@ class Net {
     const before = n.logger.records.length;
     const r = await n.app.processProposal(RequestProcessProposal.fromPartial({ height: h, txs, proposedLastCommit: last, time: this.time(h), proposerAddress: this.proposer(h).key.address }));
     const rec = n.logger.records.slice(before).find((x) => x.msg.startsWith("rejected a proposal"));
-    return { status: r.status as number, check: rec?.check as string | undefined };
+    return { status: r.status, check: rec?.check as string | undefined };
   }
 
   /** One height: propose, process everywhere, finalize and commit everywhere, then every validator's precommit. */
   async step(txs: Uint8Array[] = [], o: { absent?: number[] } = {}): Promise<string> {
     const h = this.height + 1n;
-    const block = await this.prepare(h, txs);
+    const block = this.prepare(h, txs);
     for (const n of this.nodes) expect((await this.process(n, h, block)).status).toBe(ACCEPT);
     const req = RequestFinalizeBlock.fromPartial({ height: h, txs: block, decidedLastCommit: this.lastCommit(), time: this.time(h), hash: sha256(new TextEncoder().encode(`block ${h}`)) });
     const results = await Promise.all(this.nodes.map((n) => n.app.finalizeBlock(req)));
@@ -194,16 +193,16 @@ class Net {
         votes.push({ validator, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0), blockIdFlag: ABSENT });
         continue;
       }
-      const ext = (await n.app.extendVote({ hash: new Uint8Array(32), height: h, time: this.time(h), txs: [], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) })).voteExtension as Uint8Array;
+      const ext = (await n.app.extendVote({ hash: new Uint8Array(32), height: h, time: this.time(h), txs: [], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) })).voteExtension;
       for (const other of this.nodes) {
         if (other === n) continue;
-        expect((await other.app.verifyVoteExtension({ hash: new Uint8Array(32), validatorAddress: n.key.address, height: h, voteExtension: ext })).status).toBe(ACCEPT);
+        expect(other.app.verifyVoteExtension({ hash: new Uint8Array(32), validatorAddress: n.key.address, height: h, voteExtension: ext }).status).toBe(ACCEPT);
       }
       votes.push({ validator, voteExtension: ext, extensionSignature: this.sign(n, h, 0, ext), blockIdFlag: COMMIT });
     }
     this.last = votes;
     this.lastRound = 0;
-    return hex(results[0].appHash as Uint8Array);
+    return hex(results[0].appHash);
   }
 
   sign(n: Node, h: bigint, round: number, ext: Uint8Array, chainId = this.g.chain_id): Uint8Array {
@@ -247,7 +246,7 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
     await net.step(); // height 1: its precommits are the first with extensions
     expect(net.nodes[0].state.readinessParams().voteExtensionsEnableHeight).toBe(1n);
     await net.step(); // height 2 carries them
-    expect((await net.prepare(3n))[0].subarray(0, INJECTION_PREFIX.length)).toEqual(INJECTION_PREFIX);
+    expect(net.prepare(3n)[0].subarray(0, INJECTION_PREFIX.length)).toEqual(INJECTION_PREFIX);
     expect(net.tallies()).toEqual([undefined, undefined, undefined, undefined]); // no plan yet
     await net.schedule(60n);
     // Scheduled, nothing attested: every validator says 0 %.
@@ -308,15 +307,15 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
 
   it("VerifyVoteExtension refuses malformed and oversized extensions (the vote, not the chain) and accepts well-formed ones", async () => {
     const n = net.nodes[0];
-    const verify = async (ext: Uint8Array) =>
-      (await n.app.verifyVoteExtension({ hash: new Uint8Array(32), validatorAddress: net.nodes[1].key.address, height: net.height, voteExtension: ext })).status;
-    expect(await verify(new Uint8Array(0))).toBe(ACCEPT);
-    expect(await verify(encodeVoteExtension(attestation()))).toBe(ACCEPT);
-    expect(await verify(encodeVoteExtension(attestation({ planName: "another plan" })))).toBe(ACCEPT); // shape only: another plan is not malformed
-    expect(await verify(new Uint8Array(MAX_VOTE_EXTENSION_BYTES + 1).fill(7))).toBe(REJECT);
-    expect(await verify(Uint8Array.of(0x0a, 0x05, 1, 2))).toBe(REJECT);
-    expect(await verify(encodeVoteExtension(attestation({ binarySha256: new Uint8Array(5) })))).toBe(REJECT);
-    expect(await verify(new TextEncoder().encode("not protobuf at all"))).toBe(REJECT);
+    const verify = (ext: Uint8Array) =>
+      n.app.verifyVoteExtension({ hash: new Uint8Array(32), validatorAddress: net.nodes[1].key.address, height: net.height, voteExtension: ext }).status;
+    expect(verify(new Uint8Array(0))).toBe(ACCEPT);
+    expect(verify(encodeVoteExtension(attestation()))).toBe(ACCEPT);
+    expect(verify(encodeVoteExtension(attestation({ planName: "another plan" })))).toBe(ACCEPT); // shape only: another plan is not malformed
+    expect(verify(new Uint8Array(MAX_VOTE_EXTENSION_BYTES + 1).fill(7))).toBe(REJECT);
+    expect(verify(Uint8Array.of(0x0a, 0x05, 1, 2))).toBe(REJECT);
+    expect(verify(encodeVoteExtension(attestation({ binarySha256: new Uint8Array(5) })))).toBe(REJECT);
+    expect(verify(new TextEncoder().encode("not protobuf at all"))).toBe(REJECT);
     const logged = n.logger.records.filter((r) => r.msg === "refused a vote extension");
     expect(logged.length).toBeGreaterThanOrEqual(4);
     // The chain goes on.
@@ -325,7 +324,7 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
 
   it("ProcessProposal refuses each forged injection with its own check; FinalizeBlock ignores one that gets through", async () => {
     const h = net.height + 1n;
-    const good = await net.prepare(h);
+    const good = net.prepare(h);
     const n = net.nodes[1];
     expect((await net.process(n, h, good)).status).toBe(ACCEPT);
     const body = ExtendedCommitInfo.decode(good[0].subarray(INJECTION_PREFIX.length));
@@ -334,7 +333,7 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
     const at = body.votes.findIndex((v) => v.voteExtension.length > 0);
     expect(at).toBeGreaterThanOrEqual(0);
     const edit = (i: number, f: (v: ExtendedVoteInfo) => ExtendedVoteInfo) => ({ ...body, votes: body.votes.map((v, j) => (j === (i === 0 ? at : i) ? f({ ...v }) : v)) });
-    const signer = (i: number) => net.nodes.find((x) => hex(x.key.address) === hex(body.votes[i === 0 ? at : i].validator!.address))!;
+    const signer = (i: number) => net.nodes.find((x) => hex(x.key.address) === hex(body.votes[i === 0 ? at : i].validator.address))!;
     const other = attestation({ appHash: new Uint8Array(32).fill(0x99) });
     const forged = encodeVoteExtension(other);
     const unknownKey = consensusKeyFromSeed(new Uint8Array(32).fill(9));
@@ -349,7 +348,7 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
       ["another round", [inject({ ...body, round: 1 })], undefined, "round"],
       ["a vote left out", [inject({ ...body, votes: body.votes.slice(1) })], undefined, "votes"],
       ["validators swapped", [inject({ ...body, votes: [body.votes[1], body.votes[0], ...body.votes.slice(2)] })], undefined, "validator"],
-      ["more power claimed", [inject(edit(0, (v) => ({ ...v, validator: { ...v.validator!, power: 900n } })))], undefined, "validator"],
+      ["more power claimed", [inject(edit(0, (v) => ({ ...v, validator: { ...v.validator, power: 900n } })))], undefined, "validator"],
       ["a commit vote called absent", [inject(edit(0, (v) => ({ ...v, blockIdFlag: ABSENT, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })))], undefined, "flag"],
       ["an extension on an absent vote", [inject({ ...body, votes: body.votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) })], { ...net.lastCommit(body), votes: net.lastCommit(body).votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) }, "extension-without-commit"],
       ["an extension without its signature", [inject(edit(0, (v) => ({ ...v, extensionSignature: new Uint8Array(0) })))], undefined, "unsigned-extension"],
@@ -381,10 +380,10 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
   it("the proposer prunes a malformed extension that reached it as a late precommit; the block is accepted and the tally keeps the validator's attestation", async () => {
     const h = net.height + 1n;
     const i = net.last.findIndex((v) => v.voteExtension.length > 0);
-    const n = net.nodes.find((x) => hex(x.key.address) === hex(net.last[i].validator!.address))!;
+    const n = net.nodes.find((x) => hex(x.key.address) === hex(net.last[i].validator.address))!;
     const bad = Uint8Array.of(0x0a, 0x01, 0xff);
     const local = { round: 0, votes: net.last.map((v, j) => (j === i ? { ...v, voteExtension: bad, extensionSignature: net.sign(n, h - 1n, 0, bad) } : v)) };
-    const block = await net.prepare(h, [], local);
+    const block = net.prepare(h, [], local);
     expect(net.proposer(h).logger.records.some((r) => r.msg.startsWith("pruned vote extensions") && r.pruned === 1)).toBe(true);
     const pruned = ExtendedCommitInfo.decode(block[0].subarray(INJECTION_PREFIX.length)).votes[i];
     expect([pruned.blockIdFlag, pruned.voteExtension.length, pruned.extensionSignature.length]).toEqual([COMMIT, 0, 0]);
@@ -442,7 +441,7 @@ describe("the readiness activation gate (devnet setting, off by default)", { tim
     while (net.height < H - 1n) await net.step();
     expect(net.tallies()[0]!.readyPower).toBe(300n);
     const h = H;
-    const block = await net.prepare(h);
+    const block = net.prepare(h);
     const req = RequestFinalizeBlock.fromPartial({ height: h, txs: block, decidedLastCommit: net.lastCommit(), time: net.time(h), hash: new Uint8Array(32) });
     await expect(net.nodes[0].app.finalizeBlock(req)).rejects.toMatchObject({ exitCode: 20 });
   });

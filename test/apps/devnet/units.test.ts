@@ -183,8 +183,8 @@ describe("initDevnet", () => {
 });
 
 describe("app definitions and RunMigrations (docs/spec/keeper.md §8.3)", () => {
-  const ctxFor = (calls: string[]) => (module: string): ModuleContext =>
-    ({ module, height: 10n, timeNs: 0n, chainId: "c", logger: silentLogger, store: () => new MemoryStore() }) as ModuleContext;
+  const ctx = (module: string): ModuleContext =>
+    ({ module, height: 10n, timeNs: 0n, chainId: "c", logger: silentLogger, store: () => new MemoryStore() });
 
   it("runs from → to migrations in order (names sorted, auth last), initialises new modules, returns every version", async () => {
     const calls: string[] = [];
@@ -209,16 +209,16 @@ describe("app definitions and RunMigrations (docs/spec/keeper.md §8.3)", () => 
       ["alpha", 1n],
       ["same", 1n],
     ]);
-    const out = await runMigrations(app, from, ctxFor(calls), silentLogger);
+    const out = await runMigrations(app, from, ctx, silentLogger);
     expect(calls).toEqual(["alpha 1→2", "fresh genesis", "zeta 1→2", "zeta 2→3", "auth 5→6"]);
     expect(Object.fromEntries(out)).toEqual({ alpha: 2n, bank: 4n, fresh: 4n, gov: 5n, same: 1n, staking: 5n, upgrade: 2n, zeta: 3n, auth: 6n });
   });
 
   it("missing migrations are errors with the SDK's texts", async () => {
     const none = resolveApp({ name: "t", modules: [{ name: "m", consensusVersion: 3 }] });
-    await expect(runMigrations(none, new Map([["m", 1n]]), ctxFor([]), silentLogger)).rejects.toThrow("no migrations found for module m: not found");
+    await expect(runMigrations(none, new Map([["m", 1n]]), ctx, silentLogger)).rejects.toThrow("no migrations found for module m: not found");
     const gap = resolveApp({ name: "t", modules: [{ name: "m", consensusVersion: 3, migrations: { 1: () => {} } }] });
-    const err = await runMigrations(gap, new Map([["m", 1n]]), ctxFor([]), silentLogger).catch((e) => e);
+    const err = await runMigrations(gap, new Map([["m", 1n]]), ctx, silentLogger).catch((e) => e);
     expect(err).toBeInstanceOf(UpgradeError);
     expect(err.message).toBe("no migration found for module m from version 2 to version 3: not found");
     expect(exitCodeFor(err)).toBe(23);

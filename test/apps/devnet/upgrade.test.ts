@@ -30,8 +30,6 @@ import {
 afterAll(removeTempDirs);
 
 const INFO = '{"binaries":{"any":"https://x.example/v2?a=1&checksum=sha256:00"}}';
-const dec = new TextDecoder();
-const enc = new TextEncoder();
 
 /** Resolves with the exit code, or fails after `ms`. */
 function exitWithin(node: DevnetHandle, ms = 20_000): Promise<number> {
