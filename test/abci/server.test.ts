@@ -229,21 +229,17 @@ describe("malformed input closes only that connection", () => {
 
 describe("application failure stops the server", () => {
   it("answers Response.exception, closes every connection and resolves stopped", async () => {
-    let logger: ReturnType<typeof recordingLogger> | undefined;
-    let mempool: TestClient | undefined;
     const app = spyApp({
       finalizeBlock: async () => {
-        // Fail only once a CheckTx from another connection is queued behind this call.
-        mempool!.send({ checkTx: {} }, { flush: {} });
-        while (!logger!.lines.some((l) => l.fields?.method === "checkTx")) await delay(2);
+        // Fail only once a CheckTx from another connection is queued behind this call (both are set by then).
+        mempool.send({ checkTx: {} }, { flush: {} });
+        while (!logger.lines.some((l) => l.fields?.method === "checkTx")) await delay(2);
         throw new Error("state is corrupt");
       },
     });
-    const served = await serve(app);
-    const { client, server } = served;
-    logger = served.logger;
+    const { client, server, logger } = await serve(app);
     const query = await client();
-    mempool = await client();
+    const mempool = await client();
     const consensus = await client();
     consensus.send({ finalizeBlock: { height: 9n } }, { flush: {} });
     const [res] = await consensus.responses(1);
@@ -283,7 +279,7 @@ describe("application failure stops the server", () => {
     ["processProposal UNKNOWN", { processProposal: () => ({}) }, { processProposal: {} }, "processProposal answered status 0; it must be ACCEPT (1) or REJECT (2)"],
     ["too few tx results", { finalizeBlock: () => ({ txResults: [] }) }, { finalizeBlock: { txs: [Uint8Array.of(1)] } }, "finalizeBlock answered 0 tx results for 1 transactions"],
   ] as const)("treats %s as an application error", async (_what, app, request, message) => {
-    const { client, server } = await serve(app as AbciApplication);
+    const { client, server } = await serve(app);
     const c = await client();
     c.send(request as never, { flush: {} });
     expect((await c.responses(1))[0].exception?.error).toBe(message);

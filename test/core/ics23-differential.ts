@@ -96,7 +96,8 @@ function projectMultistore(r: Rand, name: string, stores: Record<string, (r: Ran
   const cache = new NodeCache(256);
   const trees = Object.keys(stores).map((s) => {
     const db = new NodeDb(sha256, (v, n) => stored.get(`${s}/${v}.${n}`), cache, s);
-    return { s, db, tree: new MutableTree(db, undefined, 0), hash: new Uint8Array(0) as Uint8Array, reader: undefined as TreeReader | undefined };
+    const hash: Uint8Array = new Uint8Array(0); // any buffer: saved hashes replace it
+    return { s, db, tree: new MutableTree(db, undefined, 0), hash, reader: undefined as TreeReader | undefined };
   });
   for (let v = 1; v <= versions; v++) {
     for (const t of trees) {
@@ -201,7 +202,7 @@ type Plain = { exist?: import("cosmjs-types/cosmos/ics23/v1/proofs").ExistencePr
 /** A (compressed) batch's entries as plain entries. */
 function plainEntries(proof: Uint8Array): Plain[] {
   const p = CommitmentProof.decode(proof);
-  if (p.batch) return p.batch.entries as Plain[];
+  if (p.batch) return p.batch.entries;
   if (!p.compressed) return [];
   const lookup = p.compressed.lookupInners;
   const expand = (c: { key: Uint8Array; value: Uint8Array; leaf?: unknown; path: number[] } | undefined) => c && { key: c.key, value: c.value, leaf: c.leaf, path: c.path.map((i) => lookup[i]) };
@@ -757,12 +758,17 @@ export class GoOracle {
 
   /** The oracle's verdicts on `cases` (numbered from `first`), in order. */
   async judge(first: number, cases: readonly ProofCase[]): Promise<Outcome[]> {
-    if (this.failed) throw this.failed;
+    this.throwIfFailed();
     const answers = cases.map((_, i) => new Promise<GoVerdict>((resolve) => this.waiting.set(first + i, resolve)));
     this.child.stdin.write(cases.map((c, i) => goLine(first + i, c)).join("\n") + "\n");
     const out = await Promise.all(answers);
-    if (this.failed) throw this.failed;
+    // The oracle may have exited while these were in flight (their verdicts are then placeholders).
+    this.throwIfFailed();
     return out.map(goOutcome);
+  }
+
+  private throwIfFailed(): void {
+    if (this.failed) throw this.failed;
   }
 
   close(): Promise<void> {

@@ -64,7 +64,7 @@ for (const [spec, set] of [
   ["tendermint", { exist_left: tmExistLeft, exist_middle: tmExistMiddle, exist_right: tmExistRight, nonexist_left: tmNonexistLeft, nonexist_middle: tmNonexistMiddle, nonexist_right: tmNonexistRight }],
   ["smt", { exist_left: smtExistLeft, exist_middle: smtExistMiddle, exist_right: smtExistRight, nonexist_left: smtNonexistLeft, nonexist_middle: smtNonexistMiddle, nonexist_right: smtNonexistRight }],
 ] as const) {
-  for (const [name, data] of Object.entries(set)) VECTORS.push({ spec, name: `${spec}/${name}`, exist: name.startsWith("exist"), data: data as Single });
+  for (const [name, data] of Object.entries(set)) VECTORS.push({ spec, name: `${spec}/${name}`, exist: name.startsWith("exist"), data: data });
 }
 for (const [spec, exist, data] of [
   ["iavl", true, iavlBatchExist],
@@ -74,7 +74,7 @@ for (const [spec, exist, data] of [
   ["smt", true, smtBatchExist],
   ["smt", false, smtBatchNonexist],
 ] as const) {
-  BATCHES.push({ spec, name: `${spec}/batch_${exist ? "exist" : "nonexist"}`, exist, data: data as Batch });
+  BATCHES.push({ spec, name: `${spec}/batch_${exist ? "exist" : "nonexist"}`, exist, data: data });
 }
 
 /** The error a call throws (an Ics23Error's kind and message), or "ok". */

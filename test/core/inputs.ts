@@ -67,7 +67,7 @@ function outcome(fn: () => unknown): unknown {
   }
 }
 
-const plan = (p: Partial<Plan>) => ({ name: "v2", height: 10n, info: "", ...p }) as Plan;
+const plan = (p: Partial<Plan>) => ({ name: "v2", height: 10n, info: "", ...p });
 
 /** Every contract entry point that takes a string, by the argument's name in its TypeError. */
 const CORE_STRING_ENTRIES: [string, string, (c: Core, s: string) => unknown][] = [

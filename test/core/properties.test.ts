@@ -213,7 +213,8 @@ describe("wasm and js cores agree", () => {
                   return;
                 case "write":
                 case "discard":
-                  if (branch) o.kind === "write" ? branch.write() : branch.discard();
+                  if (o.kind === "write") branch?.write();
+                  else branch?.discard();
                   branch = undefined;
                   sw.target = bases[base];
                   return;

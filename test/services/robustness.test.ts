@@ -7,7 +7,7 @@ import { connect, type Socket } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { describe, expect, it } from "vitest";
-import { serveQueries, type QueryServers } from "../../bindings/services/index.js";
+import { serveQueries } from "../../bindings/services/index.js";
 import { BACKENDS, GOV, grpcClient, grpcRpc, rawGet, richKeeper, serve, wire } from "./helpers.js";
 
 const P = "/cosmos/upgrade/v1beta1";
@@ -99,13 +99,12 @@ describe.each(BACKENDS)("robustness, %s backend", (backend) => {
     const { keeper } = await richKeeper(backend);
     let calls = 0;
     let closing: Promise<void> | undefined;
-    let servers: QueryServers | undefined;
     const heightProvider = () => {
       calls++;
-      if (calls === 3) closing = servers!.close(3000); // close while this request is being handled
+      if (calls === 3) closing = servers.close(3000); // close while this request is being handled
       return 40n;
     };
-    servers = await serveQueries({ keeper, heightProvider, grpc: { address: "127.0.0.1:0" }, rest: { address: "127.0.0.1:0" } });
+    const servers = await serveQueries({ keeper, heightProvider, grpc: { address: "127.0.0.1:0" }, rest: { address: "127.0.0.1:0" } });
     const restUrl = servers.rest!.url;
     const grpcAddress = servers.grpc!.address;
 

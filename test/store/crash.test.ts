@@ -38,7 +38,7 @@ describe.each(STORE_KINDS)("SIGKILL during a block (%s multistore)", (kind) => {
     expect(ms.lastCommittedHeight).toBe(1n);
     expect(ms.committedStores()).toEqual(["bank"]);
     const rows = [...ms.store("bank").iterate(new Uint8Array(0), undefined)].map(([k, v]) => [text(k), text(v)]);
-    const expected = Array.from({ length: 100 }, (_, i) => [`a${i}`, `block1-${i}`]).sort(([x], [y]) => (x! < y! ? -1 : 1));
+    const expected = Array.from({ length: 100 }, (_, i) => [`a${i}`, `block1-${i}`]).sort(([x], [y]) => (x < y ? -1 : 1));
     expect(rows).toEqual(expected);
     expect(ms.store("other").get(bytes("x"))).toBeUndefined();
     // The store carries on from block 1.

@@ -15,7 +15,10 @@ function spanned(index: KeyIndex, lo: string, hi: string | undefined): string[] 
   const out: string[] = [];
   for (let c = c0, i = i0; c < c1 || (c === c1 && i < i1); ) {
     if (i < index.parts[c].length) out.push(index.parts[c][i++]);
-    else (c++, (i = 0));
+    else {
+      c++;
+      i = 0;
+    }
   }
   return out;
 }

@@ -215,7 +215,7 @@ describe("MemoryStore", () => {
     const st = new MemoryStore();
     st.set(b(1), b(1));
     st.set(b(2), b(2));
-    [...st.iterate(b(), undefined)]; // build the sorted snapshot so clone shares it
+    void [...st.iterate(b(), undefined)]; // build the sorted snapshot so clone shares it
     const copy = st.clone();
     st.delete(b(1));
     copy.set(b(3), b(3));

@@ -117,7 +117,10 @@ describe("the tree against cosmos/iavl v1.2.2", () => {
     let checked = 0;
     for (const v of tc.versions) {
       // Non-empty values: ICS23 cannot prove an empty one (next test).
-      for (const op of v.ops) (op.length === 1 ? tree.remove(unhex(op[0])) : tree.set(unhex(op[0]), unhex(op[1] + "01")));
+      for (const op of v.ops) {
+        if (op.length === 1) tree.remove(unhex(op[0]));
+        else tree.set(unhex(op[0]), unhex(op[1] + "01"));
+      }
       const saved = tree.save();
       nodes.write(tree, saved);
       const reader = tree.saved;

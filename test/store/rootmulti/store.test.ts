@@ -100,7 +100,10 @@ describe("CommitMultiStore", () => {
         ["bank", random],
       ] as const) {
         const s = ms.store(name);
-        for (const op of tc.versions[i].ops) (op.length === 1 ? s.delete(unhex(op[0])) : s.set(unhex(op[0]), unhex(op[1])));
+        for (const op of tc.versions[i].ops) {
+          if (op.length === 1) s.delete(unhex(op[0]));
+          else s.set(unhex(op[0]), unhex(op[1]));
+        }
       }
       ms.store("_blocks").set(bytes(`block ${h}`), bytes("not in the app hash"));
       const working = ms.workingHash();
