@@ -167,14 +167,14 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
         (async () => {
           await simdHalt;
           await waitUntil(() => got("simd").some((id) => id.startsWith("still_halted/")), 180_000, "simd still halted");
-          await simd!.stop();
-          simd = startSimd(simdHome, peers.simd050!);
+          await simd.stop();
+          simd = startSimd(simdHome, peers.simd050);
           await simd.ready(180_000);
         })(),
         (async () => {
           await appdHalt;
           await waitUntil(() => got("appd").some((id) => id.startsWith("still_halted/")), 180_000, "appd still halted");
-          await appd!.stop();
+          await appd.stop();
           appd = startSimd(appHome, appBinary("v0.53"));
           await appd.ready(180_000);
         })(),

@@ -246,7 +246,7 @@ describe("cosmovisor v1.5.0 supervising the xupgrade devnet through v1 → v2", 
 
   it("the node exits 20 while cosmovisor's poller checks the file: cosmovisor v1.5.0 misses the upgrade (exit status 20); started again, the exit path alone finds the file and upgrades", async () => {
     const c = await setUp("race", "exit-during-poll");
-    let fetchedBefore = 0;
+    let fetchedBefore: number;
     writeFileSync(join(c.probes, "armed"), "");
     const cv = startCosmovisor(c);
     try {

@@ -40,8 +40,8 @@ export function spawnCollected<R = string>(command: string, args: string[], o: S
   const waiters: { test: (r: R) => boolean; resolve: (r: R) => void; reject: (e: Error) => void }[] = [];
   let stderr = "";
   let partial = "";
-  proc.stderr!.on("data", (d) => (stderr += d));
-  proc.stdout!.on("data", (d) => {
+  proc.stderr.on("data", (d) => (stderr += d));
+  proc.stdout.on("data", (d) => {
     const parts = (partial + d).split("\n");
     partial = parts.pop()!;
     for (const line of parts) {

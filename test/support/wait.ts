@@ -5,7 +5,7 @@ export async function waitUntil<T>(fn: () => T | undefined | false | Promise<T |
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (v !== undefined && v !== false) return v as T;
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }

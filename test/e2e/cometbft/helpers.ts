@@ -96,7 +96,13 @@ export function exitWithin(child: { exited: Promise<number | string>; stderr(): 
 
 // ---- CometBFT's RPC ----
 
-export async function rpc<T = Record<string, any>>(url: string, method: string, params: Record<string, string> = {}): Promise<T> {
+/** What the helpers read of CometBFT's `block` answer. */
+export interface RpcBlock {
+  block_id: { hash: string };
+  block: { header: { time: string } };
+}
+
+export async function rpc<T>(url: string, method: string, params: Record<string, string> = {}): Promise<T> {
   const q = new URLSearchParams(params).toString();
   const res = await fetch(`${url}/${method}${q ? `?${q}` : ""}`, { signal: AbortSignal.timeout(5000) });
   const body = (await res.json()) as { result?: T; error?: { data?: string; message?: string } };
@@ -119,10 +125,10 @@ export async function rpcHeight(url: string): Promise<number | undefined> {
  */
 export async function blockFacts(url: string, h: number): Promise<{ hash: string; appHashAfter: string }> {
   const resultsOf = () =>
-    waitUntil<Record<string, any>>(
+    waitUntil<{ app_hash: string }>(
       async () => {
         try {
-          return await rpc(url, "block_results", { height: String(h) });
+          return await rpc<{ app_hash: string }>(url, "block_results", { height: String(h) });
         } catch (err) {
           if (/could not find results for height/.test(String(err))) return false;
           throw err;
@@ -131,9 +137,9 @@ export async function blockFacts(url: string, h: number): Promise<{ hash: string
       30_000,
       `the results of block ${h} at ${url}`,
     );
-  const [block, results] = await Promise.all([rpc(url, "block", { height: String(h) }), resultsOf()]);
+  const [block, results] = await Promise.all([rpc<RpcBlock>(url, "block", { height: String(h) }), resultsOf()]);
   // block_results has the app hash in base64 (bytes); the app logs it in uppercase hex, as block headers show hashes.
-  return { hash: block.block_id.hash as string, appHashAfter: Buffer.from(results.app_hash as string, "base64").toString("hex").toUpperCase() };
+  return { hash: block.block_id.hash, appHashAfter: Buffer.from(results.app_hash, "base64").toString("hex").toUpperCase() };
 }
 
 /** Waits until every URL reports at least height `h`. */
@@ -154,7 +160,7 @@ export async function blockMs(url: string, n = 5): Promise<number> {
   const top = (await rpcHeight(url))!;
   const from = Math.max(2, top - n); // block 1 has the genesis time
   if (from === top) return 1000;
-  const time = async (h: number) => Date.parse((await rpc(url, "block", { height: String(h) })).block.header.time as string);
+  const time = async (h: number) => Date.parse((await rpc<RpcBlock>(url, "block", { height: String(h) })).block.header.time);
   const ms = ((await time(top)) - (await time(from))) / (top - from);
   return ms > 0 ? ms : 1000;
 }

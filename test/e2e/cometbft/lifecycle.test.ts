@@ -35,6 +35,7 @@ import {
   runCli,
   waitUntil,
   type LogRecord,
+  type RpcBlock,
   type Testnet,
 } from "./helpers.js";
 
@@ -142,7 +143,7 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       expect(new Set(facts.map((f) => f.appHashAfter)).size).toBe(1);
     }
     for (const v of visors) expect(v.lines().some((l) => l.includes("starting the node") && l.includes("genesis/bin/xupgraded"))).toBe(true);
-    trustRoot = { height: 2, hash: (await rpc(urls()[0], "block", { height: "2" })).block_id.hash as string };
+    trustRoot = { height: 2, hash: (await rpc<RpcBlock>(urls()[0], "block", { height: "2" })).block_id.hash };
     lightHome = join(net.dir, "light-home");
     mkdirSync(lightHome, { recursive: true });
   });

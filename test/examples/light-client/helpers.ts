@@ -6,7 +6,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { extname, join, normalize } from "node:path";
 // `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
@@ -63,7 +62,7 @@ export function text(page: Page, testid: string): Promise<string> {
 /** Waits until `[data-testid=<id>]` contains `expected`. */
 export async function waitText(page: Page, testid: string, expected: string | RegExp, timeoutMs = 20_000): Promise<string> {
   const end = Date.now() + timeoutMs;
-  let last = "";
+  let last: string;
   for (;;) {
     const loc = page.locator(`[data-testid="${testid}"]`).first();
     last = (await loc.count()) ? await loc.innerText().catch(() => "") : "(absent)";

@@ -12,7 +12,7 @@ export type AnyRecord = RestRecord | GrpcRecord | CliRecord;
 export function comparable(r: AnyRecord): Record<string, unknown> {
   if ("status" in r) return { status: r.status, headers: r.headers, body: r.body };
   if ("code" in r && "path" in r) return { code: r.code, details: r.details, response: r.response ?? null, height_header: r.height_header ?? null };
-  const c = r as CliRecord;
+  const c = r;
   return { code: c.code, stdout: c.stdout, stderr: c.stderr };
 }
 

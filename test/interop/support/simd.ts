@@ -195,7 +195,7 @@ export function parseLog(line: string): SimdLog {
   const at = performance.now();
   try {
     const rec = JSON.parse(line) as Record<string, unknown>;
-    if (rec && typeof rec === "object") return { ...rec, message: String(rec.message ?? rec.msg ?? ""), at } as SimdLog;
+    if (rec && typeof rec === "object") return { ...rec, message: String(rec.message ?? rec.msg ?? ""), at };
   } catch {
     /* plain text */
   }

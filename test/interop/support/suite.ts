@@ -51,7 +51,7 @@ export function describeComparison<R extends AnyRecord>(o: ComparisonOptions<R>)
         it(id, () => {
           const p = pairs.get(id);
           if (!p) throw new Error(`no pair ${id}`);
-          const v = judge(o.area, p as Pair<AnyRecord>, o.line);
+          const v = judge(o.area, p, o.line);
           verdicts.push(v);
           const listed = v.covered.map((d) => `${d.key} (${d.kind})`).join(", ");
           expect(v.uncovered, `${id} differs in ${v.uncovered.join(", ")}, which no entry of ${o.area} lists${listed ? ` (listed: ${listed})` : ""}\nsimd: ${short(p.simd)}\nours: ${short(p.ours)}`).toEqual([]);

@@ -143,7 +143,7 @@ function netOf(cometbft: string, chainId: string, nodes: NetNode[], configure: (
       }
     },
     async stop() {
-      await Promise.all(nodes.map((n) => n.child?.kill()));
+      await Promise.all(nodes.map(async (n) => n.child?.kill()));
       for (const n of nodes) n.child = undefined;
     },
     height: (i = 0) => rpcHeight(nodes[i].rpcUrl),

@@ -102,7 +102,7 @@ export async function simdNet(o: { binary: string; chainId: string; validators: 
       await net.waitForHeight(3n);
     },
     async stop() {
-      await Promise.all(nodes.map((n) => n.child?.kill()));
+      await Promise.all(nodes.map(async (n) => n.child?.kill()));
       for (const n of nodes) n.child = undefined;
     },
     height: (i = 0) => height(nodes[i].rpcUrl),

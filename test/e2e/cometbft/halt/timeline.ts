@@ -106,7 +106,7 @@ const median = (xs: number[]): number | undefined => (xs.length === 0 ? undefine
 
 /** The step between two marks on each node that has both, as a median over the nodes. */
 function step(ts: readonly NodeTimeline[], from: keyof NodeTimeline, to: keyof NodeTimeline): number | undefined {
-  const d = ts.flatMap((t) => (typeof t[from] === "number" && typeof t[to] === "number" ? [(t[to] as number) - (t[from] as number)] : []));
+  const d = ts.flatMap((t) => (typeof t[from] === "number" && typeof t[to] === "number" ? [t[to] - t[from]] : []));
   const m = median(d);
   return m === undefined ? undefined : Math.round(m);
 }
