@@ -11,7 +11,17 @@ export default tseslint.config(
   {
     // assembly/ is AssemblyScript (its own compiler checks it); the .d.ts beside the generated .wasm bytes only stands in
     // for them before the first build, and no project holds it once they exist.
-    ignores: ["dist/", "build/", "node_modules/", "test-output/", "bench/out/", "assembly/", "**/*.generated.ts", "**/*.generated.d.ts", "examples/light-client/dist/"],
+    ignores: [
+      "dist/",
+      "build/",
+      "node_modules/",
+      "test-output/",
+      "bench/out/",
+      "assembly/",
+      "**/*.generated.ts",
+      "**/*.generated.d.ts",
+      "examples/light-client/dist/",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -37,7 +47,10 @@ export default tseslint.config(
       ],
       "@typescript-eslint/return-await": ["error", "error-handling-correctness-only"],
       "@typescript-eslint/no-unnecessary-type-assertion": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {

@@ -82,9 +82,7 @@ export function renderChart(rows: Row[], title: string, subtitle: string, footer
       // Colour only where bench/README.md sets a wasm/js target: ≤ 1.0 on cases 1–4, ≤ 0.33 on case 5.
       const limit = row.case <= 4 ? 1 : row.case === 5 ? 1 / 3 : undefined;
       const fill = limit === undefined || row.ratio === undefined ? "#333" : row.ratio > limit ? "#b00020" : "#1b5e20";
-      body.push(
-        `<text x="${W - 12}" y="${y + h / 2 + 4}" text-anchor="end" class="ratio" fill="${fill}">${what} ${ratio.toFixed(2)}</text>`,
-      );
+      body.push(`<text x="${W - 12}" y="${y + h / 2 + 4}" text-anchor="end" class="ratio" fill="${fill}">${what} ${ratio.toFixed(2)}</text>`);
     }
     y += h + GAP;
   }

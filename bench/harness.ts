@@ -8,9 +8,19 @@
 import { Bench } from "tinybench";
 import { config } from "./config.js";
 
-export type Impl = "wasm" | "js" | "cosmjs-types" | "bufbuild-reflect" | "bufbuild-wire" | "loader" | "wasm-raw" | "@confio/ics23"
+export type Impl =
+  | "wasm"
+  | "js"
+  | "cosmjs-types"
+  | "bufbuild-reflect"
+  | "bufbuild-wire"
+  | "loader"
+  | "wasm-raw"
+  | "@confio/ics23"
   // bench/peers: xupgrade against the Go programs it replaces
-  | "xupgrade" | "simd" | "cosmovisor";
+  | "xupgrade"
+  | "simd"
+  | "cosmovisor";
 
 export interface BenchTask {
   /** The case number in bench/README.md (1–10). */

@@ -49,7 +49,8 @@ async function nodeRuns(runs: number): Promise<LightResults["node"]> {
   const out: LightResults["node"] = [];
   for (const n of SIZES) {
     const chain = new SyntheticChain({ chainId: `bench-${n}`, validators: n, latest: 20n });
-    const block = (h: bigint) => lightBlock({ header: chain.header(h), commit: chain.commit(h) }, new ValidatorSet(chain.valset(h).set.validators), chain.chainId);
+    const block = (h: bigint) =>
+      lightBlock({ header: chain.header(h), commit: chain.commit(h) }, new ValidatorSet(chain.valset(h).set.validators), chain.chainId);
     const root = block(1n);
     const now = timestampFromNs(chain.timeNs(20n) + 1_000_000_000n);
     const o = { trustingPeriodNs: 10n ** 15n, maxClockDriftNs: 10n ** 10n, now };
@@ -77,7 +78,15 @@ async function nodeRuns(runs: number): Promise<LightResults["node"]> {
 }
 
 async function chromiumRuns(browser: Browser, nodes: Map<number, SdkNode>, runs: number): Promise<LightResults["chromium"]> {
-  const bundle = await build({ entryPoints: [new URL("./light/browser.ts", import.meta.url).pathname], bundle: true, format: "esm", platform: "browser", target: "es2022", write: false, logLevel: "warning" });
+  const bundle = await build({
+    entryPoints: [new URL("./light/browser.ts", import.meta.url).pathname],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "warning",
+  });
   const js = bundle.outputFiles[0].text;
   const site = await httpServer((req, res) => {
     if (req.url?.startsWith("/bench.js")) {
@@ -96,10 +105,29 @@ async function chromiumRuns(browser: Browser, nodes: Map<number, SdkNode>, runs:
     for (const n of SIZES) {
       for (const engine of ENGINES) {
         const r = (await page.evaluate(
-          ([rpc, eng, k]) => (globalThis as unknown as { lightBench: (a: string, b: number, c: string, d: number) => Promise<unknown> }).lightBench(rpc, 1, eng, k),
+          ([rpc, eng, k]) =>
+            (globalThis as unknown as { lightBench: (a: string, b: number, c: string, d: number) => Promise<unknown> }).lightBench(rpc, 1, eng, k),
           [nodes.get(n)!.url, engine, runs] as const,
-        )) as { validators: number; engine: SignatureEngine; webcrypto: boolean; commitMs: number[]; skipMs: number[]; proofsMs: number[]; totalMs: number[]; proofs: number };
-        out.push({ validators: r.validators, engine: r.engine, webcrypto: r.webcrypto, commitMs: stat(r.commitMs), skipMs: stat(r.skipMs), proofsMs: stat(r.proofsMs), totalMs: stat(r.totalMs), proofs: r.proofs });
+        )) as {
+          validators: number;
+          engine: SignatureEngine;
+          webcrypto: boolean;
+          commitMs: number[];
+          skipMs: number[];
+          proofsMs: number[];
+          totalMs: number[];
+          proofs: number;
+        };
+        out.push({
+          validators: r.validators,
+          engine: r.engine,
+          webcrypto: r.webcrypto,
+          commitMs: stat(r.commitMs),
+          skipMs: stat(r.skipMs),
+          proofsMs: stat(r.proofsMs),
+          totalMs: stat(r.totalMs),
+          proofs: r.proofs,
+        });
       }
     }
   } finally {
@@ -124,12 +152,22 @@ async function pageRuns(browser: Browser, node: SdkNode, refreshes: number): Pro
   })();
   try {
     const page = await context.newPage();
-    const q = new URLSearchParams({ rpc: node.url, rest: "http://127.0.0.1:9", poll: "1000", trust_height: "1", trust_hash: Buffer.from(node.chain.hash(1n)).toString("hex") });
+    const q = new URLSearchParams({
+      rpc: node.url,
+      rest: "http://127.0.0.1:9",
+      poll: "1000",
+      trust_height: "1",
+      trust_hash: Buffer.from(node.chain.hash(1n)).toString("hex"),
+    });
     await page.goto(`${site.url}/index.html?${q}`);
     const seen: { height: string; ms: number }[] = [];
     const end = Date.now() + 60_000 + refreshes * 3000;
     while (seen.length < refreshes + 1 && Date.now() < end) {
-      const [h, ms, state] = await page.evaluate(() => [document.querySelector("#footer")?.getAttribute("data-verified-height"), document.querySelector("#footer")?.getAttribute("data-refresh-ms"), document.body.dataset.state]);
+      const [h, ms, state] = await page.evaluate(() => [
+        document.querySelector("#footer")?.getAttribute("data-verified-height"),
+        document.querySelector("#footer")?.getAttribute("data-refresh-ms"),
+        document.body.dataset.state,
+      ]);
       if (state === "refused") throw new Error(`the page refused: ${await page.locator('[data-testid="verify-error"]').innerText()}`);
       if (h && ms && seen.at(-1)?.height !== h) seen.push({ height: h, ms: Number(ms) });
       await page.waitForTimeout(100);
@@ -151,7 +189,10 @@ export function lightTable(r: LightResults): string {
     "| where | validators | signatures by | one commit (2/3 of its own set) | one skipping step (1/3 of the trusted set, then 2/3) | + plan, protocol version, module versions proofs |",
     "| --- | --- | --- | --- | --- | --- |",
   ];
-  for (const x of r.node) lines.push(`| Node ${process.version} | ${x.validators} | ${x.engine} | ${f(x.commitMs.median)} ms (p90 ${f(x.commitMs.p90)}) | ${f(x.skipMs.median)} ms (p90 ${f(x.skipMs.p90)}) | |`);
+  for (const x of r.node)
+    lines.push(
+      `| Node ${process.version} | ${x.validators} | ${x.engine} | ${f(x.commitMs.median)} ms (p90 ${f(x.commitMs.p90)}) | ${f(x.skipMs.median)} ms (p90 ${f(x.skipMs.p90)}) | |`,
+    );
   for (const x of r.chromium) {
     lines.push(
       `| ${r.chromiumVersion} | ${x.validators} | ${x.engine}${x.engine !== "noble" && !x.webcrypto ? " (no Ed25519 in WebCrypto: noble)" : ""} | ${f(x.commitMs.median)} ms (p90 ${f(x.commitMs.p90)}) | ${f(x.skipMs.median)} ms (p90 ${f(x.skipMs.p90)}) | **${f(x.totalMs.median)} ms** (p90 ${f(x.totalMs.p90)}; ${x.proofs} proofs in ${f(x.proofsMs.median)} ms) |`,
@@ -183,7 +224,14 @@ export async function runLight(log: (line: string) => void): Promise<{ results: 
   const nodes = new Map<number, SdkNode>();
   let browser: Browser | undefined;
   try {
-    for (const n of SIZES) nodes.set(n, await syntheticSdkNode({ chain: { chainId: `bench-sdk-${n}`, validators: n, latest: 30n }, state: { plan: { name: "v2", height: 1_000_000n, info: "" }, protocolVersion: 1n } }));
+    for (const n of SIZES)
+      nodes.set(
+        n,
+        await syntheticSdkNode({
+          chain: { chainId: `bench-sdk-${n}`, validators: n, latest: 30n },
+          state: { plan: { name: "v2", height: 1_000_000n, info: "" }, protocolVersion: 1n },
+        }),
+      );
     browser = await launchChromium();
     const chromiumVersion = `Chromium ${browser.version()}`;
     log(`  ${chromiumVersion} …`);

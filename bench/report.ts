@@ -97,9 +97,10 @@ export function checkTargets(rows: Row[], memory: MemoryRun[]): Target[] {
   targets.push({
     target: "both cores ≥ 2× faster than cosmjs-types on case 6 (ratio to cosmjs ≤ 0.5)",
     met: protoMiss.length === 0,
-    detail: protoMiss.length === 0
-      ? proto.map((r) => `${r.id}: wasm ${x(r.vsCosmjs!.wasm!)}, js ${x(r.vsCosmjs!.js!)}`).join("; ")
-      : `missed: ${protoMiss.join("; ")}`,
+    detail:
+      protoMiss.length === 0
+        ? proto.map((r) => `${r.id}: wasm ${x(r.vsCosmjs!.wasm!)}, js ${x(r.vsCosmjs!.js!)}`).join("; ")
+        : `missed: ${protoMiss.join("; ")}`,
   });
 
   for (const layer of ["core session", "keeper"]) {
@@ -110,9 +111,10 @@ export function checkTargets(rows: Row[], memory: MemoryRun[]): Target[] {
     targets.push({
       target: `preBlock with nothing due < 100 ns in both backends (${layer})`,
       met: over.length === 0,
-      detail: over.length === 0
-        ? pre.map((r) => `${r.id}: wasm ${fmtNs(r.impls.wasm!.median)}, js ${fmtNs(r.impls.js!.median)}`).join("; ")
-        : `missed: ${over.join("; ")}`,
+      detail:
+        over.length === 0
+          ? pre.map((r) => `${r.id}: wasm ${fmtNs(r.impls.wasm!.median)}, js ${fmtNs(r.impls.js!.median)}`).join("; ")
+          : `missed: ${over.join("; ")}`,
     });
   }
 
@@ -138,14 +140,9 @@ const cell = (s?: Stat) => (s ? `${fmtNs(s.median)} / ${fmtNs(s.p99)}` : "–");
 
 /** The README's table: median / p99 per call, side by side, with the ratios. */
 export function markdownTable(rows: Row[]): string {
-  const lines = [
-    "| # | case | wasm median / p99 | js median / p99 | wasm/js | wasm/js (own processes) | other |",
-    "|---|---|---|---|---|---|---|",
-  ];
+  const lines = ["| # | case | wasm median / p99 | js median / p99 | wasm/js | wasm/js (own processes) | other |", "|---|---|---|---|---|---|---|"];
   for (const r of rows) {
-    const others = (Object.entries(r.impls) as [Impl, Stat][])
-      .filter(([impl]) => impl !== "wasm" && impl !== "js")
-      .map(([impl, s]) => `${impl} ${cell(s)}`);
+    const others = (Object.entries(r.impls) as [Impl, Stat][]).filter(([impl]) => impl !== "wasm" && impl !== "js").map(([impl, s]) => `${impl} ${cell(s)}`);
     if (r.vsCosmjs) others.push(`÷cosmjs: wasm ${x(r.vsCosmjs.wasm!)}, js ${x(r.vsCosmjs.js!)}`);
     if (r.loaderRatio) others.push(`loader/bindings ${x(r.loaderRatio)}`);
     lines.push(

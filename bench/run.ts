@@ -55,8 +55,7 @@ const meta = {
   memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
   tinybench: JSON.parse(readFileSync(here("../node_modules/tinybench/package.json"), "utf8")).version as string,
   config,
-  method:
-    "tinybench; each sample is a batch of calls (opsPerSample) timed as one; median and p99 are over batch means, in ns per call",
+  method: "tinybench; each sample is a batch of calls (opsPerSample) timed as one; median and p99 are over batch means, in ns per call",
 };
 
 log(`xupgrade bench${QUICK ? " (quick)" : ""} on ${meta.cpu.model} ×${meta.cpu.cores}, Node ${meta.node}`);
@@ -105,7 +104,17 @@ const coldSummary = Object.fromEntries(
   (["file", "inline"] as const).map((mode) => {
     const runs = cold.filter((c) => c.mode === mode);
     const pick = (k: keyof ColdStart) => +median(runs.map((c) => c[k] as number)).toFixed(3);
-    return [mode, { runs: runs.length, bytesMs: pick("bytesMs"), compileMs: pick("compileMs"), instantiateMs: pick("instantiateMs"), firstCallMs: pick("firstCallMs"), totalMs: pick("totalMs") }];
+    return [
+      mode,
+      {
+        runs: runs.length,
+        bytesMs: pick("bytesMs"),
+        compileMs: pick("compileMs"),
+        instantiateMs: pick("instantiateMs"),
+        firstCallMs: pick("firstCallMs"),
+        totalMs: pick("totalMs"),
+      },
+    ];
   }),
 );
 log(`  file ${coldSummary.file.totalMs} ms, inline ${coldSummary.inline.totalMs} ms (medians)`);

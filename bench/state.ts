@@ -101,7 +101,9 @@ function compareHashes(what: string, firstHeight: number, ours: readonly string[
   if (ours.length !== theirs.length) throw new AppHashMismatchError(`${what}: xupgrade committed ${ours.length} blocks, cosmos/iavl ${theirs.length}`);
   const i = ours.findIndex((h, j) => h !== theirs[j]);
   if (i >= 0) {
-    throw new AppHashMismatchError(`${what}: app hash at height ${firstHeight + i}: xupgrade ${ours[i]}, cosmos/iavl ${theirs[i]} — the trees diverged, or the workloads differ`);
+    throw new AppHashMismatchError(
+      `${what}: app hash at height ${firstHeight + i}: xupgrade ${ours[i]}, cosmos/iavl ${theirs[i]} — the trees diverged, or the workloads differ`,
+    );
   }
   return ours.length;
 }
@@ -112,7 +114,12 @@ function runIavl(bin: string, dir: string, build: StateBuild, m: StateMeasure): 
   const gb = iavlBench<GoBuild>(bin, "build", db, workloadFile(dir));
   let compared = compareHashes("build", 1, build.appHashes!, gb.app_hashes);
   const gm = iavlBench<GoMeasure>(bin, "measure", db, workloadFile(dir));
-  compared += compareHashes("measured blocks", build.heights + 1, m.appHashes!, gm.blocks.map((b) => b.app_hash));
+  compared += compareHashes(
+    "measured blocks",
+    build.heights + 1,
+    m.appHashes!,
+    gm.blocks.map((b) => b.app_hash),
+  );
   const samples: BlockSample[] = gm.blocks.map((b) => ({
     phase: b.phase,
     kind: b.kind,
@@ -151,7 +158,9 @@ export function runState(child: Child, log: (line: string) => void): { runs: Sta
     const dir = mkdtempSync(join(tmpdir(), "xupgrade-bench-state-"));
     try {
       const build = child<StateBuild>("state-build", dir, String(n));
-      log(`  ${n} keys: workload written in ${build.workloadSeconds.toFixed(1)} s; xupgrade built in ${build.seconds.toFixed(1)} s (${MiB(build.diskBytes).toFixed(0)} MiB on disk)`);
+      log(
+        `  ${n} keys: workload written in ${build.workloadSeconds.toFixed(1)} s; xupgrade built in ${build.seconds.toFixed(1)} s (${MiB(build.diskBytes).toFixed(0)} MiB on disk)`,
+      );
       const m = child<StateMeasure>("state-measure", dir, String(n), String(config.stateBlocks), String(config.stateProofs), String(config.stateWarmBlocks));
       const b = m.blocks;
       log(
@@ -213,7 +222,9 @@ export function stateTargets(runs: StateRun[]): Target[] {
       met: growth <= 1.3,
       detail:
         `${perNode(first.blocks[name]).toFixed(1)} → ${perNode(last.blocks[name]).toFixed(1)} µs (${growth.toFixed(2)}×; ${first.blocks[name].written} → ${last.blocks[name].written} nodes)` +
-        (first.iavl && last.iavl ? `; cosmos/iavl ${perNode(first.iavl.blocks[name]).toFixed(1)} → ${perNode(last.iavl.blocks[name]).toFixed(1)} µs (${(perNode(last.iavl.blocks[name]) / perNode(first.iavl.blocks[name])).toFixed(2)}×)` : ""),
+        (first.iavl && last.iavl
+          ? `; cosmos/iavl ${perNode(first.iavl.blocks[name]).toFixed(1)} → ${perNode(last.iavl.blocks[name]).toFixed(1)} µs (${(perNode(last.iavl.blocks[name]) / perNode(first.iavl.blocks[name])).toFixed(2)}×)`
+          : ""),
     });
   }
   if (last.iavl) {
@@ -254,7 +265,9 @@ export function sideBySideTable(runs: StateRun[]): string {
     g === undefined ? `${x.toFixed(digits)} ${unit}` : `${x.toFixed(digits)} / ${g.toFixed(digits)} ${unit} (**${ratio(x, g)}**)`;
   const rows = runs.map((r) => {
     const g = r.iavl;
-    const nodeCost = SPREAD.map(([, name]) => (g ? `${perNode(r.blocks[name]).toFixed(1)} / ${perNode(g.blocks[name]).toFixed(1)}` : perNode(r.blocks[name]).toFixed(1))).join("; ");
+    const nodeCost = SPREAD.map(([, name]) =>
+      g ? `${perNode(r.blocks[name]).toFixed(1)} / ${perNode(g.blocks[name]).toFixed(1)}` : perNode(r.blocks[name]).toFixed(1),
+    ).join("; ");
     return (
       `| ${fmtKeys(r.keys)} | ${g ? `${ms(r.startupMs)} / ${ms(g.startupMs)} ms (**${ratio(r.startupMs, g.startupMs)}**)` : `${ms(r.startupMs)} ms`} | ` +
       `${BLOCKS.map((k) => cell(r.blocks[k.name], g?.blocks[k.name])).join(" | ")} | ${nodeCost} | ` +
@@ -287,7 +300,11 @@ export function stateTable(runs: StateRun[]): string {
 }
 
 /** The tables and the targets, as printed and as written into bench/README.md. */
-export function stateReport(meta: { date: string; cpu: { model: string; cores: number }; node: string; load?: number[] }, runs: StateRun[], targets: Target[]): string {
+export function stateReport(
+  meta: { date: string; cpu: { model: string; cores: number }; node: string; load?: number[] },
+  runs: StateRun[],
+  targets: Target[],
+): string {
   const g = runs.find((r) => r.iavl)?.iavl;
   const load = meta.load ? `; load average ${meta.load.map((l) => l.toFixed(1)).join(" / ")} (1 / 5 / 15 min) at the end` : "";
   const header = `_${meta.cpu.model} ×${meta.cpu.cores}, Node ${meta.node}, ${meta.date.slice(0, 16).replace("T", " ")} UTC${load}._`;
@@ -324,4 +341,3 @@ export function writeState(
   const text = readFileSync(readme, "utf8");
   writeFileSync(readme, text.replace(/(<!-- state:start -->\n)[\s\S]*?(\n<!-- state:end -->)/, `$1${stateReport(meta, runs, targets)}$2`));
 }
-

@@ -70,4 +70,6 @@ const show = (xs: number[]) => `${median(xs).toFixed(0)} ms (${Math.min(...xs).t
 console.log(`visor backup, hard links: ${show(times.linked)}, ${copiedByBackup} bytes written, ${all.bytesToCopy - copiedByBackup} linked`);
 console.log(`full copy (links off):    ${show(times.full)}, ${all.bytesToCopy} bytes written`);
 console.log(`cp -a:                    ${show(times.cp)}`);
-console.log(`ratio full / linked: ${(median(times.full) / median(times.linked)).toFixed(1)}× the time, ${(all.bytesToCopy / Math.max(1, copiedByBackup)).toFixed(0)}× the bytes`);
+console.log(
+  `ratio full / linked: ${(median(times.full) / median(times.linked)).toFixed(1)}× the time, ${(all.bytesToCopy / Math.max(1, copiedByBackup)).toFixed(0)}× the bytes`,
+);

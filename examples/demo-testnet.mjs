@@ -139,7 +139,8 @@ function record(v, rec, line) {
     v.rest = rec.rest;
     if (first) line(`serving: CometBFT rpc ${rec.rpc} (pid ${rec.cometbft_pid}), rest ${rec.rest}, grpc ${rec.grpc}`);
     if (first && rec.ui) line(`light client: ${rec.ui}  (open it in a browser to watch the upgrade)`);
-  } else if (m === "starting devnet" && first) line(`${rec.app} on ${rec.engine} ${rec.cometbft}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
+  } else if (m === "starting devnet" && first)
+    line(`${rec.app} on ${rec.engine} ${rec.cometbft}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
   else if (m === "proposal tallied" && first) line(`proposal ${rec.proposal} tallied: ${rec.status} (yes ${rec.yes}, no ${rec.no})`);
   else if (m === "upgrade scheduled" && first) line(`upgrade "${rec.name}" scheduled at height ${rec.height}`);
   else if (rec.progress && first) {
@@ -149,7 +150,10 @@ function record(v, rec, line) {
   } else if (m === "halting the node") line(`halting at height ${rec.height}: ${rec.err} (exit code ${rec.exit_code})`);
   else if (m === "upgrade applied") line(`upgrade applied at height ${rec.height}, app version ${rec.app_version}`);
   else if (everyone.some((e) => m.startsWith(e))) line(m);
-  else if (first && (["Replay last block using real app", "ABCI Replay Blocks"].includes(m) || ["x/upgrade", "app", "counter", "notes", "tags"].includes(rec.module))) {
+  else if (
+    first &&
+    (["Replay last block using real app", "ABCI Replay Blocks"].includes(m) || ["x/upgrade", "app", "counter", "notes", "tags"].includes(rec.module))
+  ) {
     line(m + (m === "ABCI Replay Blocks" ? ` (app ${rec.appHeight}, CometBFT's store ${rec.storeHeight})` : ""));
   } else if (m === "stopped" && first) line(`stopped at height ${rec.height}, exit code ${rec.exit_code}`);
 }
@@ -223,8 +227,20 @@ async function main() {
 
   step(`Create a testnet: ${VALIDATORS} CometBFT validators, a ${VOTING_S}s voting period, timeout_commit ${BLOCK_MS}ms`);
   await rt.xupgrade([
-    "devnet", "init", "--engine", "cometbft", "--validators", String(VALIDATORS), "--home", dir,
-    "--voting-period", `${VOTING_S}s`, "--deposit-period", `${DEPOSIT_S}s`, "--block-time", `${BLOCK_MS}ms`,
+    "devnet",
+    "init",
+    "--engine",
+    "cometbft",
+    "--validators",
+    String(VALIDATORS),
+    "--home",
+    dir,
+    "--voting-period",
+    `${VOTING_S}s`,
+    "--deposit-period",
+    `${DEPOSIT_S}s`,
+    "--block-time",
+    `${BLOCK_MS}ms`,
   ]);
   const nodes = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")).nodes;
   const keyring = ["--keyring-backend", "test", "--home", dir];
@@ -263,23 +279,56 @@ async function main() {
   // CLI to start on a busy machine; and after the vote, READY_S for the operators to stage v2 and their visors to
   // rehearse it.
   const H = later + Math.ceil((1.2 * 2 * (VOTING_S + DEPOSIT_S) * 1000 + READY_S * 1000) / blockMs) + Math.ceil(5000 / blockMs);
-  step(`Propose the upgrade "v2" at height ${H} (the chain is at ${later}, a block every ~${blockMs}ms: ~${(((H - later) * blockMs) / 1000).toFixed(0)}s away)`);
+  step(
+    `Propose the upgrade "v2" at height ${H} (the chain is at ${later}, a block every ~${blockMs}ms: ~${(((H - later) * blockMs) / 1000).toFixed(0)}s away)`,
+  );
   const submit = await rt.xupgrade([
-    "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
-    "--deposit", "10000000stake", "--upgrade-height", String(H), "--no-validate", "--from", "alice", "--node", vals[0].rpc, ...keyring, "--yes", "-o", "json",
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "v2",
+    "--title",
+    "Upgrade to v2",
+    "--summary",
+    "Adds the tags module, renames notes to memos, migrates counter and notes",
+    "--deposit",
+    "10000000stake",
+    "--upgrade-height",
+    String(H),
+    "--no-validate",
+    "--from",
+    "alice",
+    "--node",
+    vals[0].rpc,
+    ...keyring,
+    "--yes",
+    "-o",
+    "json",
   ]);
   const proposal = JSON.parse(submit.stdout).proposal_id;
   if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
   step(`Every validator votes yes on proposal ${proposal}, each through its own node (each vote was started before it and waits at its confirmation prompt)`);
-  for (const [i, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${i} --node <node${i} rpc> … → ${r.stdout.trim()}`);
+  for (const [i, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries())
+    say(`$ xupgrade tx gov vote ${proposal} yes --from validator${i} --node <node${i} rpc> … → ${r.stdout.trim()}`);
 
   step(`The vote (${VOTING_S}s): the plan, on every node`);
-  await until(async () => (await Promise.all(vals.map((v) => rt.xupgrade(["query", "upgrade", "plan", "--node", v.rpc], { quiet: true, allowFail: true })))).every((r) => r.code === 0), (VOTING_S + 30) * 1000, "the plan on every node");
+  await until(
+    async () =>
+      (await Promise.all(vals.map((v) => rt.xupgrade(["query", "upgrade", "plan", "--node", v.rpc], { quiet: true, allowFail: true })))).every(
+        (r) => r.code === 0,
+      ),
+    (VOTING_S + 30) * 1000,
+    "the plan on every node",
+  );
   await rt.xupgrade(["query", "upgrade", "plan", "--node", vals[0].rpc]);
 
   step("Who is ready? Each visor attests through its validator's vote extensions; nothing is staged yet");
-  await until(async () => (await tally(vals[0])).validators.every((x) => x.status !== "READINESS_STATUS_NO_ATTESTATION"), 60_000, "an attestation from every visor");
+  await until(
+    async () => (await tally(vals[0])).validators.every((x) => x.status !== "READINESS_STATUS_NO_ATTESTATION"),
+    60_000,
+    "an attestation from every visor",
+  );
   await rt.xupgrade(["query", "upgrade", "readiness", "--node", vals[0].rpc]);
   if (vals[0].rest) say(`the light-client page shows the same: ${vals[0].rest}/ui`);
 
@@ -290,7 +339,11 @@ async function main() {
     // Its visor sees the staged binary, rehearses, attests; the next blocks carry the attestation into the tally.
     await until(() => (v.attestations ?? 0) > before, 120_000, `${v.name}'s visor to attest`);
     const sha = fileSha256(bin);
-    await until(async () => (await tally(vals[0])).validators.find((x) => x.name === `validator${v.index}`)?.attestation?.binary_sha256 === sha, 60_000, `${v.name}'s attestation in the tally`);
+    await until(
+      async () => (await tally(vals[0])).validators.find((x) => x.name === `validator${v.index}`)?.attestation?.binary_sha256 === sha,
+      60_000,
+      `${v.name}'s attestation in the tally`,
+    );
   };
 
   for (const v of vals) {
@@ -311,11 +364,14 @@ async function main() {
   await stage(vals[VALIDATORS - 1], v2, { force: true });
   await rt.xupgrade(["query", "upgrade", "readiness", "--node", vals[1].rpc]);
   const full = await tally(vals[0]);
-  if (full.ready_power !== full.total_power || full.app_hashes_disagree) throw new Error(`readiness did not reach 100 % with one app hash: ${JSON.stringify(full)}`);
+  if (full.ready_power !== full.total_power || full.app_hashes_disagree)
+    throw new Error(`readiness did not reach 100 % with one app hash: ${JSON.stringify(full)}`);
   if (vals[0].readinessUrl) {
     const body = await (await fetch(vals[0].readinessUrl)).json();
     say(`$ curl ${vals[0].readinessUrl}   (node0's visor, loopback only)`);
-    say(`  ${JSON.stringify({ plan: body.plan, platform: body.platform, binary: { sha256: body.binary.sha256.slice(0, 16) + "…" }, preflight: { ok: body.preflight.ok }, rehearsal: { verdict: body.rehearsal.verdict, app_hash: body.rehearsal.app_hash.slice(0, 16) + "…", snapshot_height: body.rehearsal.snapshot_height } })}`);
+    say(
+      `  ${JSON.stringify({ plan: body.plan, platform: body.platform, binary: { sha256: body.binary.sha256.slice(0, 16) + "…" }, preflight: { ok: body.preflight.ok }, rehearsal: { verdict: body.rehearsal.verdict, app_hash: body.rehearsal.app_hash.slice(0, 16) + "…", snapshot_height: body.rehearsal.snapshot_height } })}`,
+    );
   }
   table(vals.map(rowOf), "The validators, waiting for the height:");
 
@@ -335,7 +391,9 @@ async function main() {
   step("The applied upgrade, on every node; the module versions; the readiness v2 had when it was applied");
   for (const v of vals) {
     const r = await rt.xupgrade(["query", "upgrade", "applied", "v2", "--node", v.rpc, "-o", "json"], { quiet: true });
-    say(`$ xupgrade query upgrade applied v2 --node <${v.name} rpc> → height ${JSON.parse(r.stdout).header.height}; current → ${readlinkSync(join(v.node.home, "cosmovisor", "current"))}`);
+    say(
+      `$ xupgrade query upgrade applied v2 --node <${v.name} rpc> → height ${JSON.parse(r.stdout).header.height}; current → ${readlinkSync(join(v.node.home, "cosmovisor", "current"))}`,
+    );
   }
   await rt.xupgrade(["query", "upgrade", "module_versions", "--node", vals[1].rpc]);
   await rt.xupgrade(["query", "upgrade", "readiness", "v2", "--node", vals[2].rpc]);

@@ -212,8 +212,24 @@ async function main() {
 
   step(`Create a devnet in $DAEMON_HOME: 4 validators, a ${VOTING_S}s voting period, a block every ${BLOCK_MS}ms`);
   await xupgrade([
-    "devnet", "init", "--home", home, "--validators", "4", "--voting-period", `${VOTING_S}s`, "--deposit-period", `${DEPOSIT_S}s`,
-    "--block-time", `${BLOCK_MS}ms`, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+    "devnet",
+    "init",
+    "--home",
+    home,
+    "--validators",
+    "4",
+    "--voting-period",
+    `${VOTING_S}s`,
+    "--deposit-period",
+    `${DEPOSIT_S}s`,
+    "--block-time",
+    `${BLOCK_MS}ms`,
+    "--rpc",
+    "127.0.0.1:0",
+    "--rest",
+    "127.0.0.1:0",
+    "--grpc",
+    "127.0.0.1:0",
   ]);
   await xupgrade(["keys", "import-genesis", "--keyring-backend", "test", "--home", home], { quiet: true });
 
@@ -227,7 +243,11 @@ async function main() {
 
   step("Start the node under the visor");
   const v = startVisor();
-  await v.waitFor(v.record((r) => r.msg === "serving"), 30_000, "the node to serve");
+  await v.waitFor(
+    v.record((r) => r.msg === "serving"),
+    30_000,
+    "the node to serve",
+  );
   const rpc1 = v.rpc;
   const tx = ["--node", rpc1, "--keyring-backend", "test", "--home", home, "--yes"];
 
@@ -235,7 +255,9 @@ async function main() {
   // confirmation prompts (examples/support.mjs, staged), to be confirmed once the proposal is in: the voting
   // period then holds their signatures and broadcasts, not four CLI start-ups (seconds each on a busy machine).
   const ballots = [0, 1, 2, 3].map((n) =>
-    rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${n}`, "--node", rpc1, "--keyring-backend", "test", "--home", home, "-o", "json"], { allowFail: true }),
+    rt.staged(["tx", "gov", "vote", "1", "yes", "--from", `validator${n}`, "--node", rpc1, "--keyring-backend", "test", "--home", home, "-o", "json"], {
+      allowFail: true,
+    }),
   );
   await Promise.all(ballots.map((b) => b.ready));
 
@@ -246,15 +268,37 @@ async function main() {
   // a margin, and the blocks of the 5 s the CLI may take to start and check on a busy machine.
   const H = now + Math.ceil((1.2 * 2 * (DEPOSIT_S + VOTING_S) * 1000) / BLOCK_MS) + Math.ceil(5000 / BLOCK_MS);
   const info = JSON.stringify({ binaries: { [`${goos}/${goarch}`]: rel.url } });
-  step(`Propose the upgrade "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away), its Plan.Info naming the tarball and its sha256`);
+  step(
+    `Propose the upgrade "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away), its Plan.Info naming the tarball and its sha256`,
+  );
   const submit = await xupgrade([
-    "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos",
-    "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--daemon-name", DAEMON, "--from", "alice", ...tx, "-o", "json",
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "v2",
+    "--title",
+    "Upgrade to v2",
+    "--summary",
+    "Adds the tags module, renames notes to memos",
+    "--deposit",
+    "10000000stake",
+    "--upgrade-height",
+    String(H),
+    "--upgrade-info",
+    info,
+    "--daemon-name",
+    DAEMON,
+    "--from",
+    "alice",
+    ...tx,
+    "-o",
+    "json",
   ]);
   const proposal = JSON.parse(submit.stdout).proposal_id;
   if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
   // Three of the four validators are a majority; a vote landing after the tally is reported, not fatal.
-  for (const [n, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${n} … → ${(r.code === 0 ? r.stdout : r.error).trim()}`);
+  for (const [n, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries())
+    say(`$ xupgrade tx gov vote ${proposal} yes --from validator${n} … → ${(r.code === 0 ? r.stdout : r.error).trim()}`);
 
   step(`Wait for the vote (${VOTING_S}s), then the pre-flight check an operator runs before the height`);
   for (let i = 0; ; i++) {
@@ -268,8 +312,16 @@ async function main() {
   await xupgrade(["visor", "show-upgrade-info", "--rehearse"], { env: { ...visorEnv(), DAEMON_RPC_ADDRESS: rpc1 } });
 
   step(`Hands off: at height ${H} the v1 node halts, and the visor does the rest`);
-  const applied = await v.waitFor(v.record((r) => r.msg === "upgrade applied"), (H - now) * BLOCK_MS * 2 + 60_000, "the upgrade to be applied");
-  await v.waitFor(v.record((r) => r.msg === "committed block" && BigInt(r.height) >= BigInt(applied.height) + 2n), 30_000, "the chain to resume");
+  const applied = await v.waitFor(
+    v.record((r) => r.msg === "upgrade applied"),
+    (H - now) * BLOCK_MS * 2 + 60_000,
+    "the upgrade to be applied",
+  );
+  await v.waitFor(
+    v.record((r) => r.msg === "committed block" && BigInt(r.height) >= BigInt(applied.height) + 2n),
+    30_000,
+    "the chain to resume",
+  );
   const rpc2 = v.rpc;
 
   step("Check: the applied upgrade, the current link, the backup");

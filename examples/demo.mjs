@@ -43,8 +43,7 @@ function show(label, rec, node) {
   if (m === "serving") {
     line(`serving: rpc ${rec.rpc}, rest ${rec.rest}, grpc ${rec.grpc}`);
     if (rec.ui) line(`light client: ${rec.ui}  (open it in a browser to watch the upgrade)`);
-  }
-  else if (m === "starting devnet") line(`${rec.app}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
+  } else if (m === "starting devnet") line(`${rec.app}, height ${rec.height}, upgrade handlers: ${JSON.stringify(rec.upgrade_handlers)}`);
   else if (m === "proposal entered the voting period") line(`proposal ${rec.proposal} entered the voting period (ends ${rec.voting_end_time})`);
   else if (m === "proposal tallied") line(`proposal ${rec.proposal} tallied: ${rec.status} (yes ${rec.yes}, no ${rec.no})`);
   else if (m === "upgrade scheduled") line(`upgrade "${rec.name}" scheduled at height ${rec.height}`);
@@ -107,8 +106,24 @@ async function main() {
 
   step(`Create a devnet: 4 validators, ${period} voting and deposit periods, a block every ${BLOCK_MS}ms, free loopback ports`);
   await xupgrade([
-    "devnet", "init", "--home", home, "--validators", "4", "--voting-period", period, "--deposit-period", period,
-    "--block-time", `${BLOCK_MS}ms`, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+    "devnet",
+    "init",
+    "--home",
+    home,
+    "--validators",
+    "4",
+    "--voting-period",
+    period,
+    "--deposit-period",
+    period,
+    "--block-time",
+    `${BLOCK_MS}ms`,
+    "--rpc",
+    "127.0.0.1:0",
+    "--rest",
+    "127.0.0.1:0",
+    "--grpc",
+    "127.0.0.1:0",
   ]);
 
   step("Start the v1 binary");
@@ -135,14 +150,32 @@ async function main() {
   step(`Propose the upgrade: "v2" at height ${H} (the chain is at ${now}, ~${(((H - now) * BLOCK_MS) / 1000).toFixed(0)}s away)`);
   const info = await serveBinary();
   const submit = await xupgrade([
-    "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Adds the tags module, renames notes to memos, migrates counter and notes",
-    "--deposit", "10000000stake", "--upgrade-height", String(H), "--upgrade-info", info, "--from", "alice", ...tx, "-o", "json",
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "v2",
+    "--title",
+    "Upgrade to v2",
+    "--summary",
+    "Adds the tags module, renames notes to memos, migrates counter and notes",
+    "--deposit",
+    "10000000stake",
+    "--upgrade-height",
+    String(H),
+    "--upgrade-info",
+    info,
+    "--from",
+    "alice",
+    ...tx,
+    "-o",
+    "json",
   ]);
   const proposal = JSON.parse(submit.stdout).proposal_id;
   if (proposal !== "1") throw new Error(`the proposal is ${proposal}, expected 1 on a fresh chain`);
 
   step(`The validators vote yes on proposal ${proposal} (each vote was started before it and waits at its confirmation prompt)`);
-  for (const [v, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries()) say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
+  for (const [v, r] of (await Promise.all(ballots.map((b) => b.confirm()))).entries())
+    say(`$ xupgrade tx gov vote ${proposal} yes --from validator${v} … → ${r.stdout.trim()}`);
 
   step(`Watch the plan while the voting period (${period}) runs`);
   for (let i = 0; ; i++) {

@@ -88,7 +88,10 @@ try {
 }
 
 function fmtVersions(k) {
-  return k.getModuleVersions().map((m) => `${m.name}=${m.version}`).join(" ");
+  return k
+    .getModuleVersions()
+    .map((m) => `${m.name}=${m.version}`)
+    .join(" ");
 }
 
 function bigints(_key, value) {

@@ -44,7 +44,13 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
 
     /** Runs `xupgrade <args>`, prints the command and its output, and resolves with { code, stdout, stderr }. */
     xupgrade(args, { quiet = false, allowFail = false, env = {} } = {}) {
-      if (!quiet) rt.say(`$ xupgrade ${args.map(quote).map((a) => rt.shorten(a)).join(" ")}`);
+      if (!quiet)
+        rt.say(
+          `$ xupgrade ${args
+            .map(quote)
+            .map((a) => rt.shorten(a))
+            .join(" ")}`,
+        );
       return new Promise((resolve, reject) => {
         if (rt.interrupted) return reject(new Error("interrupted"));
         const child = rt.spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env } });
@@ -127,12 +133,14 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
           await Promise.all(
             [...children].map(
               (c) =>
-                /** @type {Promise<void>} */ (new Promise((resolve) => {
-                  if (c.exitCode !== null || c.signalCode !== null) return resolve();
-                  c.once("exit", resolve);
-                  c.kill("SIGTERM");
-                  setTimeout(() => c.kill("SIGKILL"), graceMs).unref();
-                })),
+                /** @type {Promise<void>} */ (
+                  new Promise((resolve) => {
+                    if (c.exitCode !== null || c.signalCode !== null) return resolve();
+                    c.once("exit", resolve);
+                    c.kill("SIGTERM");
+                    setTimeout(() => c.kill("SIGKILL"), graceMs).unref();
+                  })
+                ),
             ),
           );
           // A node that outlived a SIGKILLed parent (a visor, a devnet) is found by its directory.
@@ -211,7 +219,9 @@ export function followJson(child, { label, onRecord = () => {}, onText = () => {
         if (seen) return resolve(seen);
         const timer = setTimeout(() => reject(new Error(`${label}: timed out after ${ms / 1000}s waiting for ${what}`)), ms);
         f.waiters.push({ test, resolve: (r) => (clearTimeout(timer), resolve(r)) });
-        f.exited.then((code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${f.stderr.trim().slice(-1500)}`))));
+        f.exited.then(
+          (code) => (clearTimeout(timer), reject(new Error(`${label} exited (${code}) while waiting for ${what}: ${f.stderr.trim().slice(-1500)}`))),
+        );
       }),
   };
   let partial = "";
@@ -244,9 +254,10 @@ export function followJson(child, { label, onRecord = () => {}, onText = () => {
 /** Resolves with a process's exit code (or signal), or rejects after `ms`. */
 export function exitWithin(exited, ms, what) {
   let timer;
-  return Promise.race([exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not exit within ${ms / 1000}s`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
+  return Promise.race([
+    exited,
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not exit within ${ms / 1000}s`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** SIGKILLs every process whose command line mentions `text` (Linux /proc; nothing elsewhere). */

@@ -39,7 +39,9 @@ const common = { bundle: true, platform: "node", target: "node20", logLevel: "wa
 // Runtime dependencies stay imports of the installed packages (one copy of each, native addons included), except
 // the two a query needs: inlined, they cost no module resolution.
 const inlined = new Set(["commander", "cosmjs-types"]);
-const external = Object.keys(pkg.dependencies).filter((d) => !inlined.has(d)).flatMap((d) => [d, `${d}/*`]);
+const external = Object.keys(pkg.dependencies)
+  .filter((d) => !inlined.has(d))
+  .flatMap((d) => [d, `${d}/*`]);
 
 await build({
   ...common,
@@ -110,7 +112,14 @@ const ANSWERS = {
     QueryCurrentPlanResponse.encode({ plan: { name: "v2", height: 100n, info: '{"binaries":{}}', time: { seconds: -62135596800n, nanos: 0 } } }),
   ),
   "/cosmos.upgrade.v1beta1.Query/AppliedPlan": enc(QueryAppliedPlanResponse.encode({ height: 5n })),
-  "/cosmos.upgrade.v1beta1.Query/ModuleVersions": enc(QueryModuleVersionsResponse.encode({ moduleVersions: [{ name: "auth", version: 5n }, { name: "upgrade", version: 2n }] })),
+  "/cosmos.upgrade.v1beta1.Query/ModuleVersions": enc(
+    QueryModuleVersionsResponse.encode({
+      moduleVersions: [
+        { name: "auth", version: 5n },
+        { name: "upgrade", version: 2n },
+      ],
+    }),
+  ),
   "/cosmos.upgrade.v1beta1.Query/Authority": enc(QueryAuthorityResponse.encode({ address: "cosmos10d07y265gmmuvt4z0w9aw880jnsr700j6zn9kn" })),
 };
 const hash = "AB".repeat(32);
@@ -124,7 +133,11 @@ const meta = {
     height: "5",
     time: "2026-01-01T00:00:00.123456789Z",
     last_block_id: blockId,
-    ...Object.fromEntries(["last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash", "app_hash", "last_results_hash", "evidence_hash"].map((k) => [k, hash])),
+    ...Object.fromEntries(
+      ["last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash", "app_hash", "last_results_hash", "evidence_hash"].map(
+        (k) => [k, hash],
+      ),
+    ),
     proposer_address: "AB".repeat(20),
   },
   num_txs: "0",

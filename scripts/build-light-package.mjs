@@ -84,7 +84,8 @@ const dependencies = Object.fromEntries(
 const light = {
   name: "xupgrade-light",
   version: pkg.version,
-  description: "The verified light client of xupgrade: a Cosmos chain's upgrade plan, versions and applied upgrades proven against headers verified as CometBFT's light client verifies them — for wallets, explorers and pages",
+  description:
+    "The verified light client of xupgrade: a Cosmos chain's upgrade plan, versions and applied upgrades proven against headers verified as CometBFT's light client verifies them — for wallets, explorers and pages",
   type: "module",
   license: pkg.license,
   engines: pkg.engines,

@@ -79,8 +79,10 @@ async function checkExtraCaCerts(bin, dir) {
   try {
     const trusted = await query(join(tls, "ca.pem"));
     const refused = await query(undefined);
-    if (trusted.code !== 0 || !trusted.out.includes("name: v2")) fail(`NODE_EXTRA_CA_CERTS=<the CA> did not make the https node trusted (exit ${trusted.code}): ${trusted.out}`);
-    else if (refused.code !== 1 || !/certificate/.test(refused.out)) fail(`without NODE_EXTRA_CA_CERTS the https node was not refused (exit ${refused.code}): ${refused.out}`);
+    if (trusted.code !== 0 || !trusted.out.includes("name: v2"))
+      fail(`NODE_EXTRA_CA_CERTS=<the CA> did not make the https node trusted (exit ${trusted.code}): ${trusted.out}`);
+    else if (refused.code !== 1 || !/certificate/.test(refused.out))
+      fail(`without NODE_EXTRA_CA_CERTS the https node was not refused (exit ${refused.code}): ${refused.out}`);
     else console.log("check-package: an https node signed by NODE_EXTRA_CA_CERTS's CA is trusted by the installed bin, and refused without it");
   } finally {
     server.close();
@@ -100,7 +102,9 @@ async function checkLightPackage() {
   run("npm", ["install", "--no-audit", "--no-fund", "--silent", join(work, tarball)], dir);
   const installed = run("npm", ["ls", "--all", "--parseable"], dir).trim().split("\n").length - 1;
   const bytes = Number(run("du", ["-sb", join(dir, "node_modules")], dir).split("\t")[0]);
-  const forbidden = ["@grpc/grpc-js", "classic-level", "tar", "yauzl", "commander", "cli-progress", "prom-client", "smol-toml"].filter((p) => existsSync(join(dir, "node_modules", p)));
+  const forbidden = ["@grpc/grpc-js", "classic-level", "tar", "yauzl", "commander", "cli-progress", "prom-client", "smol-toml"].filter((p) =>
+    existsSync(join(dir, "node_modules", p)),
+  );
   if (forbidden.length) fail(`xupgrade-light installs ${forbidden.join(", ")}`);
   writeFileSync(
     join(dir, "use.mjs"),
@@ -115,13 +119,23 @@ console.log("light: imported, merkle ok, an unreachable node refused: " + err.me
   process.stdout.write(run("node", ["use.mjs"], dir));
   const { build } = await import("esbuild");
   writeFileSync(join(dir, "page.mjs"), `import { VerifiedUpgradeClient } from "xupgrade-light";\nwindow.client = VerifiedUpgradeClient;\n`);
-  const r = await build({ entryPoints: [join(dir, "page.mjs")], absWorkingDir: dir, bundle: true, write: false, platform: "browser", format: "esm", minify: true, logLevel: "silent" });
+  const r = await build({
+    entryPoints: [join(dir, "page.mjs")],
+    absWorkingDir: dir,
+    bundle: true,
+    write: false,
+    platform: "browser",
+    format: "esm",
+    minify: true,
+    logLevel: "silent",
+  });
   const kb = Math.round(r.outputFiles[0].contents.length / 1024);
   console.log(`check-package: xupgrade-light installs ${installed} packages, ${(bytes / 2 ** 20).toFixed(1)} MiB; bundled for a browser: ${kb} KiB minified`);
 }
 
 try {
-  if (!existsSync(join(root, "dist/node.js")) || !existsSync(join(root, "dist/ui/index.html"))) throw new Error("dist/ is not built: run `npm run build` first");
+  if (!existsSync(join(root, "dist/node.js")) || !existsSync(join(root, "dist/ui/index.html")))
+    throw new Error("dist/ is not built: run `npm run build` first");
   if (!existsSync(join(root, "build/light-package/package.json"))) throw new Error("build/light-package is not built: run `npm run build` first");
   await checkLightPackage();
   const tarball = lastLine(run("npm", ["pack", "--silent", "--pack-destination", work], root));
@@ -154,8 +168,19 @@ console.log("library: " + names.length + " names, subpaths ok");
   const pkg = JSON.parse(readFileSync(join(app, "node_modules/xupgrade/package.json"), "utf8"));
   // Static and dynamic imports, and the synchronous require of a package loaded only when used (the sidecar's
   // cli-progress, smol-toml: createRequire(import.meta.url)("<package>")).
-  const shipped = run("grep", ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")], app);
-  const imported = new Set(shipped.split("\n").map((l) => /"([^"]+)"/.exec(l)?.[1]).filter((s) => s !== undefined).filter((s) => !s.startsWith("node:")).map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0])));
+  const shipped = run(
+    "grep",
+    ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")],
+    app,
+  );
+  const imported = new Set(
+    shipped
+      .split("\n")
+      .map((l) => /"([^"]+)"/.exec(l)?.[1])
+      .filter((s) => s !== undefined)
+      .filter((s) => !s.startsWith("node:"))
+      .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0])),
+  );
   const unused = Object.keys(pkg.dependencies).filter((d) => !imported.has(d) && d !== "events");
   const undeclared = [...imported].filter((d) => !(d in pkg.dependencies));
   if (unused.length) fail(`runtime dependencies no shipped file imports: ${unused.join(", ")}`);

@@ -37,7 +37,14 @@ function section(c: Command, depth: number): string[] {
   const lines = [`${"#".repeat(Math.min(depth, 6))} \`${p}\``, ""];
   const description = c.description() || c.summary();
   if (description) lines.push(description, "");
-  if (c.aliases().length > 0) lines.push(`Alias: ${c.aliases().map((a) => `\`${a}\``).join(", ")}.`, "");
+  if (c.aliases().length > 0)
+    lines.push(
+      `Alias: ${c
+        .aliases()
+        .map((a) => `\`${a}\``)
+        .join(", ")}.`,
+      "",
+    );
   lines.push("```", `${p}${subs.length > 0 ? " <command>" : ""}${args ? ` ${args}` : ""}${c.options.length > 0 ? " [flags]" : ""}`, "```", "");
   if (subs.length > 0) {
     lines.push("| command | what it does |", "|---|---|");
@@ -51,7 +58,11 @@ function section(c: Command, depth: number): string[] {
 }
 
 /** GitHub's heading anchors: lower case, spaces to dashes, punctuation dropped. */
-const anchor = (p: string) => p.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-");
+const anchor = (p: string) =>
+  p
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
 
 export function cliReference(): string {
   const program = buildProgram(registerAll);

@@ -37,8 +37,20 @@ const RULES = [
   { file: "ics23-reasons.ts", match: /^W_/, object: "Ics23Where", strip: "W_", doc: "where in an existence proof a check failed (§14.4)." },
   { file: "ics23-reasons.ts", match: /^S_/, object: "Ics23Side", strip: "S_", doc: "which neighbour of a non-existence proof failed (§14.4)." },
   { file: "ics23-reasons.ts", match: /^N_/, object: "Ics23Form", strip: "N_", doc: "which non-canonical form an ICS23 proof was refused for (§14.2)." },
-  { file: "ics23-reasons.ts", match: /^MSG_/, object: "Ics23Message", strip: "MSG_", doc: "the message of a CommitmentProof a non-canonical form is in (§14.2)." },
-  { file: "ics23-reasons.ts", match: /^F_/, object: "Ics23Fact", strip: "F_", doc: "offsets in the block at ics23Facts(): what a verified proof proved (§14.4)." },
+  {
+    file: "ics23-reasons.ts",
+    match: /^MSG_/,
+    object: "Ics23Message",
+    strip: "MSG_",
+    doc: "the message of a CommitmentProof a non-canonical form is in (§14.2).",
+  },
+  {
+    file: "ics23-reasons.ts",
+    match: /^F_/,
+    object: "Ics23Fact",
+    strip: "F_",
+    doc: "offsets in the block at ics23Facts(): what a verified proof proved (§14.4).",
+  },
   { file: "host.ts", match: /^UNCHANGED$/, flat: true, doc: "kvGetPlan's answer when the stored plan is the value the core already holds (§2.3)." },
   { file: "memory.ts", match: /^H_/, flat: true, doc: "offsets (bytes) in the result header at headerPtr() (§4.1)." },
 ];
@@ -109,9 +121,7 @@ async function writeTs(groups) {
   const values = await tableOf(readFileSync(new URL("build/release.wasm", root)));
   const all = groups.flatMap((g) => g.names);
   if (values.length !== all.length) {
-    throw new Error(
-      `build/release.wasm has ${values.length} constants, assembly/ declares ${all.length}: run \`npm run build:wasm\``,
-    );
+    throw new Error(`build/release.wasm has ${values.length} constants, assembly/ declares ${all.length}: run \`npm run build:wasm\``);
   }
   const value = new Map(all.map((name, i) => [name, values[i]]));
   let out =

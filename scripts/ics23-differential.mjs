@@ -72,7 +72,9 @@ const sum = ["total", ...cols.map((c) => String(Object.values(report.counts).red
 const widths = head.map((h, i) => Math.max(h.length, ...[...rows, sum].map((r) => r[i].length)));
 const line = (r) => r.map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i]))).join("  ");
 console.log(`\n${line(head)}\n${[...rows, sum].map(line).join("\n")}`);
-console.log(`\n${report.cases} cases in ${(report.ms / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process), seed ${seed}`);
+console.log(
+  `\n${report.cases} cases in ${(report.ms / 1000).toFixed(1)} s (${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU in this process), seed ${seed}`,
+);
 if (!go) console.log("(no Go oracle: agreement of the references was not required where only @confio/ics23 judged)");
 if (report.disagreements.length === 0) {
   console.log("no disagreement");

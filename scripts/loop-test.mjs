@@ -58,7 +58,9 @@ function parseArgs(argv) {
 }
 
 const o = parseArgs(process.argv.slice(2));
-const slug = o.files.map((f) => basename(f).replace(/\.(test|interop)\.ts$|\.ts$/, "")).join("+") + (o.pattern ? `-t-${o.pattern.replace(/[^\w.-]+/g, "_").slice(0, 40)}` : "");
+const slug =
+  o.files.map((f) => basename(f).replace(/\.(test|interop)\.ts$|\.ts$/, "")).join("+") +
+  (o.pattern ? `-t-${o.pattern.replace(/[^\w.-]+/g, "_").slice(0, 40)}` : "");
 const outDir = join(ROOT, "test-output/loop", slug);
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
@@ -107,12 +109,15 @@ const results = [];
 for (let n = 1; n <= o.runs && !interrupted; n++) {
   const r = await runOnce(n);
   const t = r.report;
-  const counts = t ? { passed: t.numPassedTests, failed: t.numFailedTests, skipped: t.numPendingTests + (t.numTodoTests ?? 0), errors: t.numRuntimeErrorTestSuites ?? 0 } : undefined;
+  const counts = t
+    ? { passed: t.numPassedTests, failed: t.numFailedTests, skipped: t.numPendingTests + (t.numTodoTests ?? 0), errors: t.numRuntimeErrorTestSuites ?? 0 }
+    : undefined;
   const allSkipped = counts && counts.passed === 0 && counts.failed === 0;
   const ok = r.code === 0 && counts !== undefined && counts.failed === 0 && counts.errors === 0 && !allSkipped;
   results.push({ n, ok, ms: r.ms });
   let line = `run ${String(n).padStart(String(o.runs).length)}/${o.runs}  ${ok ? "pass" : "FAIL"}  ${(r.ms / 1000).toFixed(1).padStart(6)} s`;
-  if (counts) line += `  (${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}${counts.errors ? `, ${counts.errors} file errors` : ""})`;
+  if (counts)
+    line += `  (${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ""}${counts.errors ? `, ${counts.errors} file errors` : ""})`;
   else line += `  (no report: vitest exited ${r.signal ?? r.code})`;
   if (allSkipped) line += "  every test skipped";
   // The slowest test, to see one creeping up on its timeout.

@@ -9,12 +9,24 @@
 // go.mod/go.sum under test/peers/. A peer is rebuilt only when its stamp (peer, version, hash of the recipe,
 // go version) differs. Exit codes: 0 done, 1 a build failed or --check found a peer missing, 2 Go is missing or
 // too old, 64 bad arguments.
-import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { MIN_GO, PEERS, REPO_ROOT, builtBinary, peerPaths, peersDir, recipeHash, sourceFiles } from './peers/paths.mjs';
+import { spawn, spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { MIN_GO, PEERS, REPO_ROOT, builtBinary, peerPaths, peersDir, recipeHash, sourceFiles } from "./peers/paths.mjs";
 
-const USAGE = `usage: npm run peers [-- [--only ${PEERS.map((p) => p.key).join(',')}] [--print] [--check]]
+const USAGE = `usage: npm run peers [-- [--only ${PEERS.map((p) => p.key).join(",")}] [--print] [--check]]
   --only a,b   build (or print, or check) only these peers
   --print      print the binaries' paths as JSON (null when not built) and build nothing
   --check      build nothing; exit 0 only if every selected peer that has a recipe is built`;
@@ -24,15 +36,18 @@ function parseArgs(argv) {
   const opts = { only: undefined, print: false, check: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--print') opts.print = true;
-    else if (a === '--check') opts.check = true;
-    else if (a === '--only' || a.startsWith('--only=')) {
-      const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
-      if (!v) usage('--only needs a list');
-      const only = v.split(',').map((s) => s.trim()).filter(Boolean);
+    if (a === "--print") opts.print = true;
+    else if (a === "--check") opts.check = true;
+    else if (a === "--only" || a.startsWith("--only=")) {
+      const v = a === "--only" ? argv[++i] : a.slice("--only=".length);
+      if (!v) usage("--only needs a list");
+      const only = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       for (const k of only) if (!PEERS.some((p) => p.key === k)) usage(`unknown peer ${k}`);
       opts.only = only;
-    } else if (a === '-h' || a === '--help') {
+    } else if (a === "-h" || a === "--help") {
       console.log(USAGE);
       process.exit(0);
     } else usage(`unknown argument ${a}`);
@@ -46,8 +61,8 @@ function usage(msg) {
 }
 
 const cmpVersion = (a, b) => {
-  const x = a.split('.').map(Number);
-  const y = b.split('.').map(Number);
+  const x = a.split(".").map(Number);
+  const y = b.split(".").map(Number);
   for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
   return 0;
 };
@@ -56,8 +71,8 @@ const cmpVersion = (a, b) => {
 function goVersion() {
   const install =
     `peers: Go >= ${MIN_GO} is needed to build CometBFT, simd and cosmovisor from the Go module proxy; ` +
-    'install it from https://go.dev/dl/ (Debian: apt-get install golang is too old) and put `go` on PATH';
-  const r = spawnSync('go', ['env', 'GOVERSION'], { encoding: 'utf8', env: { ...process.env, GOTOOLCHAIN: 'local' } });
+    "install it from https://go.dev/dl/ (Debian: apt-get install golang is too old) and put `go` on PATH";
+  const r = spawnSync("go", ["env", "GOVERSION"], { encoding: "utf8", env: { ...process.env, GOTOOLCHAIN: "local" } });
   if (r.error || r.status !== 0) {
     console.error(`${install}\n  (running \`go\` failed: ${r.error ? r.error.message : r.stderr.trim()})`);
     process.exit(2);
@@ -65,15 +80,15 @@ function goVersion() {
   const full = r.stdout.trim(); // e.g. go1.26.8
   const m = /^go(\d+\.\d+(?:\.\d+)?)/.exec(full);
   if (!m || cmpVersion(m[1], MIN_GO) < 0) {
-    console.error(`${install}\n  (found ${full || 'an unknown version'})`);
+    console.error(`${install}\n  (found ${full || "an unknown version"})`);
     process.exit(2);
   }
   return full;
 }
 
 function goEnv(name) {
-  const r = spawnSync('go', ['env', name], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : '';
+  const r = spawnSync("go", ["env", name], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : "";
 }
 
 const fmtSecs = (ms) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`);
@@ -85,8 +100,12 @@ const fmtSecs = (ms) => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.f
 function runGo(args, cwd, env, logFile, label) {
   return new Promise((resolveRun) => {
     const log = createWriteStream(logFile);
-    log.write(`$ (cd ${cwd} && ${Object.entries(env.shown).map(([k, v]) => `${k}=${v}`).join(' ')} go ${args.join(' ')})\n`);
-    const child = spawn('go', args, { cwd, env: env.all, stdio: ['ignore', 'pipe', 'pipe'] });
+    log.write(
+      `$ (cd ${cwd} && ${Object.entries(env.shown)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")} go ${args.join(" ")})\n`,
+    );
+    const child = spawn("go", args, { cwd, env: env.all, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
     const started = Date.now();
@@ -95,29 +114,33 @@ function runGo(args, cwd, env, logFile, label) {
       interrupted = sig;
       child.kill(sig);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    child.on('close', (code, signal) => {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    child.on("close", (code, signal) => {
       clearInterval(beat);
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
       log.end(() => resolveRun(code ?? (signal ? 128 : 1)));
     });
   });
 }
 
 /** Set when we were asked to stop: the build in flight is killed and nothing further starts. */
-let interrupted = '';
+let interrupted = "";
 
-const PROXY_TROUBLE = /dial tcp|no such host|i\/o timeout|connection refused|proxyconnect|TLS handshake|403 Forbidden|404 Not Found|410 Gone|not available|server response/i;
+const PROXY_TROUBLE =
+  /dial tcp|no such host|i\/o timeout|connection refused|proxyconnect|TLS handshake|403 Forbidden|404 Not Found|410 Gone|not available|server response/i;
 
 /** Explains a failed build from its log. */
 function explainFailure(peer, logFile) {
-  const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-  const lines = text.split('\n').filter((l) => l && !l.startsWith('go: downloading') && !l.startsWith('$ '));
-  const tail = lines.slice(-15).map((l) => `    ${l}`).join('\n');
+  const text = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+  const lines = text.split("\n").filter((l) => l && !l.startsWith("go: downloading") && !l.startsWith("$ "));
+  const tail = lines
+    .slice(-15)
+    .map((l) => `    ${l}`)
+    .join("\n");
   if (PROXY_TROUBLE.test(text)) {
-    console.error(`peers: ${peer.key}: the Go module proxy (GOPROXY=${goEnv('GOPROXY')}) could not serve a module; go said:\n${tail}`);
+    console.error(`peers: ${peer.key}: the Go module proxy (GOPROXY=${goEnv("GOPROXY")}) could not serve a module; go said:\n${tail}`);
   } else {
     console.error(`peers: ${peer.key}: go install failed; last lines of ${logFile}:\n${tail}`);
   }
@@ -127,42 +150,42 @@ function explainFailure(peer, logFile) {
 async function build(peer, goVer) {
   const { folder, bin, stamp } = peerPaths(peer);
   const recipe = /** @type {string} */ (recipeHash(peer));
-  const binDir = join(folder, 'bin');
+  const binDir = join(folder, "bin");
   mkdirSync(binDir, { recursive: true });
   // Temp folders of builds that were killed outright (SIGKILL) are removed once they are old.
   for (const name of readdirSync(folder)) {
     const old = join(folder, name);
-    if (name.startsWith('.build-') && Date.now() - statSync(old).mtimeMs > 6 * 3600_000) rmSync(old, { recursive: true, force: true });
+    if (name.startsWith(".build-") && Date.now() - statSync(old).mtimeMs > 6 * 3600_000) rmSync(old, { recursive: true, force: true });
   }
-  const tmp = mkdtempSync(join(folder, '.build-'));
-  const gobin = join(tmp, 'bin');
-  const work = join(tmp, 'work');
+  const tmp = mkdtempSync(join(folder, ".build-"));
+  const gobin = join(tmp, "bin");
+  const work = join(tmp, "work");
   mkdirSync(gobin);
   mkdirSync(work);
   // The wrapper module is copied out, so the build can't rewrite the repository's go.mod/go.sum whatever GOFLAGS says.
   let args;
-  if (peer.how === 'module') {
+  if (peer.how === "module") {
     const src = join(REPO_ROOT, /** @type {string} */ (peer.moduleDir));
-    copyFileSync(join(src, 'go.mod'), join(work, 'go.mod'));
-    copyFileSync(join(src, 'go.sum'), join(work, 'go.sum'));
+    copyFileSync(join(src, "go.mod"), join(work, "go.mod"));
+    copyFileSync(join(src, "go.sum"), join(work, "go.sum"));
     for (const f of peer.sources ?? []) copyFileSync(join(src, f), join(work, f));
-    args = ['install', '-trimpath', peer.pkg];
-  } else if (peer.how === 'sources') {
+    args = ["install", "-trimpath", peer.pkg];
+  } else if (peer.how === "sources") {
     // Our own program: the shared source and the line's own files (with its go.mod/go.sum) in one folder.
     for (const f of sourceFiles(peer)) copyFileSync(f.path, join(work, f.name));
-    args = ['install', '-trimpath', peer.pkg];
+    args = ["install", "-trimpath", peer.pkg];
   } else {
-    args = ['install', '-trimpath', `${peer.pkg}@${peer.version}`];
+    args = ["install", "-trimpath", `${peer.pkg}@${peer.version}`];
   }
   const shown = {
     GOBIN: gobin,
     // -mod=readonly for wrapper modules: the committed go.sum must be complete (`go install pkg@version` takes no -mod).
-    GOFLAGS: peer.how === 'at-version' ? '-buildvcs=false' : '-buildvcs=false -mod=readonly',
-    CGO_ENABLED: '0', // static binaries; none of these peers needs cgo (simd's ledger support would, tests don't)
-    GOTOOLCHAIN: 'local', // never fetch another toolchain behind the user's back
-    GOWORK: 'off',
+    GOFLAGS: peer.how === "at-version" ? "-buildvcs=false" : "-buildvcs=false -mod=readonly",
+    CGO_ENABLED: "0", // static binaries; none of these peers needs cgo (simd's ledger support would, tests don't)
+    GOTOOLCHAIN: "local", // never fetch another toolchain behind the user's back
+    GOWORK: "off",
   };
-  const logFile = join(folder, 'build.log');
+  const logFile = join(folder, "build.log");
   console.log(`peers: building ${peer.key} ${peer.version} (cold builds take minutes) …`);
   const started = Date.now();
   rmSync(stamp, { force: true });
@@ -205,7 +228,7 @@ function upToDate(peer, goVer) {
   const bin = builtBinary(peer);
   if (!bin) return false;
   try {
-    return JSON.parse(readFileSync(peerPaths(peer).stamp, 'utf8')).go === goVer;
+    return JSON.parse(readFileSync(peerPaths(peer).stamp, "utf8")).go === goVer;
   } catch {
     return false;
   }
@@ -230,7 +253,7 @@ async function main() {
       const bin = builtBinary(p);
       // An optional peer (a tool such as ghz) counts only when asked for by name.
       const needed = !p.optional || Boolean(opts.only);
-      console.log(`peers: ${p.key.padEnd(11)} ${bin ?? (needed ? 'missing' : 'missing (optional)')}`);
+      console.log(`peers: ${p.key.padEnd(11)} ${bin ?? (needed ? "missing" : "missing (optional)")}`);
       ok &&= Boolean(bin) || !needed;
     }
     for (const p of unavailable) console.log(`peers: ${p.key.padEnd(11)} unavailable: ${p.unavailableReason ?? `${p.moduleDir}/go.mod or go.sum is missing`}`);
@@ -249,14 +272,14 @@ async function main() {
       continue;
     }
     if (!(await build(p, goVer))) {
-      if (p.optional && !opts.only) console.log(`peers: ${p.key} is optional (only ${p.usedBy ?? 'a benchmark'} uses it); the other peers are not affected`);
+      if (p.optional && !opts.only) console.log(`peers: ${p.key} is optional (only ${p.usedBy ?? "a benchmark"} uses it); the other peers are not affected`);
       else failed++;
     }
   }
   console.log(`peers: done in ${fmtSecs(Date.now() - t0)} (${goVer}, ${peersDir()})`);
   for (const p of selected) {
     const bin = builtBinary(p);
-    console.log(`peers: ${p.key.padEnd(11)} ${bin ?? (recipeHash(p) ? 'FAILED' : 'unavailable')}`);
+    console.log(`peers: ${p.key.padEnd(11)} ${bin ?? (recipeHash(p) ? "FAILED" : "unavailable")}`);
   }
   // Asking by name for a peer that can't be built here is an error; the default set just reports it.
   return failed > 0 || (opts.only && unavailable.length > 0) ? 1 : 0;

@@ -38,7 +38,11 @@ const LANES = [
 function runLane(lane) {
   const report = jsonDir ? ["--reporter=default", "--reporter=json", `--outputFile.json=${join(jsonDir, `vitest-${lane.name}.json`)}`] : [];
   const argv = [vitest, "run", "--passWithNoTests", `--maxWorkers=${lane.workers}`, ...lane.projects.flatMap((p) => ["--project", p]), ...report, ...args];
-  const child = spawn(process.execPath, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" } });
+  const child = spawn(process.execPath, argv, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" },
+  });
   const prefix = `${lane.name.padEnd(6)} │ `;
   /** @type {[import("node:stream").Readable, NodeJS.WriteStream][]} */
   const pipes = [

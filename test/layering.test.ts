@@ -56,7 +56,11 @@ export function importsOf(file: string, text: string): Import[] {
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     let stmt = lines[i];
-    if (/^\s*(import|export)\b/.test(stmt) && !/["'];?\s*$/.test(stmt) && !/^\s*export\s+(const|function|class|interface|type\s+\w+\s*=|default|async|let|enum|abstract)/.test(stmt)) {
+    if (
+      /^\s*(import|export)\b/.test(stmt) &&
+      !/["'];?\s*$/.test(stmt) &&
+      !/^\s*export\s+(const|function|class|interface|type\s+\w+\s*=|default|async|let|enum|abstract)/.test(stmt)
+    ) {
       let j = i;
       while (j + 1 < lines.length && !/["'];?\s*$/.test(stmt)) stmt += " " + lines[++j];
     }
@@ -86,7 +90,11 @@ const sources = execFileSync("git", ["ls-files", "--cached", "--others", "--excl
 
 describe("floors", () => {
   it("every import in bindings/ points down a floor (or is the CLI's lazy import of a program)", () => {
-    const problems = sources.flatMap((f) => importsOf(f, readFileSync(join(ROOT, f), "utf8")).map(violation).filter((v): v is string => v !== undefined));
+    const problems = sources.flatMap((f) =>
+      importsOf(f, readFileSync(join(ROOT, f), "utf8"))
+        .map(violation)
+        .filter((v): v is string => v !== undefined),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -111,10 +119,16 @@ describe("floors", () => {
       "bindings/module/keeper.ts:3 → bindings/services/serve.ts: module (floor 3) imports services, a floor up (4)",
     ]);
     expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/services/json.ts", line: 1, kind: "static" })).toMatch(/sibling services/);
-    expect(violation({ from: "bindings/apps/visor/download/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(/visor imports its sibling cli on the same floor/);
-    expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/light/client.ts", line: 1, kind: "static" })).toMatch(/client \(floor 4\) imports light, a floor up \(5\)/);
+    expect(violation({ from: "bindings/apps/visor/download/fetch.ts", to: "bindings/apps/cli/errors.ts", line: 1, kind: "static" })).toMatch(
+      /visor imports its sibling cli on the same floor/,
+    );
+    expect(violation({ from: "bindings/client/rpc.ts", to: "bindings/light/client.ts", line: 1, kind: "static" })).toMatch(
+      /client \(floor 4\) imports light, a floor up \(5\)/,
+    );
     expect(violation({ from: "bindings/light/rpc-provider.ts", to: "bindings/client/rpc.ts", line: 1, kind: "static" })).toBeUndefined();
-    expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(/only through import type/);
+    expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "static" })).toMatch(
+      /only through import type/,
+    );
     expect(violation({ from: "bindings/apps/cli/commands/visor.ts", to: "bindings/apps/visor/run.ts", line: 1, kind: "dynamic" })).toBeUndefined();
   });
 

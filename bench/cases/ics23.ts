@@ -13,8 +13,13 @@ import { type BenchTask, timed } from "../harness.js";
 const utf8 = new TextEncoder();
 
 function fixture() {
-  const upgrade = Array.from({ length: 1000 }, (_, i) => [Uint8Array.of(2, ...utf8.encode(`module${String(i).padStart(4, "0")}`)), Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 1 + (i % 9))] as const);
-  const stores: Record<string, (readonly [Uint8Array, Uint8Array])[]> = { upgrade: [[Uint8Array.of(0), utf8.encode("\n\x02v2\x12\x0b\x08\x80\x92\xb8\xc3\x98\xfe\xff\xff\xff\x01\x18\xe8\x07")], ...upgrade] };
+  const upgrade = Array.from(
+    { length: 1000 },
+    (_, i) => [Uint8Array.of(2, ...utf8.encode(`module${String(i).padStart(4, "0")}`)), Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 1 + (i % 9))] as const,
+  );
+  const stores: Record<string, (readonly [Uint8Array, Uint8Array])[]> = {
+    upgrade: [[Uint8Array.of(0), utf8.encode("\n\x02v2\x12\x0b\x08\x80\x92\xb8\xc3\x98\xfe\xff\xff\xff\x01\x18\xe8\x07")], ...upgrade],
+  };
   for (let s = 0; s < 19; s++) stores[`store${s}`] = [[utf8.encode("k"), utf8.encode(`v${s}`)]];
   return multistore(stores);
 }

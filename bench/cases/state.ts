@@ -306,9 +306,10 @@ export function writeWorkload(dir: string, n: number, blocks: number, warmBlocks
   const w = new WorkloadWriter(workloadFile(dir));
   w.header(STORES, KEEP_RECENT, stateKey(Math.floor(n / 2)));
   let h = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     const ops: Op[] = [];
-    if (h === 0) for (let s = 1; s < STORES.length; s++) for (let j = 0; j < 20; j++) ops.push({ store: s, key: encoder.encode(`${STORES[s]} ${j}`), value: value(j, 0) });
+    if (h === 0)
+      for (let s = 1; s < STORES.length; s++) for (let j = 0; j < 20; j++) ops.push({ store: s, key: encoder.encode(`${STORES[s]} ${j}`), value: value(j, 0) });
     for (const end = Math.min(n, i + BUILD_BATCH); i < end; i++) ops.push({ store: 0, key: stateKey(i), value: value(i, 0) });
     w.block({ phase: PHASE.bulk, kind: undefined, ops });
     h++;
@@ -581,7 +582,10 @@ export async function measureState(dir: string, n: number, blocks: number, proof
     t = performance.now();
     const q = view.prove(store, missing);
     absent.push(performance.now() - t);
-    absentBytes = Math.max(absentBytes, q.ops.reduce((s, o) => s + o.data.length + o.key.length + o.type.length, 0));
+    absentBytes = Math.max(
+      absentBytes,
+      q.ops.reduce((s, o) => s + o.data.length + o.key.length + o.type.length, 0),
+    );
   }
   const mem = process.memoryUsage();
   const peak = status("VmHWM") ?? mem.rss;

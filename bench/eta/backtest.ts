@@ -17,8 +17,14 @@ import { HeaderHistory } from "../../bindings/apps/watch/history.js";
 import { etaWithBand } from "../../examples/light-client/src/eta.js";
 import { ROOT } from "../../test/support/paths.js";
 
-const { values } = parseArgs({ options: { json: { type: "string", default: join(ROOT, "bench/eta/results.json") }, targets: { type: "string", default: "400" } } });
-const LEADS: [string, number][] = [["24h", 86_400_000], ["2h", 7_200_000], ["10m", 600_000]];
+const { values } = parseArgs({
+  options: { json: { type: "string", default: join(ROOT, "bench/eta/results.json") }, targets: { type: "string", default: "400" } },
+});
+const LEADS: [string, number][] = [
+  ["24h", 86_400_000],
+  ["2h", 7_200_000],
+  ["10m", 600_000],
+];
 const WINDOW_MS = 72 * 3_600_000;
 const TARGETS = Number(values.targets);
 
@@ -61,7 +67,10 @@ function run(s: Series, lead: string, leadMs: number): LeadResult {
   // A target needs `leadMs` of history before its cut, and the cut is `leadMs` before it.
   const candidates = h.filter((x) => x.ms - leadMs - leadMs >= first);
   if (candidates.length === 0) {
-    return { ...base, why: `too short: ${((last - first) / 3_600_000).toFixed(2)} h of headers, a ${lead} lead needs ${((2 * leadMs) / 3_600_000).toFixed(2)} h` };
+    return {
+      ...base,
+      why: `too short: ${((last - first) / 3_600_000).toFixed(2)} h of headers, a ${lead} lead needs ${((2 * leadMs) / 3_600_000).toFixed(2)} h`,
+    };
   }
   const step = Math.max(1, Math.floor(candidates.length / TARGETS));
   const targets = candidates.filter((_, i) => i % step === 0);
@@ -83,7 +92,12 @@ function run(s: Series, lead: string, leadMs: number): LeadResult {
     // The page's old band: ±2σ of the last 19 intervals.
     const recent = seen.slice(-20);
     const latest = recent[recent.length - 1];
-    const old = etaWithBand(BigInt(t.height), BigInt(latest.height), recent.map((x) => x.ms), latest.ms);
+    const old = etaWithBand(
+      BigInt(t.height),
+      BigInt(latest.height),
+      recent.map((x) => x.ms),
+      latest.ms,
+    );
     if (old?.band && t.ms >= old.band.earliest && t.ms <= old.band.latest) r.baselineHeld++;
   }
   widths.sort((a, b) => a - b);
@@ -99,7 +113,11 @@ console.log("| series | lead | targets | held p10–p90 | actual before p10 | af
 console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of results) {
   if (!r.tested) console.log(`| ${r.series} | T−${r.lead} | — | not tested: ${r.why} | | | | |`);
-  else console.log(`| ${r.series} | T−${r.lead} | ${r.targets} | ${pct(r.held, r.targets)} | ${pct(r.early, r.targets)} | ${pct(r.late, r.targets)} | ${(r.medianWidth * 100).toFixed(1)} % | ${pct(r.baselineHeld, r.targets)} |`);
+  else
+    console.log(
+      `| ${r.series} | T−${r.lead} | ${r.targets} | ${pct(r.held, r.targets)} | ${pct(r.early, r.targets)} | ${pct(r.late, r.targets)} | ${(r.medianWidth * 100).toFixed(1)} % | ${pct(r.baselineHeld, r.targets)} |`,
+    );
 }
-for (const s of series) console.log(`\n${s.name}: ${s.headers.length} headers over ${((s.headers.at(-1)!.ms - s.headers[0].ms) / 3_600_000).toFixed(2)} h — ${s.source}`);
+for (const s of series)
+  console.log(`\n${s.name}: ${s.headers.length} headers over ${((s.headers.at(-1)!.ms - s.headers[0].ms) / 3_600_000).toFixed(2)} h — ${s.source}`);
 writeFileSync(values.json, JSON.stringify({ generated: new Date().toISOString(), window_ms: WINDOW_MS, results }, null, 1) + "\n");

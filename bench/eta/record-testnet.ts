@@ -19,7 +19,9 @@ import { cleanBuilt } from "../../test/apps/cli/helpers.js";
 import { FaultNet, V1, rpc } from "../../test/e2e/cometbft/halt/net.js";
 import { ROOT } from "../../test/support/paths.js";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "40" }, name: { type: "string", default: "testnet-faults" }, schedule: { type: "string", default: "faults" } } });
+const { values } = parseArgs({
+  options: { minutes: { type: "string", default: "40" }, name: { type: "string", default: "testnet-faults" }, schedule: { type: "string", default: "faults" } },
+});
 const minutes = Number(values.minutes);
 const cometbft = peerBinaries().cometbft;
 if (!cometbft) throw new Error("CometBFT is not built: npm run peers");
@@ -35,10 +37,34 @@ interface Step {
 const calm = (net: FaultNet) => net.proxy.setFaults({});
 // A repeating pattern, as a chain's day repeats: slow stretches, an outage, a stop, calm in between.
 const pattern = (offset: number, span: number): Step[] => [
-  { at: offset + 0.1 * span, forMs: 0.12 * span * minutes * 60_000, what: "slow rounds: 250 ± 200 ms on every link", apply: (n) => n.proxy.setFaults({ delayMs: 250, jitterMs: 200 }), undo: calm },
-  { at: offset + 0.35 * span, forMs: 0.1 * span * minutes * 60_000, what: "one validator cut off (reset)", apply: (n) => n.proxy.cut("node3", 0.1 * span * minutes * 60_000, "reset"), undo: (n) => n.proxy.heal("node3") },
-  { at: offset + 0.55 * span, forMs: 0.04 * span * minutes * 60_000, what: "two validators cut off: no 2/3, the chain stops", apply: (n) => (n.proxy.cut("node2", 0.04 * span * minutes * 60_000, "blackhole"), n.proxy.cut("node3", 0.04 * span * minutes * 60_000, "blackhole")), undo: (n) => (n.proxy.heal("node2"), n.proxy.heal("node3")) },
-  { at: offset + 0.7 * span, forMs: 0.15 * span * minutes * 60_000, what: "dropped connections (mean life 5 s) and 100 ± 80 ms", apply: (n) => n.proxy.setFaults({ delayMs: 100, jitterMs: 80, dropMeanMs: 5_000 }), undo: calm },
+  {
+    at: offset + 0.1 * span,
+    forMs: 0.12 * span * minutes * 60_000,
+    what: "slow rounds: 250 ± 200 ms on every link",
+    apply: (n) => n.proxy.setFaults({ delayMs: 250, jitterMs: 200 }),
+    undo: calm,
+  },
+  {
+    at: offset + 0.35 * span,
+    forMs: 0.1 * span * minutes * 60_000,
+    what: "one validator cut off (reset)",
+    apply: (n) => n.proxy.cut("node3", 0.1 * span * minutes * 60_000, "reset"),
+    undo: (n) => n.proxy.heal("node3"),
+  },
+  {
+    at: offset + 0.55 * span,
+    forMs: 0.04 * span * minutes * 60_000,
+    what: "two validators cut off: no 2/3, the chain stops",
+    apply: (n) => (n.proxy.cut("node2", 0.04 * span * minutes * 60_000, "blackhole"), n.proxy.cut("node3", 0.04 * span * minutes * 60_000, "blackhole")),
+    undo: (n) => (n.proxy.heal("node2"), n.proxy.heal("node3")),
+  },
+  {
+    at: offset + 0.7 * span,
+    forMs: 0.15 * span * minutes * 60_000,
+    what: "dropped connections (mean life 5 s) and 100 ± 80 ms",
+    apply: (n) => n.proxy.setFaults({ delayMs: 100, jitterMs: 80, dropMeanMs: 5_000 }),
+    undo: calm,
+  },
 ];
 // Another mix, for checking the model on a series it was not tuned on: a rhythm of busy and calm stretches
 // (every link slowed for a fifth of each sixth of the run), a long outage of one validator, a longer stop.
@@ -50,8 +76,20 @@ const rhythm = (): Step[] => [
     apply: (n: FaultNet) => n.proxy.setFaults({ delayMs: 400, jitterMs: 300 }),
     undo: calm,
   })),
-  { at: 0.4, forMs: 0.12 * minutes * 60_000, what: "one validator cut off (blackhole)", apply: (n) => n.proxy.cut("node1", 0.12 * minutes * 60_000, "blackhole"), undo: (n) => n.proxy.heal("node1") },
-  { at: 0.75, forMs: 0.05 * minutes * 60_000, what: "two validators cut off: no 2/3, the chain stops", apply: (n) => (n.proxy.cut("node0", 0.05 * minutes * 60_000, "reset"), n.proxy.cut("node2", 0.05 * minutes * 60_000, "reset")), undo: (n) => (n.proxy.heal("node0"), n.proxy.heal("node2")) },
+  {
+    at: 0.4,
+    forMs: 0.12 * minutes * 60_000,
+    what: "one validator cut off (blackhole)",
+    apply: (n) => n.proxy.cut("node1", 0.12 * minutes * 60_000, "blackhole"),
+    undo: (n) => n.proxy.heal("node1"),
+  },
+  {
+    at: 0.75,
+    forMs: 0.05 * minutes * 60_000,
+    what: "two validators cut off: no 2/3, the chain stops",
+    apply: (n) => (n.proxy.cut("node0", 0.05 * minutes * 60_000, "reset"), n.proxy.cut("node2", 0.05 * minutes * 60_000, "reset")),
+    undo: (n) => (n.proxy.heal("node0"), n.proxy.heal("node2")),
+  },
 ];
 const steps = (values.schedule === "rhythm" ? rhythm() : [...pattern(0, 0.5), ...pattern(0.5, 0.5)]).sort((a, b) => a.at - b.at);
 
@@ -75,7 +113,10 @@ try {
   const top = (await net.status(0))!.height;
   const headers: [number, number][] = [];
   for (let h = 2; h <= top; h += 20) {
-    const r = await rpc<{ block_metas: { header: { height: string; time: string } }[] }>(net.nodes[0].rpc, "blockchain", { minHeight: String(h), maxHeight: String(Math.min(top, h + 19)) });
+    const r = await rpc<{ block_metas: { header: { height: string; time: string } }[] }>(net.nodes[0].rpc, "blockchain", {
+      minHeight: String(h),
+      maxHeight: String(Math.min(top, h + 19)),
+    });
     for (const m of r!.block_metas) headers.push([Number(m.header.height), Date.parse(m.header.time.replace(/(\.\d{3})\d+/, "$1"))]);
   }
   headers.sort((a, b) => a[0] - b[0]);

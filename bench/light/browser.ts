@@ -63,9 +63,25 @@ async function run(rpc: string, trustHeight: number, engine: SignatureEngine, ru
     const klen = pair[1];
     keys.push(Uint8Array.of(...pair.subarray(2, 2 + klen), 0));
   }
-  const answers: [Uint8Array, AbciAnswer][] = await Promise.all(keys.map(async (k) => [k, await p.abciQuery({ path: "/store/upgrade/key", data: k, height: stateHeight, prove: true })] as [Uint8Array, AbciAnswer]));
-  const o = { trustingPeriodNs: 14n * 24n * 3600n * 1_000_000_000n, maxClockDriftNs: 10_000_000_000n, now: { seconds: BigInt(Math.floor(Date.now() / 1000)), nanos: 0 }, engine };
-  const r: Result = { validators: target.validatorSet.size, engine, webcrypto: await webcryptoEd25519(), commitMs: [], skipMs: [], proofsMs: [], totalMs: [], proofs: answers.length };
+  const answers: [Uint8Array, AbciAnswer][] = await Promise.all(
+    keys.map(async (k) => [k, await p.abciQuery({ path: "/store/upgrade/key", data: k, height: stateHeight, prove: true })] as [Uint8Array, AbciAnswer]),
+  );
+  const o = {
+    trustingPeriodNs: 14n * 24n * 3600n * 1_000_000_000n,
+    maxClockDriftNs: 10_000_000_000n,
+    now: { seconds: BigInt(Math.floor(Date.now() / 1000)), nanos: 0 },
+    engine,
+  };
+  const r: Result = {
+    validators: target.validatorSet.size,
+    engine,
+    webcrypto: await webcryptoEd25519(),
+    commitMs: [],
+    skipMs: [],
+    proofsMs: [],
+    totalMs: [],
+    proofs: answers.length,
+  };
   const proofs = () => {
     for (const [k, a] of answers) core.ics23VerifyStoreProof(h.appHash, a.proofOps!, COSMOS_SDK.storeKey, k, a.value.length ? a.value : undefined);
   };

@@ -193,7 +193,9 @@ export function cliCase(
       if (x.rssMedian !== undefined && s.rssMedian !== undefined) row.rssRatio = x.rssMedian / s.rssMedian;
     }
     const f = (v?: number, d = 0) => (v === undefined ? "–" : v.toFixed(d));
-    log(`  ${c.id}: xupgrade ${f(x.wallMedian)} ms (p99 ${f(x.wallP99)}), ${f(x.rssMedian)} MiB${s ? `; simd ${f(s.wallMedian)} ms (p99 ${f(s.wallP99)}), ${f(s.rssMedian)} MiB; ratio ${f(row.wallRatio, 2)}` : ""}`);
+    log(
+      `  ${c.id}: xupgrade ${f(x.wallMedian)} ms (p99 ${f(x.wallP99)}), ${f(x.rssMedian)} MiB${s ? `; simd ${f(s.wallMedian)} ms (p99 ${f(s.wallP99)}), ${f(s.rssMedian)} MiB; ratio ${f(row.wallRatio, 2)}` : ""}`,
+    );
     return row;
   });
   return { rows, floor: stat(raw.floor), floorWithoutExtraCa: raw.floorWithoutExtraCa && stat(raw.floorWithoutExtraCa), raw };

@@ -50,7 +50,9 @@ if (process.argv.includes("--report")) {
 const bins = peerBinaries();
 const missing = (["simd-v047", "simd-v050", "cosmovisor", "ghz"] as const).map((k) => missingPeerReason(k)).filter((r): r is string => r !== undefined);
 if (missing.length > 0 && !QUICK) {
-  log(`bench:peers measures xupgrade against real peers built from the Go module proxy, and some are not built:\n  ${missing.join("\n  ")}\nRun \`npm run peers\` (Go ≥ 1.22.11; a few minutes the first time), then \`npm run bench:peers\` again.`);
+  log(
+    `bench:peers measures xupgrade against real peers built from the Go module proxy, and some are not built:\n  ${missing.join("\n  ")}\nRun \`npm run peers\` (Go ≥ 1.22.11; a few minutes the first time), then \`npm run bench:peers\` again.`,
+  );
   process.exit(1);
 }
 if (!existsSync(XUPGRADE_BIN)) {
@@ -58,12 +60,15 @@ if (!existsSync(XUPGRADE_BIN)) {
   process.exit(1);
 }
 const haveSimd = Boolean(bins.simd047 && bins.simd050);
-if (missing.length > 0) log(`bench:peers --quick: peers missing, so only xupgrade's side runs (no ratios):\n  ${missing.join("\n  ")}\n  (\`npm run peers\` builds them)`);
+if (missing.length > 0)
+  log(`bench:peers --quick: peers missing, so only xupgrade's side runs (no ratios):\n  ${missing.join("\n  ")}\n  (\`npm run peers\` builds them)`);
 
 const cpus = os.cpus();
 const pin = pinning(cpus.length);
 const m = meter();
-log(`xupgrade bench:peers${QUICK ? " (quick)" : ""} on ${cpus[0]?.model ?? "?"} ×${cpus.length}, Node ${process.version}; ${pin?.note ?? "no CPU pinning (taskset missing or one core)"}; CLI meter: ${m}`);
+log(
+  `xupgrade bench:peers${QUICK ? " (quick)" : ""} on ${cpus[0]?.model ?? "?"} ×${cpus.length}, Node ${process.version}; ${pin?.note ?? "no CPU pinning (taskset missing or one core)"}; CLI meter: ${m}`,
+);
 
 // ---- the comparison node and xupgrade's servers on its state -----------------------------------------------
 let chain: SimdChain | undefined;
@@ -71,7 +76,9 @@ let state: ServerState;
 if (haveSimd) {
   log("simd: v0.47 chain → v047-to-v050 under simd v0.50 → next plan scheduled (~20 s) …");
   chain = await startSimdChain(bins.simd047!, bins.simd050!, { prefix: pin?.server });
-  log(`  ready in ${chain.setupSeconds} s: applied ${APPLIED_NAME} at ${chain.appliedHeight}, plan ${chain.plan.name} at ${chain.plan.height}, ${chain.moduleVersions.length} module versions`);
+  log(
+    `  ready in ${chain.setupSeconds} s: applied ${APPLIED_NAME} at ${chain.appliedHeight}, plan ${chain.plan.name} at ${chain.plan.height}, ${chain.moduleVersions.length} module versions`,
+  );
   const status = (await (await fetch(`${chain.rpc}/status`)).json()) as { result: { sync_info: { latest_block_height: string } } };
   state = {
     backend: "wasm",
@@ -86,7 +93,11 @@ if (haveSimd) {
     height: 120,
     applied: { name: APPLIED_NAME, height: 55 },
     plan: { name: "v050-to-v053", height: "10000000", info: '{"binaries":{}}' },
-    moduleVersions: [{ name: "auth", version: "5" }, { name: "bank", version: "4" }, { name: "upgrade", version: "2" }],
+    moduleVersions: [
+      { name: "auth", version: "5" },
+      { name: "bank", version: "4" },
+      { name: "upgrade", version: "2" },
+    ],
   };
 }
 const staged = stageQueryBin();
@@ -102,7 +113,9 @@ try {
   log(`1. CLI cold start (${config.cliRuns} runs each, alternating, after ${config.cliWarmup} warm-up):`);
   const bundle = queryBundleCheck(staged.bundle);
   if (!bundle.ok) throw new Error(`the query bundle requires more than Node's built-ins: ${bundle.requires.join(", ")}`);
-  log(`  the query bundle (${(bundle.bytes / 1024).toFixed(0)} KB, code cache ${bundle.cacheBytes ? `${(bundle.cacheBytes / 1024).toFixed(0)} KB` : "missing"}) requires only ${bundle.requires.join(", ")}`);
+  log(
+    `  the query bundle (${(bundle.bytes / 1024).toFixed(0)} KB, code cache ${bundle.cacheBytes ? `${(bundle.cacheBytes / 1024).toFixed(0)} KB` : "missing"}) requires only ${bundle.requires.join(", ")}`,
+  );
   const cmds = cliCommands(staged.bin, chain?.node ?? xs.rpc, chain?.simd, APPLIED_NAME);
   const cli = cliCase(cmds, m, config.cliRuns, config.cliWarmup);
   log(`  node -e 0: ${cli.floor.wallMedian.toFixed(0)} ms, ${cli.floor.rssMedian?.toFixed(0) ?? "–"} MiB (Node's own floor)`);
@@ -134,11 +147,20 @@ try {
   // ---- 3. sidecar -------------------------------------------------------------------------------------------
   let sidecar: SidecarResult;
   if (config.sidecarRuns === 0 || !bins.cosmovisor || !haveSimd) {
-    sidecar = sidecarPending(QUICK ? "not run in --quick (a real upgrade per supervisor takes ~1 min)" : !haveSimd || !bins.cosmovisor ? "peers missing" : "BENCH_PEERS_SIDECAR_RUNS=0");
+    sidecar = sidecarPending(
+      QUICK
+        ? "not run in --quick (a real upgrade per supervisor takes ~1 min)"
+        : !haveSimd || !bins.cosmovisor
+          ? "peers missing"
+          : "BENCH_PEERS_SIDECAR_RUNS=0",
+    );
     log(`3. sidecar: ${sidecar.variants[0].reason}`);
   } else {
     log(`3. sidecar (${config.sidecarRuns} run(s) per supervisor and variant: simd download and staged, appd v0.50 → v0.53; the interop harness):`);
-    sidecar = await sidecarCase({ simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor, app050: bins.app050, app053: bins.app053 }, config.sidecarRuns);
+    sidecar = await sidecarCase(
+      { simd047: bins.simd047!, simd050: bins.simd050!, cosmovisor: bins.cosmovisor, app050: bins.app050, app053: bins.app053 },
+      config.sidecarRuns,
+    );
   }
   for (const v of sidecar.variants.filter((v) => v.status !== "measured")) log(`  ${v.variant}: ${v.status}: ${v.reason}`);
   for (const v of sidecar.variants) {
@@ -163,7 +185,11 @@ try {
     cpu: { model: cpus[0]?.model ?? "unknown", cores: cpus.length },
     memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
     loadAverageAtStart: os.loadavg().map((l) => +l.toFixed(2)),
-    peers: { simd: chain ? `${SDK_V047_VERSION} → ${SDK_V050_VERSION}` : null, ghz: bins.ghz ? GHZ_VERSION : null, cosmovisor: bins.cosmovisor ? COSMOVISOR_VERSION : null },
+    peers: {
+      simd: chain ? `${SDK_V047_VERSION} → ${SDK_V050_VERSION}` : null,
+      ghz: bins.ghz ? GHZ_VERSION : null,
+      cosmovisor: bins.cosmovisor ? COSMOVISOR_VERSION : null,
+    },
     autocannon: JSON.parse(readFileSync(here("../../node_modules/autocannon/package.json"), "utf8")).version as string,
     pinning: pin?.note ?? "none",
     simdSetupSeconds: chain?.setupSeconds,
@@ -217,7 +243,10 @@ function checkTargets(cli: CliRow[], services: ServicesSummary[], sidecar: Sidec
     t.push({
       target: `Sidecar (${v.variant}): halt → first new block ≤ cosmovisor's`,
       met: v.status === "measured" ? v.ratio! <= 1 : undefined,
-      detail: v.status === "measured" ? `xupgrade visor ${v.xupgrade!.haltToFirstNewBlock} ms, cosmovisor ${v.cosmovisor!.haltToFirstNewBlock} ms (ratio ${x(v.ratio!)})` : `${v.status}: ${v.reason}`,
+      detail:
+        v.status === "measured"
+          ? `xupgrade visor ${v.xupgrade!.haltToFirstNewBlock} ms, cosmovisor ${v.cosmovisor!.haltToFirstNewBlock} ms (ratio ${x(v.ratio!)})`
+          : `${v.status}: ${v.reason}`,
     });
   }
   // The visor's peak RSS ≤ 1.2× cosmovisor's staged, ≤ 1.5× when it downloads (the appd upgrade downloads too).
@@ -254,9 +283,16 @@ function markdown(cli: CliRow[], floor: CliStat, floorWithoutExtraCa: CliStat | 
       `| \`query upgrade ${r.id}\` | ${ms(r.xupgrade.wallMedian)} / ${ms(r.xupgrade.wallP99)} | ${r.simd ? `${ms(r.simd.wallMedian)} / ${ms(r.simd.wallP99)}` : "–"} | ${ratio(r.wallRatio)} | ${mib(r.xupgrade.rssMedian)} / ${mib(r.simd?.rssMedian)} |`,
     );
   }
-  lines.push(`| \`node -e 0\` (Node's floor${floorWithoutExtraCa ? "; NODE_EXTRA_CA_CERTS set" : ""}) | ${ms(floor.wallMedian)} | | | ${mib(floor.rssMedian)} |`);
-  if (floorWithoutExtraCa) lines.push(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${ms(floorWithoutExtraCa.wallMedian)} | | | ${mib(floorWithoutExtraCa.rssMedian)} |`);
-  lines.push("", "| service | c | xupgrade req/s | simd req/s | req/s x/simd | xupgrade p50 / p99 | simd p50 / p99 | p99 x/simd |", "|---|---|---|---|---|---|---|---|");
+  lines.push(
+    `| \`node -e 0\` (Node's floor${floorWithoutExtraCa ? "; NODE_EXTRA_CA_CERTS set" : ""}) | ${ms(floor.wallMedian)} | | | ${mib(floor.rssMedian)} |`,
+  );
+  if (floorWithoutExtraCa)
+    lines.push(`| \`node -e 0\` without NODE_EXTRA_CA_CERTS | ${ms(floorWithoutExtraCa.wallMedian)} | | | ${mib(floorWithoutExtraCa.rssMedian)} |`);
+  lines.push(
+    "",
+    "| service | c | xupgrade req/s | simd req/s | req/s x/simd | xupgrade p50 / p99 | simd p50 / p99 | p99 x/simd |",
+    "|---|---|---|---|---|---|---|---|",
+  );
   for (const s of services) {
     lines.push(
       `| ${s.protocol === "rest" ? "REST" : "gRPC"} \`${s.endpoint}\` | ${s.concurrency} | ${s.xupgrade.rps.toFixed(0)} | ${s.simd ? s.simd.rps.toFixed(0) : "–"} | ${ratio(s.rpsRatio)} | ${ms(s.xupgrade.p50, 2)} / ${ms(s.xupgrade.p99, 2)} | ${s.simd ? `${ms(s.simd.p50, 2)} / ${ms(s.simd.p99, 2)}` : "–"} | ${ratio(s.p99Ratio)} |`,
@@ -265,13 +301,17 @@ function markdown(cli: CliRow[], floor: CliStat, floorWithoutExtraCa: CliStat | 
   lines.push("", "| sidecar, simd v0.47 → v0.50 | xupgrade visor | cosmovisor | x/cosmovisor |", "|---|---|---|---|");
   for (const v of sidecar.variants) {
     if (v.status === "measured") {
-      lines.push(`| ${v.variant}: halt → first new block (median of ${v.runs!.length / 2}) | ${ms(v.xupgrade!.haltToFirstNewBlock)} | ${ms(v.cosmovisor!.haltToFirstNewBlock)} | ${ratio(v.ratio)} |`);
+      lines.push(
+        `| ${v.variant}: halt → first new block (median of ${v.runs!.length / 2}) | ${ms(v.xupgrade!.haltToFirstNewBlock)} | ${ms(v.cosmovisor!.haltToFirstNewBlock)} | ${ratio(v.ratio)} |`,
+      );
     } else lines.push(`| ${v.variant} | ${v.status} | ${v.status} | – |`);
   }
   for (const v of sidecar.variants) {
     const mem = v.peakMemory;
     if (mem?.status === "measured") {
-      lines.push(`| ${v.variant}: peak RSS of the supervisor process (median of ${mem.samples}) | ${mem.xupgrade.toFixed(1)} MiB | ${mem.cosmovisor.toFixed(1)} MiB | ${ratio(mem.ratio)} |`);
+      lines.push(
+        `| ${v.variant}: peak RSS of the supervisor process (median of ${mem.samples}) | ${mem.xupgrade.toFixed(1)} MiB | ${mem.cosmovisor.toFixed(1)} MiB | ${ratio(mem.ratio)} |`,
+      );
     }
     // Each step's resident set (the highest read inside it); cosmovisor unpacks inside its download step.
     const steps = v.stepMemory;
@@ -281,8 +321,15 @@ function markdown(cli: CliRow[], floor: CliStat, floorWithoutExtraCa: CliStat | 
       const cm = step === "extract" ? (steps.cosmovisor.download ?? steps.cosmovisor.extract) : steps.cosmovisor[step];
       if (xm === undefined && cm === undefined) continue;
       const what = { idle: "idle supervising", download: "downloading", extract: "extracting", backup: "backing up" }[step];
-      const c = step === "extract" && steps.cosmovisor.extract === undefined && cm !== undefined ? `${cm.toFixed(1)} MiB (in its download)` : cm === undefined ? "–" : `${cm.toFixed(1)} MiB`;
-      lines.push(`| ${v.variant}: RSS ${what} | ${xm === undefined ? "–" : `${xm.toFixed(1)} MiB`} | ${c} | ${xm !== undefined && cm !== undefined ? ratio(xm / cm) : "–"} |`);
+      const c =
+        step === "extract" && steps.cosmovisor.extract === undefined && cm !== undefined
+          ? `${cm.toFixed(1)} MiB (in its download)`
+          : cm === undefined
+            ? "–"
+            : `${cm.toFixed(1)} MiB`;
+      lines.push(
+        `| ${v.variant}: RSS ${what} | ${xm === undefined ? "–" : `${xm.toFixed(1)} MiB`} | ${c} | ${xm !== undefined && cm !== undefined ? ratio(xm / cm) : "–"} |`,
+      );
     }
     if (v.load) lines.push(`| ${v.variant}: load average (1, 5, 15 min) at start → end | ${v.load.start.join(", ")} → ${v.load.end.join(", ")} | | |`);
   }
@@ -315,7 +362,10 @@ function chart(
     rows.push({
       case: 1,
       id: `CLI query upgrade ${r.id} (wall)`,
-      impls: { xupgrade: { median: r.xupgrade.wallMedian * NS, p99: r.xupgrade.wallP99 * NS }, ...(r.simd ? { simd: { median: r.simd.wallMedian * NS, p99: r.simd.wallP99 * NS } } : {}) },
+      impls: {
+        xupgrade: { median: r.xupgrade.wallMedian * NS, p99: r.xupgrade.wallP99 * NS },
+        ...(r.simd ? { simd: { median: r.simd.wallMedian * NS, p99: r.simd.wallP99 * NS } } : {}),
+      },
       text: r.wallRatio !== undefined ? { text: `x/simd ${r.wallRatio.toFixed(2)}`, ok: r.wallRatio <= 1 } : undefined,
     });
   }
@@ -323,15 +373,24 @@ function chart(
     rows.push({
       case: 2,
       id: `${s.protocol === "rest" ? "REST" : "gRPC"} ${s.endpoint} c=${s.concurrency} (latency)`,
-      impls: { xupgrade: { median: s.xupgrade.p50 * NS, p99: s.xupgrade.p99 * NS }, ...(s.simd ? { simd: { median: s.simd.p50 * NS, p99: s.simd.p99 * NS } } : {}) },
-      text: s.rpsRatio !== undefined ? { text: `req/s ×${s.rpsRatio.toFixed(2)} · p99 ${s.p99Ratio!.toFixed(2)}`, ok: s.rpsRatio >= 1 && s.p99Ratio! <= 1 } : undefined,
+      impls: {
+        xupgrade: { median: s.xupgrade.p50 * NS, p99: s.xupgrade.p99 * NS },
+        ...(s.simd ? { simd: { median: s.simd.p50 * NS, p99: s.simd.p99 * NS } } : {}),
+      },
+      text:
+        s.rpsRatio !== undefined
+          ? { text: `req/s ×${s.rpsRatio.toFixed(2)} · p99 ${s.p99Ratio!.toFixed(2)}`, ok: s.rpsRatio >= 1 && s.p99Ratio! <= 1 }
+          : undefined,
     });
   }
   for (const v of sidecar.variants.filter((v) => v.status === "measured")) {
     rows.push({
       case: 3,
       id: `sidecar ${v.variant}: halt → first new block`,
-      impls: { xupgrade: { median: v.xupgrade!.haltToFirstNewBlock * NS, p99: v.xupgrade!.haltToFirstNewBlock * NS }, cosmovisor: { median: v.cosmovisor!.haltToFirstNewBlock * NS, p99: v.cosmovisor!.haltToFirstNewBlock * NS } },
+      impls: {
+        xupgrade: { median: v.xupgrade!.haltToFirstNewBlock * NS, p99: v.xupgrade!.haltToFirstNewBlock * NS },
+        cosmovisor: { median: v.cosmovisor!.haltToFirstNewBlock * NS, p99: v.cosmovisor!.haltToFirstNewBlock * NS },
+      },
       text: { text: `x/cosmovisor ${v.ratio!.toFixed(2)}`, ok: v.ratio! <= 1 },
     });
   }
@@ -344,7 +403,10 @@ function chart(
       `CLI: whole process, ${cliRuns} runs each alternating; Node's own floor (node -e 0) ${floorMs.toFixed(0)} ms. Services: latency p50 (bar) to p99 (whisker); ratios xupgrade/simd.`,
       ...targets.map((t) => `${t.met === undefined ? "…" : t.met ? "✔" : "✘"} ${t.target}`),
     ],
-    { ratio: (row) => byRow.get(row), axisLabel: "median (log scale), whisker to p99; CLI: wall time of the whole process, services: latency per request", ratioWidth: 170 },
+    {
+      ratio: (row) => byRow.get(row),
+      axisLabel: "median (log scale), whisker to p99; CLI: wall time of the whole process, services: latency per request",
+      ratioWidth: 170,
+    },
   );
 }
-

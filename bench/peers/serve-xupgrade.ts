@@ -43,11 +43,39 @@ const rpc = createServer((req, res) => {
     let result: unknown;
     if (method === "abci_query") {
       const r = servers.abci.query(params.path, Buffer.from(params.data ?? "", "hex"), BigInt(params.height ?? "0"));
-      result = { response: { code: r.code, log: r.log, info: r.info, index: r.index.toString(), key: b64(r.key), value: b64(r.value), height: r.height.toString(), codespace: r.codespace } };
+      result = {
+        response: {
+          code: r.code,
+          log: r.log,
+          info: r.info,
+          index: r.index.toString(),
+          key: b64(r.key),
+          value: b64(r.value),
+          height: r.height.toString(),
+          codespace: r.codespace,
+        },
+      };
     } else {
       const h = params.minHeight ?? String(height);
-      const header = Object.fromEntries(["last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash", "app_hash", "last_results_hash", "evidence_hash"].map((k) => [k, HASH]));
-      const meta = { block_id: blockId, block_size: "595", header: { version: { block: "11" }, chain_id: "bench", height: h, time: "2026-01-01T00:00:00Z", last_block_id: blockId, ...header, proposer_address: "AB".repeat(20) }, num_txs: "0" };
+      const header = Object.fromEntries(
+        ["last_commit_hash", "data_hash", "validators_hash", "next_validators_hash", "consensus_hash", "app_hash", "last_results_hash", "evidence_hash"].map(
+          (k) => [k, HASH],
+        ),
+      );
+      const meta = {
+        block_id: blockId,
+        block_size: "595",
+        header: {
+          version: { block: "11" },
+          chain_id: "bench",
+          height: h,
+          time: "2026-01-01T00:00:00Z",
+          last_block_id: blockId,
+          ...header,
+          proposer_address: "AB".repeat(20),
+        },
+        num_txs: "0",
+      };
       result = { last_height: String(height), block_metas: [meta] };
     }
     res.writeHead(200, { "content-type": "application/json" });

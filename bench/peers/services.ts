@@ -44,7 +44,13 @@ export function endpoints(appliedName: string): Endpoint[] {
   const nameField = Buffer.concat([Buffer.from([0x0a, Buffer.byteLength(appliedName)]), Buffer.from(appliedName)]);
   return [
     { id: "current_plan", rest: "/cosmos/upgrade/v1beta1/current_plan", grpcMethod: "CurrentPlan", grpcData: "{}", grpcBytes: Buffer.alloc(0) },
-    { id: "applied_plan", rest: `/cosmos/upgrade/v1beta1/applied_plan/${appliedName}`, grpcMethod: "AppliedPlan", grpcData: JSON.stringify({ name: appliedName }), grpcBytes: nameField },
+    {
+      id: "applied_plan",
+      rest: `/cosmos/upgrade/v1beta1/applied_plan/${appliedName}`,
+      grpcMethod: "AppliedPlan",
+      grpcData: JSON.stringify({ name: appliedName }),
+      grpcBytes: nameField,
+    },
     { id: "module_versions", rest: "/cosmos/upgrade/v1beta1/module_versions", grpcMethod: "ModuleVersions", grpcData: "{}", grpcBytes: Buffer.alloc(0) },
   ];
 }
@@ -112,13 +118,20 @@ function restRun(pin: Pinning | undefined, url: string, concurrency: number, sec
 function grpcRun(pin: Pinning | undefined, ghz: string, target: string, e: Endpoint, concurrency: number, seconds: number) {
   const args = [
     "--insecure",
-    "--protoset", PROTOSET,
-    "--call", `cosmos.upgrade.v1beta1.Query.${e.grpcMethod}`,
-    "-d", e.grpcData,
-    "-c", String(concurrency),
-    "--connections", "1",
-    "-z", `${seconds}s`,
-    "-O", "json",
+    "--protoset",
+    PROTOSET,
+    "--call",
+    `cosmos.upgrade.v1beta1.Query.${e.grpcMethod}`,
+    "-d",
+    e.grpcData,
+    "-c",
+    String(concurrency),
+    "--connections",
+    "1",
+    "-z",
+    `${seconds}s`,
+    "-O",
+    "json",
     target,
   ];
   const cmd = [...(pin?.client ?? []), ghz, ...args];
@@ -132,21 +145,37 @@ function grpcRun(pin: Pinning | undefined, ghz: string, target: string, e: Endpo
   };
   const ok = x.statusCodeDistribution.OK ?? 0;
   // With -z, the calls still in flight when the time is up end "Unavailable: transport is closing": not errors.
-  const errors = Object.entries(x.statusCodeDistribution).filter(([k]) => k !== "OK" && k !== "Unavailable").reduce((a, [, v]) => a + v, 0);
+  const errors = Object.entries(x.statusCodeDistribution)
+    .filter(([k]) => k !== "OK" && k !== "Unavailable")
+    .reduce((a, [, v]) => a + v, 0);
   const pct = (p: number) => (x.latencyDistribution?.find((d) => d.percentage === p)?.latency ?? NaN) / 1e6;
   return { rps: ok / (x.total / 1e9), p50: pct(50), p99: pct(99), requests: ok, errors };
 }
 
 /** Both servers answer every endpoint alike (REST: the same JSON; gRPC: the same bytes). */
-export async function checkSameAnswers(eps: Endpoint[], x: Servers, s: Servers): Promise<{ endpoint: string; protocol: Protocol; same: boolean; detail?: string }[]> {
+export async function checkSameAnswers(
+  eps: Endpoint[],
+  x: Servers,
+  s: Servers,
+): Promise<{ endpoint: string; protocol: Protocol; same: boolean; detail?: string }[]> {
   const out: { endpoint: string; protocol: Protocol; same: boolean; detail?: string }[] = [];
   for (const e of eps) {
     const [a, b] = [await getJson(x.rest + e.rest), await getJson(s.rest + e.rest)];
     const same = a.status === b.status && JSON.stringify(a.body) === JSON.stringify(b.body);
-    out.push({ endpoint: e.id, protocol: "rest", same, detail: same ? undefined : `xupgrade ${a.status} ${JSON.stringify(a.body).slice(0, 200)} / simd ${b.status} ${JSON.stringify(b.body).slice(0, 200)}` });
+    out.push({
+      endpoint: e.id,
+      protocol: "rest",
+      same,
+      detail: same ? undefined : `xupgrade ${a.status} ${JSON.stringify(a.body).slice(0, 200)} / simd ${b.status} ${JSON.stringify(b.body).slice(0, 200)}`,
+    });
     const [ga, gb] = [await grpcCall(x.grpc, e), await grpcCall(s.grpc, e)];
     const gsame = ga.equals(gb);
-    out.push({ endpoint: e.id, protocol: "grpc", same: gsame, detail: gsame ? undefined : `xupgrade ${ga.toString("hex").slice(0, 120)} / simd ${gb.toString("hex").slice(0, 120)}` });
+    out.push({
+      endpoint: e.id,
+      protocol: "grpc",
+      same: gsame,
+      detail: gsame ? undefined : `xupgrade ${ga.toString("hex").slice(0, 120)} / simd ${gb.toString("hex").slice(0, 120)}`,
+    });
   }
   return out;
 }
@@ -155,11 +184,19 @@ function grpcCall(target: string, e: Endpoint): Promise<Buffer> {
   const client = new grpc.Client(target, grpc.credentials.createInsecure());
   const id = (b: Buffer) => b;
   return new Promise<Buffer>((resolve, reject) => {
-    client.makeUnaryRequest(`/cosmos.upgrade.v1beta1.Query/${e.grpcMethod}`, id, id, e.grpcBytes, new grpc.Metadata(), { deadline: Date.now() + 10_000 }, (err, v) => {
-      client.close();
-      if (err) reject(err);
-      else resolve(v!);
-    });
+    client.makeUnaryRequest(
+      `/cosmos.upgrade.v1beta1.Query/${e.grpcMethod}`,
+      id,
+      id,
+      e.grpcBytes,
+      new grpc.Metadata(),
+      { deadline: Date.now() + 10_000 },
+      (err, v) => {
+        client.close();
+        if (err) reject(err);
+        else resolve(v!);
+      },
+    );
   });
 }
 
@@ -229,7 +266,12 @@ export function summarize(runs: LoadRun[]): ServicesSummary[] {
       const rs = cell.filter((r) => r.side === s);
       if (rs.length === 0) return undefined;
       const rps = rs.map((r) => r.rps);
-      return { rps: median(rps), rpsRange: [Math.min(...rps), Math.max(...rps)] as [number, number], p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) };
+      return {
+        rps: median(rps),
+        rpsRange: [Math.min(...rps), Math.max(...rps)] as [number, number],
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+      };
     };
     const x = side("xupgrade")!;
     const s = side("simd");

@@ -55,8 +55,7 @@ export interface SidecarVariant {
 }
 
 export type SidecarMemory =
-  | { status: "measured"; xupgrade: number; cosmovisor: number; ratio: number; samples: number }
-  | { status: "pending" | "skipped"; reason: string };
+  { status: "measured"; xupgrade: number; cosmovisor: number; ratio: number; samples: number } | { status: "pending" | "skipped"; reason: string };
 
 export interface SidecarResult {
   harness: string;
@@ -141,7 +140,11 @@ export async function sidecarCase(
             peakRssMiB: r.supervisorPeakRssMiB,
             stepsMiB: r.supervisorStepsMiB,
           });
-          const steps = r.supervisorStepsMiB ? Object.entries(r.supervisorStepsMiB).map(([k, v]) => `${k} ${v}`).join(", ") : "?";
+          const steps = r.supervisorStepsMiB
+            ? Object.entries(r.supervisorStepsMiB)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", ")
+            : "?";
           log(
             `  ${variant}, ${supervisor} (run ${i + 1}/${runs}): halt → new binary ${r.haltToNewBinaryStart} ms, → first new block ${r.haltToFirstNewBlock} ms, peak RSS ${r.supervisorPeakRssMiB ?? "?"} MiB (${steps})`,
           );
@@ -172,5 +175,9 @@ export async function sidecarCase(
     const helpers = await import("../../test/apps/cli/helpers.js");
     helpers.removeTempDirs();
   }
-  return { harness: "test/interop/support/upgrade-run.ts", visor: visorBin ? "dist/apps/cli/xupgrade.cjs (the package's bin)" : "the tests' transpiled CLI (no build)", variants };
+  return {
+    harness: "test/interop/support/upgrade-run.ts",
+    visor: visorBin ? "dist/apps/cli/xupgrade.cjs (the package's bin)" : "the tests' transpiled CLI (no build)",
+    variants,
+  };
 }

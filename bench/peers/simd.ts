@@ -129,7 +129,8 @@ export async function startSimdChain(simd047: string, simd050: string, options: 
       exited,
     ]);
   };
-  const height = async () => Number(((await getJson(`${rpc}/status`)).body as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);
+  const height = async () =>
+    Number(((await getJson(`${rpc}/status`)).body as { result: { sync_info: { latest_block_height: string } } }).result.sync_info.latest_block_height);
   const tx = (bin: string, args: string[]) => {
     const out = sh(bin, [...args, "--from", "validator", ...K, "--chain-id", CHAIN_ID, "--node", node, "--gas", "500000", "--yes", "--output", "json"]);
     const code = (JSON.parse(out) as { code: number }).code;
@@ -140,20 +141,27 @@ export async function startSimdChain(simd047: string, simd050: string, options: 
   /** Submits a MsgSoftwareUpgrade gov proposal (the JSON form both versions take) and votes yes; resolves when it passed. */
   const upgrade = async (bin: string, id: number, name: string, planHeight: number, info: string) => {
     const file = join(dir, `proposal-${id}.json`);
-    writeFileSync(file, JSON.stringify({
-      messages: [{ "@type": "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade", authority: GOV, plan: { name, height: String(planHeight), info } }],
-      metadata: "",
-      deposit: "1stake",
-      title: name,
-      summary: name,
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        messages: [{ "@type": "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade", authority: GOV, plan: { name, height: String(planHeight), info } }],
+        metadata: "",
+        deposit: "1stake",
+        title: name,
+        summary: name,
+      }),
+    );
     tx(bin, ["tx", "gov", "submit-proposal", file]);
     await waitFor(`proposal ${id}`, async () => ((await proposalStatus(id)) ? true : undefined), 30_000);
     tx(bin, ["tx", "gov", "vote", String(id), "yes"]);
-    const status = await waitFor(`proposal ${id} to end`, async () => {
-      const s = await proposalStatus(id);
-      return s === "PROPOSAL_STATUS_VOTING_PERIOD" ? undefined : s;
-    }, 30_000);
+    const status = await waitFor(
+      `proposal ${id} to end`,
+      async () => {
+        const s = await proposalStatus(id);
+        return s === "PROPOSAL_STATUS_VOTING_PERIOD" ? undefined : s;
+      },
+      30_000,
+    );
     if (status !== "PROPOSAL_STATUS_PASSED") throw new Error(`proposal ${id} (${name}) ended ${status}`);
   };
 
@@ -163,15 +171,23 @@ export async function startSimdChain(simd047: string, simd050: string, options: 
     await waitFor("block 2", async () => ((await height()) >= 2 ? true : undefined), 30_000);
     const appliedHeight = (await height()) + 30;
     await upgrade(OLD, 1, APPLIED_NAME, appliedHeight, "");
-    await waitFor(`simd v0.47 to halt at ${appliedHeight}`, async () => (readFileSync(logFile, "utf8").includes(`UPGRADE "${APPLIED_NAME}" NEEDED`) ? true : undefined), 60_000);
+    await waitFor(
+      `simd v0.47 to halt at ${appliedHeight}`,
+      async () => (readFileSync(logFile, "utf8").includes(`UPGRADE "${APPLIED_NAME}" NEEDED`) ? true : undefined),
+      60_000,
+    );
     await stop(child);
 
     // simd v0.50 applies it on the same home, then schedules the next plan.
     await start(simd050);
-    await waitFor(`the ${APPLIED_NAME} upgrade`, async () => {
-      const r = await getJson(`${rest}/cosmos/upgrade/v1beta1/applied_plan/${APPLIED_NAME}`);
-      return (r.body as { height?: string }).height === String(appliedHeight) ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      `the ${APPLIED_NAME} upgrade`,
+      async () => {
+        const r = await getJson(`${rest}/cosmos/upgrade/v1beta1/applied_plan/${APPLIED_NAME}`);
+        return (r.body as { height?: string }).height === String(appliedHeight) ? true : undefined;
+      },
+      60_000,
+    );
     await upgrade(simd050, 2, PLAN_NAME, PLAN_HEIGHT, PLAN_INFO);
 
     // Restarted (pinned, when asked) and making no more blocks while it is measured.

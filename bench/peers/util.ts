@@ -43,8 +43,16 @@ export function quantile(sorted: number[], q: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
 }
 
-export const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
-export const p99 = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.99);
+export const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
+export const p99 = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.99,
+  );
 
 /**
  * CPU pinning with taskset (util-linux): the servers get one core, the load generators the other, so a client
@@ -61,7 +69,11 @@ export function pinning(cpus: number): Pinning | undefined {
   const r = spawnSync("taskset", ["-c", "0", "true"]);
   if (r.error || r.status !== 0) return undefined;
   // The last core for the server, core 0 for the clients.
-  return { server: ["taskset", "-c", String(cpus - 1)], client: ["taskset", "-c", "0"], note: `servers on CPU ${cpus - 1}, load generators on CPU 0 (taskset)` };
+  return {
+    server: ["taskset", "-c", String(cpus - 1)],
+    client: ["taskset", "-c", "0"],
+    note: `servers on CPU ${cpus - 1}, load generators on CPU 0 (taskset)`,
+  };
 }
 
 /** Processes this bench started; killed (by pid) on exit, Ctrl-C or a crash. */

@@ -12,7 +12,16 @@
  * @module xupgrade/abci
  */
 export { startAbciServer, type AbciServer, type AbciServerOptions, type AbciStopped, type AbciStopReason } from "./server.js";
-export { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, fitTxs, txDataSize, type AbciApplication, type AbciReturn, type AppMethodName } from "./application.js";
+export {
+  AbciConsensusHalt,
+  AbciHalt,
+  DEFAULT_RESPONSES,
+  fitTxs,
+  txDataSize,
+  type AbciApplication,
+  type AbciReturn,
+  type AppMethodName,
+} from "./application.js";
 export { METHODS, type ConnectionRole, type MethodName, type RequestOf, type ResponseOf } from "./methods.js";
 export { decodeRequest, RequestError, type DecodedRequest } from "./decode.js";
 export { DEFAULT_MAX_FRAME_BYTES, encodeFrame, encodeUvarint, FrameError, FrameReader } from "./framing.js";

@@ -87,6 +87,4 @@ export const METHODS: { readonly [M in MethodName]: MethodSpec<M> } = {
 };
 
 /** Request oneof field number → method. */
-export const METHOD_BY_FIELD: ReadonlyMap<number, MethodName> = new Map(
-  (Object.keys(METHODS) as MethodName[]).map((name) => [METHODS[name].field, name]),
-);
+export const METHOD_BY_FIELD: ReadonlyMap<number, MethodName> = new Map((Object.keys(METHODS) as MethodName[]).map((name) => [METHODS[name].field, name]));

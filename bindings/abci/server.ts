@@ -131,10 +131,13 @@ class SocketServer implements AbciServer, ConnectionHost {
   }
 
   consensusHalted(halt: AbciConsensusHalt, conn: Connection): void {
-    this.logger.error("ABCI application halted consensus in finalizeBlock; answered a block result CometBFT refuses, so its consensus stops there while the connections stay open", {
-      conn: conn.id,
-      err: halt.message,
-    });
+    this.logger.error(
+      "ABCI application halted consensus in finalizeBlock; answered a block result CometBFT refuses, so its consensus stops there while the connections stay open",
+      {
+        conn: conn.id,
+        err: halt.message,
+      },
+    );
     this.resolveConsensusHalt(halt);
   }
 

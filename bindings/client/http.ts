@@ -22,9 +22,9 @@ const MAX_REDIRECTS = 20;
  * too, so `--node http://host:9` says what it said before.
  */
 const BAD_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119,
-  123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
-  993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 class TimeoutError extends Error {
@@ -117,7 +117,9 @@ async function send(url: URL, method: string, body: string | undefined, deadline
       failBody = (error) => settle({ error });
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => settle({ text: new TextDecoder().decode(Buffer.concat(chunks)) }));
-      res.on("aborted", () => settle({ error: timedOut ?? new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) }) }));
+      res.on("aborted", () =>
+        settle({ error: timedOut ?? new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) }) }),
+      );
       res.on("error", (e) => settle({ error: timedOut ?? new TypeError("terminated", { cause: e }) }));
       const status = res.statusCode ?? 0;
       resolve({

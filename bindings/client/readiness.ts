@@ -20,7 +20,11 @@ import type { CometRpc } from "./rpc.js";
 export const DEFAULT_READINESS_WARN_BLOCKS = 1000n;
 
 /** The readiness of the scheduled plan (or the named one), and the height of the state it was read at. */
-export async function queryReadiness(rpc: CometRpc, req: Partial<QueryReadinessRequest> = {}, height = 0n): Promise<QueryReadinessResponse & { height: bigint }> {
+export async function queryReadiness(
+  rpc: CometRpc,
+  req: Partial<QueryReadinessRequest> = {},
+  height = 0n,
+): Promise<QueryReadinessResponse & { height: bigint }> {
   const { value, height: at } = await abciQuery(rpc, READINESS_QUERY_PATH, encodeReadinessRequest({ name: req.name ?? "", height: req.height ?? 0n }), height);
   try {
     return { ...decodeReadinessResponse(value), height: at };
@@ -64,6 +68,8 @@ export function readinessWarnings(t: ReadinessTally, height: bigint, warnBlocks 
 }
 
 const hexShort = (b: Uint8Array) => {
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
   return `${h.slice(0, 8)}…`;
 };

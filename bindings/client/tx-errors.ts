@@ -67,6 +67,8 @@ export class TxSupersededError extends ClientError {
     readonly txhash: string,
     readonly log: string,
   ) {
-    super(`tx ${txhash} was not committed: rebroadcast after the upgrade, it was refused (${log}) and no block holds it, so another transaction of its account with the same sequence was committed`);
+    super(
+      `tx ${txhash} was not committed: rebroadcast after the upgrade, it was refused (${log}) and no block holds it, so another transaction of its account with the same sequence was committed`,
+    );
   }
 }

@@ -28,5 +28,4 @@ export const uriTransport: RpcTransport = (url, body, timeoutMs) => {
 };
 
 /** fetchTransport for Node and anything that is not a browser page; uriTransport in a page (no preflight). */
-export const browserTransport: RpcTransport = (url, body, timeoutMs) =>
-  (typeof document === "undefined" ? fetchTransport : uriTransport)(url, body, timeoutMs);
+export const browserTransport: RpcTransport = (url, body, timeoutMs) => (typeof document === "undefined" ? fetchTransport : uriTransport)(url, body, timeoutMs);

@@ -68,38 +68,17 @@ export const errors = {
   alreadyCompleted: (name: string) => invalidRequest(`upgrade with name ${name} has already been completed`),
 
   moduleVersionNotFound: (module: string) =>
-    new UpgradeError(
-      "upgrade",
-      2,
-      `x/upgrade: QueryModuleVersions module ${module} not found: module version not found`,
-      "module-version-not-found",
-    ),
+    new UpgradeError("upgrade", 2, `x/upgrade: QueryModuleVersions module ${module} not found: module version not found`, "module-version-not-found"),
   planNotFound: () => new UpgradeError("upgrade", 3, "upgrade plan not found", "plan-not-found"),
   clientNotFound: () => new UpgradeError("upgrade", 4, "upgraded client not found", "client-not-found"),
-  consensusStateNotFound: () =>
-    new UpgradeError("upgrade", 5, "upgraded consensus state not found", "consensus-state-not-found"),
+  consensusStateNotFound: () => new UpgradeError("upgrade", 5, "upgraded consensus state not found", "consensus-state-not-found"),
   unauthorized: (expected: string, got: string) =>
-    new UpgradeError(
-      "upgrade",
-      6,
-      `expected ${expected} got ${got}: expected authority account as only signer for proposal message`,
-      "unauthorized",
-    ),
+    new UpgradeError("upgrade", 6, `expected ${expected} got ${got}: expected authority account as only signer for proposal message`, "unauthorized"),
 
   corruptValue: (key: Uint8Array, length: number) =>
-    new UpgradeError(
-      "xupgrade",
-      1,
-      `value at key 0x${toHex(key)} is ${length} bytes, expected 8: corrupt store value`,
-      "corrupt-store",
-    ),
+    new UpgradeError("xupgrade", 1, `value at key 0x${toHex(key)} is ${length} bytes, expected 8: corrupt store value`, "corrupt-store"),
   corruptName: (key: Uint8Array) =>
-    new UpgradeError(
-      "xupgrade",
-      1,
-      `key 0x${toHex(key)} holds a name that is not valid UTF-8: corrupt store value`,
-      "corrupt-store",
-    ),
+    new UpgradeError("xupgrade", 1, `key 0x${toHex(key)} holds a name that is not valid UTF-8: corrupt store value`, "corrupt-store"),
   corruptDone: (key: Uint8Array, length: number) =>
     new UpgradeError(
       "xupgrade",
@@ -114,20 +93,14 @@ export const errors = {
       `done records in both layouts: key 0x${toHex(key)} is in the ${layout} layout, the records before it in the ${layout === "sdk" ? "seed" : "sdk"} layout: corrupt store value`,
       "corrupt-store",
     ),
-  corruptPlan: (detail: string) =>
-    new UpgradeError("xupgrade", 1, `cannot decode plan at key 0x00: ${detail}: corrupt store value`, "corrupt-store"),
+  corruptPlan: (detail: string) => new UpgradeError("xupgrade", 1, `cannot decode plan at key 0x00: ${detail}: corrupt store value`, "corrupt-store"),
   malformed: (detail: string) => new UpgradeError("xupgrade", 2, `${detail}: malformed protobuf`, "malformed-protobuf"),
   invalidUpgradeInfo: (message: string) => new UpgradeError("xupgrade", 3, message, "invalid-upgrade-info"),
 
-  upgradeNeeded: (name: string, height: bigint, info: string) =>
-    plain(`UPGRADE "${name}" NEEDED at height: ${height}: ${info}`, "upgrade-needed"),
+  upgradeNeeded: (name: string, height: bigint, info: string) => plain(`UPGRADE "${name}" NEEDED at height: ${height}: ${info}`, "upgrade-needed"),
   binaryTooEarly: (name: string) =>
-    plain(
-      `BINARY UPDATED BEFORE TRIGGER! UPGRADE "${name}" - in binary but not executed on chain. Downgrade your binary`,
-      "binary-too-early",
-    ),
-  downgrade: (appVersion: bigint, name: string) =>
-    plain(`wrong app version ${appVersion}, upgrade handler is missing for ${name} upgrade plan`, "downgrade"),
+    plain(`BINARY UPDATED BEFORE TRIGGER! UPGRADE "${name}" - in binary but not executed on chain. Downgrade your binary`, "binary-too-early"),
+  downgrade: (appVersion: bigint, name: string) => plain(`wrong app version ${appVersion}, upgrade handler is missing for ${name} upgrade plan`, "downgrade"),
   infoWriteFailed: (detail: string) => plain(`unable to write upgrade info to filesystem: ${detail}`, "info-write-failed"),
   noHandler: () => plain("ApplyUpgrade should never be called without first checking HasHandler", "no-handler"),
   storeLoader: (message: string) => plain(message, "store-loader"),

@@ -32,7 +32,18 @@ export type StoreProofFacts =
   | { readonly kind: "absent"; readonly key: Uint8Array; readonly left: ProvenLeaf | undefined; readonly right: ProvenLeaf | undefined };
 
 /** cosmos.ics23.v1.HashOp. The cores compute SHA-256 only; any other op in a proof or spec is refused. */
-export const HashOp = { NO_HASH: 0, SHA256: 1, SHA512: 2, KECCAK: 3, RIPEMD160: 4, BITCOIN: 5, SHA512_256: 6, BLAKE2B_512: 7, BLAKE2S_256: 8, BLAKE3: 9 } as const;
+export const HashOp = {
+  NO_HASH: 0,
+  SHA256: 1,
+  SHA512: 2,
+  KECCAK: 3,
+  RIPEMD160: 4,
+  BITCOIN: 5,
+  SHA512_256: 6,
+  BLAKE2B_512: 7,
+  BLAKE2S_256: 8,
+  BLAKE3: 9,
+} as const;
 /** cosmos.ics23.v1.LengthOp. */
 export const LengthOp = {
   NO_PREFIX: 0,
@@ -81,8 +92,21 @@ export type Ics23Spec = Ics23SpecName | ProofSpec;
 
 /** ics23's IavlSpec: a key in one store's IAVL tree (proof op `ics23:iavl`). */
 export const IAVL_SPEC: Readonly<ProofSpec> = Object.freeze({
-  leafSpec: Object.freeze({ hash: HashOp.SHA256, prehashKey: HashOp.NO_HASH, prehashValue: HashOp.SHA256, length: LengthOp.VAR_PROTO, prefix: Uint8Array.of(0) }),
-  innerSpec: Object.freeze({ childOrder: Object.freeze([0, 1]), childSize: 33, minPrefixLength: 4, maxPrefixLength: 12, emptyChild: new Uint8Array(0), hash: HashOp.SHA256 }),
+  leafSpec: Object.freeze({
+    hash: HashOp.SHA256,
+    prehashKey: HashOp.NO_HASH,
+    prehashValue: HashOp.SHA256,
+    length: LengthOp.VAR_PROTO,
+    prefix: Uint8Array.of(0),
+  }),
+  innerSpec: Object.freeze({
+    childOrder: Object.freeze([0, 1]),
+    childSize: 33,
+    minPrefixLength: 4,
+    maxPrefixLength: 12,
+    emptyChild: new Uint8Array(0),
+    hash: HashOp.SHA256,
+  }),
   maxDepth: 0,
   minDepth: 0,
   prehashKeyBeforeComparison: false,
@@ -90,8 +114,21 @@ export const IAVL_SPEC: Readonly<ProofSpec> = Object.freeze({
 
 /** ics23's TendermintSpec: a store in the multistore's simple Merkle map (proof op `ics23:simple`). */
 export const TENDERMINT_SPEC: Readonly<ProofSpec> = Object.freeze({
-  leafSpec: Object.freeze({ hash: HashOp.SHA256, prehashKey: HashOp.NO_HASH, prehashValue: HashOp.SHA256, length: LengthOp.VAR_PROTO, prefix: Uint8Array.of(0) }),
-  innerSpec: Object.freeze({ childOrder: Object.freeze([0, 1]), childSize: 32, minPrefixLength: 1, maxPrefixLength: 1, emptyChild: new Uint8Array(0), hash: HashOp.SHA256 }),
+  leafSpec: Object.freeze({
+    hash: HashOp.SHA256,
+    prehashKey: HashOp.NO_HASH,
+    prehashValue: HashOp.SHA256,
+    length: LengthOp.VAR_PROTO,
+    prefix: Uint8Array.of(0),
+  }),
+  innerSpec: Object.freeze({
+    childOrder: Object.freeze([0, 1]),
+    childSize: 32,
+    minPrefixLength: 1,
+    maxPrefixLength: 1,
+    emptyChild: new Uint8Array(0),
+    hash: HashOp.SHA256,
+  }),
   maxDepth: 0,
   minDepth: 0,
   prehashKeyBeforeComparison: false,
@@ -99,8 +136,21 @@ export const TENDERMINT_SPEC: Readonly<ProofSpec> = Object.freeze({
 
 /** ics23's SmtSpec (proof op `ics23:smt`). */
 export const SMT_SPEC: Readonly<ProofSpec> = Object.freeze({
-  leafSpec: Object.freeze({ hash: HashOp.SHA256, prehashKey: HashOp.SHA256, prehashValue: HashOp.SHA256, length: LengthOp.NO_PREFIX, prefix: Uint8Array.of(0) }),
-  innerSpec: Object.freeze({ childOrder: Object.freeze([0, 1]), childSize: 32, minPrefixLength: 1, maxPrefixLength: 1, emptyChild: new Uint8Array(32), hash: HashOp.SHA256 }),
+  leafSpec: Object.freeze({
+    hash: HashOp.SHA256,
+    prehashKey: HashOp.SHA256,
+    prehashValue: HashOp.SHA256,
+    length: LengthOp.NO_PREFIX,
+    prefix: Uint8Array.of(0),
+  }),
+  innerSpec: Object.freeze({
+    childOrder: Object.freeze([0, 1]),
+    childSize: 32,
+    minPrefixLength: 1,
+    maxPrefixLength: 1,
+    emptyChild: new Uint8Array(32),
+    hash: HashOp.SHA256,
+  }),
   maxDepth: 256,
   minDepth: 0,
   prehashKeyBeforeComparison: true,
@@ -165,10 +215,12 @@ const NAMED: Readonly<Record<Ics23SpecName, CheckedSpec>> = { iavl: make(IAVL_SP
 export function checkSpec(value: unknown): CheckedSpec {
   if (typeof value === "string") {
     const named = (NAMED as Record<string, CheckedSpec>)[value];
-    if (named === undefined || !Object.hasOwn(NAMED, value)) throw new TypeError(`unknown ICS23 spec ${JSON.stringify(value)}: expected "iavl", "tendermint", "smt" or a ProofSpec`);
+    if (named === undefined || !Object.hasOwn(NAMED, value))
+      throw new TypeError(`unknown ICS23 spec ${JSON.stringify(value)}: expected "iavl", "tendermint", "smt" or a ProofSpec`);
     return named;
   }
-  if (typeof value !== "object" || value === null) throw new TypeError(`spec must be "iavl", "tendermint", "smt" or a ProofSpec, got ${value === null ? "null" : typeof value}`);
+  if (typeof value !== "object" || value === null)
+    throw new TypeError(`spec must be "iavl", "tendermint", "smt" or a ProofSpec, got ${value === null ? "null" : typeof value}`);
   const known = checked.get(value);
   if (known) return known;
   const s = value as ProofSpec;
@@ -192,7 +244,8 @@ export function checkSpec(value: unknown): CheckedSpec {
   if (!Array.isArray(order) || order.length < 2) throw new TypeError("spec.innerSpec.childOrder must be an array of at least 2 branches");
   const seen = new Set<number>();
   for (const b of order) {
-    if (!isInt32(b) || b < 0 || b >= order.length || seen.has(b)) throw new TypeError(`spec.innerSpec.childOrder must be a permutation of 0…${order.length - 1}`);
+    if (!isInt32(b) || b < 0 || b >= order.length || seen.has(b))
+      throw new TypeError(`spec.innerSpec.childOrder must be a permutation of 0…${order.length - 1}`);
     seen.add(b);
   }
   if ((order.length - 1) * inner.childSize + inner.maxPrefixLength > 0x7fffffff) throw new TypeError("spec.innerSpec is too large");
@@ -272,7 +325,8 @@ export function planStoreProof(appHash: unknown, proofOps: unknown, storeName: u
     }
     if (op.key.length !== 0) {
       const expected = path.pop();
-      if (expected === undefined) throw chainError("proof-op-key", `proof op ${i} (${op.type}) proves key 0x${toHex(op.key)}, but the key path has no part left`, i);
+      if (expected === undefined)
+        throw chainError("proof-op-key", `proof op ${i} (${op.type}) proves key 0x${toHex(op.key)}, but the key path has no part left`, i);
       if (!equal(expected, op.key)) {
         throw chainError("proof-op-key", `proof op ${i} (${op.type}) proves key 0x${toHex(op.key)}, expected 0x${toHex(expected)}`, i);
       }
@@ -417,7 +471,17 @@ const KINDS: Record<number, Ics23ErrorKind> = {
 };
 
 const HASH_NAMES = ["NO_HASH", "SHA256", "SHA512", "KECCAK", "RIPEMD160", "BITCOIN", "SHA512_256", "BLAKE2B_512", "BLAKE2S_256", "BLAKE3"];
-const LENGTH_NAMES = ["NO_PREFIX", "VAR_PROTO", "VAR_RLP", "FIXED32_BIG", "FIXED32_LITTLE", "FIXED64_BIG", "FIXED64_LITTLE", "REQUIRE_32_BYTES", "REQUIRE_64_BYTES"];
+const LENGTH_NAMES = [
+  "NO_PREFIX",
+  "VAR_PROTO",
+  "VAR_RLP",
+  "FIXED32_BIG",
+  "FIXED32_LITTLE",
+  "FIXED64_BIG",
+  "FIXED64_LITTLE",
+  "REQUIRE_32_BYTES",
+  "REQUIRE_64_BYTES",
+];
 const hashName = (op: number) => HASH_NAMES[op] ?? `${op}`;
 const lengthName = (op: number) => LENGTH_NAMES[op] ?? `${op}`;
 const VARINTS = ["height", "size", "version"];
@@ -455,7 +519,12 @@ function nonCanonicalText(form: number, m: number, field: number, other: number)
     case Ics23Form.Order:
       return `field ${field} of ${message} comes after field ${other}`;
     case Ics23Form.Varint: {
-      const which = [`the tag of ${message} ${field < 0 ? "field 2^29 or more" : `field ${field}`}`, `the length of ${message} ${named(field)}`, `the value of ${message} ${named(field)}`, `an element of ${message} ${named(field)}`];
+      const which = [
+        `the tag of ${message} ${field < 0 ? "field 2^29 or more" : `field ${field}`}`,
+        `the length of ${message} ${named(field)}`,
+        `the value of ${message} ${named(field)}`,
+        `an element of ${message} ${named(field)}`,
+      ];
       return `a varint is not minimally encoded (${which[other] ?? "?"})`;
     }
     case Ics23Form.Int32:
@@ -494,7 +563,9 @@ function reasonText(f: Ics23Failure): string {
     case Ics23Reason.IavlVersion:
       return `IAVL version ${v} is negative`;
     case Ics23Reason.IavlRemainder:
-      return b === 0 ? `the IAVL leaf prefix has ${a} bytes after its varints, expected 0` : `the IAVL inner prefix has ${a} bytes after its varints, expected 1 or 34`;
+      return b === 0
+        ? `the IAVL leaf prefix has ${a} bytes after its varints, expected 0`
+        : `the IAVL inner prefix has ${a} bytes after its varints, expected 1 or 34`;
     case Ics23Reason.LeafHash:
       return `leaf hash op ${hashName(a)} does not match the spec's ${hashName(b)}`;
     case Ics23Reason.LeafPrehashKey:
@@ -512,7 +583,11 @@ function reasonText(f: Ics23Failure): string {
     case Ics23Reason.InnerHash:
       return `inner hash op ${hashName(a)} does not match the spec's ${hashName(b)}`;
     case Ics23Reason.TendermintPrefix:
-      return a === 0 ? "the Tendermint inner prefix is empty" : a === 1 ? "the Tendermint inner prefix beside a suffix is not exactly 01" : "the Tendermint inner prefix does not start with 01";
+      return a === 0
+        ? "the Tendermint inner prefix is empty"
+        : a === 1
+          ? "the Tendermint inner prefix beside a suffix is not exactly 01"
+          : "the Tendermint inner prefix does not start with 01";
     case Ics23Reason.InnerLeafPrefix:
       return "inner prefix starts with the leaf prefix";
     case Ics23Reason.InnerPrefixShort:

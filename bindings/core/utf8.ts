@@ -15,8 +15,7 @@ export function utf8Length(s: string): number {
     else if (c >= 0xd800 && c <= 0xdbff) {
       n += 2; // a surrogate pair: 2 units, 4 bytes
       i++;
-    }
-    else n += 2;
+    } else n += 2;
   }
   return n;
 }

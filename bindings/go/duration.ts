@@ -8,7 +8,7 @@ export const SECOND = 1_000_000_000n;
 export const MINUTE = 60n * SECOND;
 export const HOUR = 60n * MINUTE;
 
-const UNITS: Record<string, bigint> = { ns: NS, us: US, "µs": US, "μs": US, ms: MS, s: SECOND, m: MINUTE, h: HOUR };
+const UNITS: Record<string, bigint> = { ns: NS, us: US, µs: US, μs: US, ms: MS, s: SECOND, m: MINUTE, h: HOUR };
 const LIMIT = 1n << 63n;
 
 /** Why a duration did not parse: Go's message (`time: invalid duration "x"`). */

@@ -25,7 +25,8 @@ export function goJsonString(s: string): string {
       flush(i, "\\u" + c.toString(16));
     } else if (c >= 0xd800 && c <= 0xdfff) {
       const next = s.charCodeAt(i + 1);
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++; // a well-formed pair: literal
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff)
+        i++; // a well-formed pair: literal
       else flush(i, "\\ufffd"); // a lone surrogate is invalid UTF-8 to Go, which writes U+FFFD
     }
   }
@@ -275,7 +276,7 @@ export function jsonUnquote(text: string, token: JsonToken): string {
   const end = token.end - 1;
   let out = "";
   let start = token.start + 1;
-  for (let j = start; j < end; ) {
+  for (let j = start; j < end;) {
     if (text.charCodeAt(j) !== 0x5c) {
       j++;
       continue;

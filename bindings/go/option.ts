@@ -41,7 +41,10 @@ export function parseDurationOption(text: string, kind: DurationKind): bigint {
   }
   const floor = DURATION_FLOORS[kind];
   if (ns < floor) {
-    throw new OptionError("range", floor === 0n ? "must not be negative" : floor === 1n ? "must be greater than 0" : `must be at least ${formatGoDuration(floor)}`);
+    throw new OptionError(
+      "range",
+      floor === 0n ? "must not be negative" : floor === 1n ? "must be greater than 0" : `must be at least ${formatGoDuration(floor)}`,
+    );
   }
   return ns;
 }
@@ -67,7 +70,10 @@ export function parseIntegerOption(text: string, range: IntegerRange): bigint {
   const problem = value === undefined ? "syntax" : "range";
   // A range up to a machine limit is named by its least value alone.
   if (range.max < BigInt(Number.MAX_SAFE_INTEGER)) throw new OptionError(problem, `must be an integer from ${range.min} to ${range.max}`);
-  throw new OptionError(problem, range.min === 0n ? "must be a non-negative integer" : range.min === 1n ? "must be a positive integer" : `must be an integer of at least ${range.min}`);
+  throw new OptionError(
+    problem,
+    range.min === 0n ? "must be a non-negative integer" : range.min === 1n ? "must be a positive integer" : `must be an integer of at least ${range.min}`,
+  );
 }
 
 /**
@@ -80,7 +86,10 @@ export function parseEnvDuration(name: string, raw: string): bigint {
     return parseDurationOption(raw, "timeout");
   } catch (e) {
     const err = e as OptionError;
-    throw new OptionError(err.problem, err.problem === "syntax" ? `invalid: ${name}: could not parse '${raw}' into a duration: ${err.message}` : `invalid: ${name}: ${err.message}`);
+    throw new OptionError(
+      err.problem,
+      err.problem === "syntax" ? `invalid: ${name}: could not parse '${raw}' into a duration: ${err.message}` : `invalid: ${name}: ${err.message}`,
+    );
   }
 }
 

@@ -48,7 +48,7 @@ function zoneAbbreviation(d: Date): string {
 /** Formats `d` (local time) with a Go layout. `nanos` adds sub-millisecond precision for `.999999999`. */
 export function formatGoTime(d: Date, layout: string, nanos?: number): string {
   let out = "";
-  for (let i = 0; i < layout.length; ) {
+  for (let i = 0; i < layout.length;) {
     const token = TOKENS.find((t) => layout.startsWith(t, i));
     if (!token) {
       out += layout[i++];
@@ -57,23 +57,57 @@ export function formatGoTime(d: Date, layout: string, nanos?: number): string {
     i += token.length;
     const h = d.getHours();
     switch (token) {
-      case "Monday": out += DAYS[d.getDay()]; break;
-      case "Mon": out += DAYS[d.getDay()].slice(0, 3); break;
-      case "Jan": out += MONTHS[d.getMonth()]; break;
-      case "2006": out += String(d.getFullYear()).padStart(4, "0"); break;
-      case "06": out += pad2(d.getFullYear() % 100); break;
-      case "01": out += pad2(d.getMonth() + 1); break;
-      case "02": out += pad2(d.getDate()); break;
-      case "_2": out += String(d.getDate()).padStart(2, " "); break;
-      case "15": out += pad2(h); break;
-      case "03": out += pad2(h % 12 === 0 ? 12 : h % 12); break;
-      case "3": out += String(h % 12 === 0 ? 12 : h % 12); break;
-      case "04": out += pad2(d.getMinutes()); break;
-      case "05": out += pad2(d.getSeconds()); break;
-      case "PM": out += h >= 12 ? "PM" : "AM"; break;
-      case "MST": out += zoneAbbreviation(d); break;
-      case "-0700": out += offset(d, false, false); break;
-      case "Z07:00": out += offset(d, true, true); break;
+      case "Monday":
+        out += DAYS[d.getDay()];
+        break;
+      case "Mon":
+        out += DAYS[d.getDay()].slice(0, 3);
+        break;
+      case "Jan":
+        out += MONTHS[d.getMonth()];
+        break;
+      case "2006":
+        out += String(d.getFullYear()).padStart(4, "0");
+        break;
+      case "06":
+        out += pad2(d.getFullYear() % 100);
+        break;
+      case "01":
+        out += pad2(d.getMonth() + 1);
+        break;
+      case "02":
+        out += pad2(d.getDate());
+        break;
+      case "_2":
+        out += String(d.getDate()).padStart(2, " ");
+        break;
+      case "15":
+        out += pad2(h);
+        break;
+      case "03":
+        out += pad2(h % 12 === 0 ? 12 : h % 12);
+        break;
+      case "3":
+        out += String(h % 12 === 0 ? 12 : h % 12);
+        break;
+      case "04":
+        out += pad2(d.getMinutes());
+        break;
+      case "05":
+        out += pad2(d.getSeconds());
+        break;
+      case "PM":
+        out += h >= 12 ? "PM" : "AM";
+        break;
+      case "MST":
+        out += zoneAbbreviation(d);
+        break;
+      case "-0700":
+        out += offset(d, false, false);
+        break;
+      case "Z07:00":
+        out += offset(d, true, true);
+        break;
       case ".999999999": {
         const ns = nanos ?? d.getMilliseconds() * 1_000_000;
         const frac = String(ns).padStart(9, "0").replace(/0+$/, "");

@@ -233,19 +233,24 @@ export class LightClient {
     for (const b of this.trusted.values()) if (b.height > height && (!anchor || b.height < anchor.height)) anchor = record(b);
     for (const r of this.below.values()) if (r.height > height && (!anchor || r.height < anchor.height)) anchor = r;
     if (!anchor) throw new HeaderOrderError(`the header is above every verified header (the latest is ${this.latest.height}): verify forward instead`, height);
-    if (anchor.height - height > limit) throw new HeaderOrderError(`the header is ${anchor.height - height} blocks below the nearest verified one (at most ${limit} are followed back)`, height);
+    if (anchor.height - height > limit)
+      throw new HeaderOrderError(`the header is ${anchor.height - height} blocks below the nearest verified one (at most ${limit} are followed back)`, height);
     let cur = anchor;
     while (cur.height > height) {
       const from = cur.height - BATCH > height ? cur.height - BATCH : height;
       const batch = new Map((await this.primary.headers(from, cur.height - 1n)).map((h) => [h.height, h]));
       for (let h = cur.height - 1n; h >= from; h--) {
         const header = batch.get(h);
-        if (!header) throw new ProviderError(this.primary.label, `blockchain ${from}–${cur.height - 1n} did not return the header at height ${h}`, "garbage", h);
+        if (!header)
+          throw new ProviderError(this.primary.label, `blockchain ${from}–${cur.height - 1n} did not return the header at height ${h}`, "garbage", h);
         const problem = headerProblem(header);
         if (problem) throw new InvalidHeaderError(`malformed header: ${problem}`, h);
         if (header.chainId !== this.chainId) throw new ChainIdMismatchError(this.chainId, header.chainId, h);
         if (timestampNs(header.time) >= timestampNs(cur.header.time)) {
-          throw new HeaderOrderError(`the header's time ${formatTimestamp(header.time)} is not before the verified header's above it (${formatTimestamp(cur.header.time)})`, h);
+          throw new HeaderOrderError(
+            `the header's time ${formatTimestamp(header.time)} is not before the verified header's above it (${formatTimestamp(cur.header.time)})`,
+            h,
+          );
         }
         const hash = headerHash(header) ?? new Uint8Array(0);
         if (!equalBytes(hash, cur.header.lastBlockId.hash)) throw new LastBlockIdMismatchError(hash, cur.header.lastBlockId.hash, h);
@@ -312,4 +317,3 @@ export class LightClient {
     }
   }
 }
-

@@ -51,7 +51,9 @@ export function commitJson(c: Commit): unknown {
 }
 
 export function validatorJson(v: Validator): unknown {
-  const pk = v.pubKey.ed25519 ? { type: "tendermint/PubKeyEd25519", value: toBase64(v.pubKey.ed25519) } : { type: "tendermint/PubKeySecp256k1", value: toBase64(v.pubKey.secp256k1!) };
+  const pk = v.pubKey.ed25519
+    ? { type: "tendermint/PubKeyEd25519", value: toBase64(v.pubKey.ed25519) }
+    : { type: "tendermint/PubKeySecp256k1", value: toBase64(v.pubKey.secp256k1!) };
   return { address: HEX(v.address), pub_key: pk, voting_power: v.votingPower.toString(), proposer_priority: v.proposerPriority.toString() };
 }
 

@@ -126,7 +126,11 @@ export class CometClientProvider implements LightProvider {
   /** cosmjs' CometClient has no `broadcast_evidence`: always refused, and said so. */
   reportEvidence(): Promise<Uint8Array> {
     return Promise.reject(
-      new ProviderError(this.label, "cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)", "rpc"),
+      new ProviderError(
+        this.label,
+        "cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)",
+        "rpc",
+      ),
     );
   }
 

@@ -103,7 +103,14 @@ function pick(chainId: string, commit: Commit, needed: bigint, signer: (idx: num
 }
 
 /** Verifies the picked signatures (those not verified before) and says what the check counted. */
-async function tally(chainId: string, picked: Picked, needed: bigint, vals: ValidatorSet, commit: Commit, engine: SignatureEngine | undefined): Promise<CommitTally> {
+async function tally(
+  chainId: string,
+  picked: Picked,
+  needed: bigint,
+  vals: ValidatorSet,
+  commit: Commit,
+  engine: SignatureEngine | undefined,
+): Promise<CommitTally> {
   const fresh = await verifyPicked(chainId, picked, commit, engine);
   return { tallied: picked.tallied, needed, total: vals.totalVotingPower, signaturesCounted: picked.checks.length, signaturesVerified: fresh };
 }

@@ -181,7 +181,13 @@ async function examine(
 }
 
 /** Sends `evidence` accusing `against`'s header to `to`, best effort: the answer is reported, never thrown. */
-async function send(against: EvidenceSent["against"], conflicted: LightBlock, trusted: LightBlock, common: LightBlock, to: LightProvider): Promise<EvidenceSent> {
+async function send(
+  against: EvidenceSent["against"],
+  conflicted: LightBlock,
+  trusted: LightBlock,
+  common: LightBlock,
+  to: LightProvider,
+): Promise<EvidenceSent> {
   const evidence = newLightClientAttackEvidence(conflicted, trusted, common);
   let answer: EvidenceAnswer;
   if (!to.reportEvidence) answer = { accepted: false, error: `${to.label} cannot report evidence: its provider has no broadcast_evidence` };
@@ -202,7 +208,12 @@ async function send(against: EvidenceSent["against"], conflicted: LightBlock, tr
  * witness's trace, and when that holds too, the evidence against the witness goes to the primary. Throws the
  * attack; resolves to why the witness's header does not verify otherwise.
  */
-async function handleConflictingHeaders(primaryTrace: readonly LightBlock[], challenging: LightBlock, witness: LightProvider, o: DetectOptions): Promise<string> {
+async function handleConflictingHeaders(
+  primaryTrace: readonly LightBlock[],
+  challenging: LightBlock,
+  witness: LightProvider,
+  o: DetectOptions,
+): Promise<string> {
   const target = primaryTrace[primaryTrace.length - 1];
   let examined: { sourceTrace: LightBlock[]; divergent: LightBlock };
   try {

@@ -101,7 +101,8 @@ export function validateSignedHeader(sh: SignedHeader, chainId: string): Uint8Ar
   const cp = commitProblem(commit);
   if (cp) throw new InvalidHeaderError(`malformed commit: ${cp}`, header.height);
   if (header.chainId !== chainId) throw new ChainIdMismatchError(chainId, header.chainId, header.height);
-  if (commit.height !== header.height) throw new InvalidHeaderError(`the header and its commit are for different heights: ${header.height} vs ${commit.height}`, header.height);
+  if (commit.height !== header.height)
+    throw new InvalidHeaderError(`the header and its commit are for different heights: ${header.height} vs ${commit.height}`, header.height);
   const hash = headerHash(header) ?? new Uint8Array(0);
   const signed = commit.blockId.hash;
   if (hash.length !== signed.length || hash.some((b, i) => b !== signed[i])) throw new HeaderHashMismatchError(hash, signed, header.height);

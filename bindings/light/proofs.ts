@@ -42,7 +42,12 @@ export async function proveKey(provider: LightProvider, core: Core, spec: StateS
   const what = `${spec.storeKey} key ${keyText(key)}`;
   const a = await provider.abciQuery({ path, data: key, height: root.height, prove: true });
   if (a.code !== 0) {
-    throw new ProviderError(provider.label, `abci_query ${path} ${keyText(key)} at height ${root.height}: code ${a.code}${a.codespace ? ` (${a.codespace})` : ""}: ${a.log}`, "rpc", root.height);
+    throw new ProviderError(
+      provider.label,
+      `abci_query ${path} ${keyText(key)} at height ${root.height}: code ${a.code}${a.codespace ? ` (${a.codespace})` : ""}: ${a.log}`,
+      "rpc",
+      root.height,
+    );
   }
   if (a.height !== root.height) throw new ProofError(`the answer for ${what} is for height ${a.height}, not ${root.height}`, headerHeight);
   if (!a.proofOps || a.proofOps.length === 0) {
@@ -61,7 +66,10 @@ export async function proveKey(provider: LightProvider, core: Core, spec: StateS
     facts = core.ics23VerifyStoreProof(root.appHash, a.proofOps, spec.storeKey, key, answered);
   } catch (e) {
     if (!(e instanceof Ics23Error)) throw e;
-    throw new ProofError(`the proof of ${what} ${answered === undefined ? "(absent)" : `= 0x${toHex(answered)}`} does not hold against the verified app hash: ${e.message}`, headerHeight);
+    throw new ProofError(
+      `the proof of ${what} ${answered === undefined ? "(absent)" : `= 0x${toHex(answered)}`} does not hold against the verified app hash: ${e.message}`,
+      headerHeight,
+    );
   }
   return { key, value: facts.kind === "exists" ? facts.value : undefined, height: root.height, proofOps: a.proofOps, facts };
 }

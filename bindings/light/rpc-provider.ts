@@ -197,7 +197,10 @@ export class RpcProvider implements LightProvider {
     const r = new Reader(this.label, "commit", height);
     const res = await this.call("commit", height === undefined ? {} : { height: height.toString() }, height);
     const sh = r.obj(res, "signed_header", "result");
-    return { header: r.header(r.obj(sh, "header", "result.signed_header"), "result.signed_header.header"), commit: r.commit(r.obj(sh, "commit", "result.signed_header"), "result.signed_header.commit") };
+    return {
+      header: r.header(r.obj(sh, "header", "result.signed_header"), "result.signed_header.header"),
+      commit: r.commit(r.obj(sh, "commit", "result.signed_header"), "result.signed_header.commit"),
+    };
   }
 
   /** Every page of `/validators` at `height` (light/provider/http's validatorSet). */

@@ -36,7 +36,8 @@ export function savedRootToJson(r: SavedRoot): SavedRootJson {
 export function savedRootFromJson(value: unknown): SavedRoot {
   const f = value as Partial<SavedRootJson> | null;
   const o = f?.origin;
-  if (typeof f !== "object" || f === null || typeof f.chain_id !== "string" || !INT.test(String(f.height)) || !HEX64.test(String(f.hash))) throw new SavedRootError("fields are missing");
+  if (typeof f !== "object" || f === null || typeof f.chain_id !== "string" || !INT.test(String(f.height)) || !HEX64.test(String(f.hash)))
+    throw new SavedRootError("fields are missing");
   if (typeof o !== "object" || o === null || !INT.test(String(o.height)) || !HEX64.test(String(o.hash))) throw new SavedRootError("its origin is not a header");
   const how = o.how === "flags" ? "given" : o.how;
   if (how !== "given" && how !== "link" && how !== "first-use") throw new SavedRootError(`unknown origin ${JSON.stringify(o.how)}`);

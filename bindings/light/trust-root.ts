@@ -141,11 +141,23 @@ export async function resolveTrustRoot(provider: LightProvider, store: RootStore
   const hash = headerHash(sh.header);
   if (!hash) throw new TrustOptionsError(`node ${provider.label}: its latest header has no validators hash, so it cannot be a trust root`);
   const origin: TrustOrigin = { how: "first-use", node: req.node, height: sh.header.height, hash: upper(hash), at };
-  return { chainId: sh.header.chainId, trust: { height: sh.header.height, hash: origin.hash, period: req.period }, source: "first-use", confirmed: false, origin };
+  return {
+    chainId: sh.header.chainId,
+    trust: { height: sh.header.height, hash: origin.hash, period: req.period },
+    source: "first-use",
+    confirmed: false,
+    origin,
+  };
 }
 
 function fromSaved(saved: SavedRoot, req: RootRequest): ResolvedRoot {
-  return { chainId: saved.chainId, trust: { height: saved.height, hash: saved.hash, period: req.period }, source: "saved", confirmed: saved.confirmed, origin: saved.origin };
+  return {
+    chainId: saved.chainId,
+    trust: { height: saved.height, hash: saved.hash, period: req.period },
+    source: "saved",
+    confirmed: saved.confirmed,
+    origin: saved.origin,
+  };
 }
 
 /** The newest verified header becomes the saved root for next time, keeping where trust began and whether it was confirmed. */
@@ -197,4 +209,3 @@ export function unconfirmedWarning(root: ResolvedRoot): string | undefined {
       : `trust began with a root from a link (height ${o.height}, ${o.hash}) that was never confirmed`;
   return `UNCONFIRMED TRUST ROOT: ${what}, so everything here is verified only against that node's word. Check that hash with a source you trust (your own node, a validator, an explorer) and give it as the root to confirm it`;
 }
-

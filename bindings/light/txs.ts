@@ -18,7 +18,10 @@ export function dataHash(txs: readonly Uint8Array[]): Uint8Array {
 export function proveTxs(header: Header, txs: readonly Uint8Array[]): readonly Uint8Array[] {
   const got = dataHash(txs);
   if (!equalBytes(got, header.dataHash)) {
-    throw new ProofError(`the ${txs.length} transactions the node gave hash to ${hex(got)}, not the verified header's data_hash ${hex(header.dataHash)}`, header.height);
+    throw new ProofError(
+      `the ${txs.length} transactions the node gave hash to ${hex(got)}, not the verified header's data_hash ${hex(header.dataHash)}`,
+      header.height,
+    );
   }
   return txs;
 }

@@ -17,7 +17,15 @@ import { CometClientProvider, type CometClientLike } from "./comet-provider.js";
 import { ProviderError, StaleHeaderError } from "./errors.js";
 import { headerHash } from "./header.js";
 import { type ProofRoot, type ProvenKey, proveKey, proveRange } from "./proofs.js";
-import { DEFAULT_READINESS_PARAMS, READINESS_STORE, decodeParams, decodeTally, tallyKey, type ReadinessParams, type ReadinessTally } from "../module/readiness/index.js";
+import {
+  DEFAULT_READINESS_PARAMS,
+  READINESS_STORE,
+  decodeParams,
+  decodeTally,
+  tallyKey,
+  type ReadinessParams,
+  type ReadinessTally,
+} from "../module/readiness/index.js";
 import type { LightProvider } from "./provider.js";
 import { RpcProvider } from "./rpc-provider.js";
 import { type Timestamp, formatTimestamp, timestampNs } from "./types.js";
@@ -189,7 +197,10 @@ export class VerifiedUpgradeClient {
     const trusted = this.light.trustedAt(stateHeight + 1n);
     const rec = trusted ? { header: trusted.signedHeader.header, hash: trusted.hash } : await this.light.verifyBackwards(stateHeight + 1n);
     const h = rec.header;
-    return { root: { height: stateHeight, appHash: h.appHash }, header: { chainId: h.chainId, height: h.height, hash: rec.hash, time: h.time, appHash: h.appHash } };
+    return {
+      root: { height: stateHeight, appHash: h.appHash },
+      header: { chainId: h.chainId, height: h.height, hash: rec.hash, time: h.time, appHash: h.appHash },
+    };
   }
 
   private proven<T>(value: T, root: ProofRoot, proofs: number): Proven<T> {
@@ -215,7 +226,10 @@ export class VerifiedUpgradeClient {
   async readiness(plan: { name: string; height: bigint }): Promise<Proven<{ tally: ReadinessTally | undefined; params: ReadinessParams }>> {
     const root = this.root();
     const spec = { ...this.spec, storeKey: READINESS_STORE };
-    const [t, p] = await Promise.all([proveKey(this.provider, this.core, spec, root, tallyKey(plan.name, plan.height)), proveKey(this.provider, this.core, spec, root, Uint8Array.of(0x00))]);
+    const [t, p] = await Promise.all([
+      proveKey(this.provider, this.core, spec, root, tallyKey(plan.name, plan.height)),
+      proveKey(this.provider, this.core, spec, root, Uint8Array.of(0x00)),
+    ]);
     const params = p.value === undefined ? { ...DEFAULT_READINESS_PARAMS } : decodeParams(p.value);
     return this.proven({ tally: t.value === undefined ? undefined : decodeTally(t.value), params }, root, 2);
   }
@@ -322,7 +336,13 @@ export class VerifiedUpgradeClient {
       for (const m of proposal.messages) {
         if (m.typeUrl !== MSG_SOFTWARE_UPGRADE) continue;
         const plan = MsgSoftwareUpgrade.decode(m.value).plan;
-        if (plan) out.push({ proposalId: id, plan: { name: plan.name, height: plan.height, info: plan.info }, votingEndTime: proposal.votingEndTime, title: proposal.title });
+        if (plan)
+          out.push({
+            proposalId: id,
+            plan: { name: plan.name, height: plan.height, info: plan.info },
+            votingEndTime: proposal.votingEndTime,
+            title: proposal.title,
+          });
       }
     }
     return this.proven(out, root, proofs);

@@ -6,7 +6,6 @@ import type { Plan, PlanInput, VersionMap } from "../core/types.js";
 import { checkString } from "../core/args.js";
 import { INT64_MAX, isInt64, isUint64 } from "../go/int.js";
 
-
 function toBigInt(value: unknown, what: string): bigint {
   if (typeof value === "bigint") return value;
   if (typeof value === "number") {

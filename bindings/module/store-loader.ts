@@ -32,8 +32,7 @@ export function upgradeStoreLoader(upgradeHeight: bigint | number, storeUpgrades
   validate(storeUpgrades);
   const { added = [], renamed = [], deleted = [] } = storeUpgrades;
   const hasChanges = added.length > 0 || renamed.length > 0 || deleted.length > 0;
-  return (ms, mounted) =>
-    load(ms, mounted, hasChanges && height === ms.lastCommittedHeight + 1n ? storeUpgrades : undefined);
+  return (ms, mounted) => load(ms, mounted, hasChanges && height === ms.lastCommittedHeight + 1n ? storeUpgrades : undefined);
 }
 
 function validate(upgrades: StoreUpgrades | null | undefined): asserts upgrades is StoreUpgrades {

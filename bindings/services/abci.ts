@@ -73,7 +73,15 @@ export function createAbciQueryRouter(env: QueryEnv, routes: Record<string, Abci
    * the store must exist now; a height it has no version for answers "version does not exist" (code 0),
    * or, with prove, fails.
    */
-  const storeQuery = (stores: StoresAt, name: string, sub: string, data: Uint8Array, requested: bigint, prove: boolean, report: (h: bigint) => void): AbciQueryResponse => {
+  const storeQuery = (
+    stores: StoresAt,
+    name: string,
+    sub: string,
+    data: Uint8Array,
+    requested: bigint,
+    prove: boolean,
+    report: (h: bigint) => void,
+  ): AbciQueryResponse => {
     const latest = env.heights.latest();
     if (requested < 0n) throw sdkError("sdk", 18, "invalid request", "cannot query with height < 0; please provide a valid height");
     const height = requested === 0n ? latest : requested;

@@ -110,12 +110,7 @@ export function withServices(pool: DescriptorPool, services: readonly string[]):
 
 const stripDot = (s: string) => (s.startsWith(".") ? s.slice(1) : s);
 
-function indexFile(
-  fd: FileDescriptorProto,
-  symbols: Map<string, string>,
-  extensions: Map<string, Map<number, string>>,
-  messageTypes: Set<string>,
-): void {
+function indexFile(fd: FileDescriptorProto, symbols: Map<string, string>, extensions: Map<string, Map<number, string>>, messageTypes: Set<string>): void {
   const file = fd.name;
   const scope = fd.package === "" ? "" : `${fd.package}.`;
   const add = (name: string) => {
@@ -178,9 +173,7 @@ function renameQueryFile(fd: FileDescriptorProto, names: ServiceNames): FileDesc
       const unknown = m.options?.$unknown;
       if (unknown === undefined) continue;
       m.options!.$unknown = unknown.map((u) =>
-        u.no === HTTP_RULE_FIELD && u.wireType === WireType.LengthDelimited
-          ? { ...u, data: renameHttpRule(u.data, names.restPrefix) }
-          : u,
+        u.no === HTTP_RULE_FIELD && u.wireType === WireType.LengthDelimited ? { ...u, data: renameHttpRule(u.data, names.restPrefix) } : u,
       );
     }
   }

@@ -19,14 +19,7 @@
  * Messages keep gRPC's own limit (`maxReceiveMessageLength`, 4 MiB as grpc-go) rather than `maxBodyBytes`.
  */
 import { createServer, type Server as NetServer, type Socket } from "node:net";
-import {
-  ServerInterceptingCall,
-  ServerListenerBuilder,
-  status,
-  type Server,
-  type ServerCredentials,
-  type ServerInterceptor,
-} from "@grpc/grpc-js";
+import { ServerInterceptingCall, ServerListenerBuilder, status, type Server, type ServerCredentials, type ServerInterceptor } from "@grpc/grpc-js";
 import type { ResolvedHttpLimits } from "./http.js";
 
 /** The limits applied to one gRPC server: its grpc-js options and its listening socket. */

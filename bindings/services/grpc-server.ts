@@ -187,11 +187,16 @@ export async function startGrpcServer(env: QueryEnv, options: GrpcServerOptions 
   const hosted = options.services ?? [];
   let pool = descriptorPool(env.names);
   for (const h of hosted) {
-    if (pool.fileContainingSymbol(h.name) === undefined) throw new TypeError(`the gRPC service ${h.name} is not in the descriptor set (scripts/build-descriptors.mjs)`);
+    if (pool.fileContainingSymbol(h.name) === undefined)
+      throw new TypeError(`the gRPC service ${h.name} is not in the descriptor set (scripts/build-descriptors.mjs)`);
     const s = hostServiceDefinition(env, h);
     server.addService(s.definition, s.implementation);
   }
-  if (hosted.length > 0) pool = withServices(pool, hosted.map((h) => h.name));
+  if (hosted.length > 0)
+    pool = withServices(
+      pool,
+      hosted.map((h) => h.name),
+    );
   if (options.reflection !== false) {
     for (const s of reflectionServices(pool)) server.addService(s.definition, s.implementation);
   }

@@ -75,12 +75,7 @@ export class HeightResolver {
     const keeper = this.keeperAtHeight?.(requested);
     if (keeper === undefined) {
       // baseapp's CreateQueryContext when the multistore cannot load the version (Cosmos SDK v0.50).
-      throw sdkError(
-        "sdk",
-        18,
-        "invalid request",
-        `failed to load state at height ${requested}; ${VERSION_PRUNED} (latest height: ${latest})`,
-      );
+      throw sdkError("sdk", 18, "invalid request", `failed to load state at height ${requested}; ${VERSION_PRUNED} (latest height: ${latest})`);
     }
     return { keeper, height: requested };
   }

@@ -89,11 +89,7 @@ function declaredLength(req: IncomingMessage): number | undefined {
  * A node:http server with the hardening of the module comment. `refuseBody` words the 413 answer (it should
  * set `Connection: close`); `handler` sees only requests within the limits.
  */
-export function createHardenedServer(
-  limits: ResolvedHttpLimits,
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  refuseBody: RefuseBody,
-): Server {
+export function createHardenedServer(limits: ResolvedHttpLimits, handler: (req: IncomingMessage, res: ServerResponse) => void, refuseBody: RefuseBody): Server {
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,

@@ -28,7 +28,7 @@ export function errorDetail(error: unknown): string {
     return error.cause === undefined ? own : `${own}\ncaused by: ${errorDetail(error.cause)}`;
   }
   try {
-    return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+    return typeof error === "string" ? error : (JSON.stringify(error) ?? String(error));
   } catch {
     return String(error);
   }

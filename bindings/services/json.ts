@@ -12,8 +12,7 @@ const ZERO_TIME = '"0001-01-01T00:00:00Z"';
 
 export function planJson(plan: Plan): string {
   return (
-    `{"name":${goJsonString(plan.name)},"time":${ZERO_TIME},"height":"${plan.height}",` +
-    `"info":${goJsonString(plan.info)},"upgraded_client_state":null}`
+    `{"name":${goJsonString(plan.name)},"time":${ZERO_TIME},"height":"${plan.height}",` + `"info":${goJsonString(plan.info)},"upgraded_client_state":null}`
   );
 }
 

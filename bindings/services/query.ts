@@ -25,8 +25,7 @@ const HANDLERS: Handlers = {
     }
   },
   ModuleVersions: (keeper, { moduleName }) => ({
-    moduleVersions:
-      moduleName === "" ? keeper.getModuleVersions() : [{ name: moduleName, version: keeper.getModuleVersion(moduleName) }],
+    moduleVersions: moduleName === "" ? keeper.getModuleVersions() : [{ name: moduleName, version: keeper.getModuleVersion(moduleName) }],
   }),
   Authority: (keeper) => ({ address: keeper.authority }),
 };

@@ -82,10 +82,7 @@ function answer(pool: DescriptorPool, raw: Uint8Array, sent: Set<string>): Uint8
       files(pool.fileContainingSymbol(request.value), `symbol ${JSON.stringify(request.value)}`);
       break;
     case "file_containing_extension":
-      files(
-        pool.fileContainingExtension(request.containingType, request.number),
-        `extension ${request.number} of ${JSON.stringify(request.containingType)}`,
-      );
+      files(pool.fileContainingExtension(request.containingType, request.number), `extension ${request.number} of ${JSON.stringify(request.containingType)}`);
       break;
     case "all_extension_numbers_of_type": {
       const numbers = pool.extensionNumbers(request.value);
@@ -180,4 +177,3 @@ function handleStream(pool: DescriptorPool, call: ServerDuplexStream<Buffer, Buf
     done = true;
   });
 }
-

@@ -207,11 +207,13 @@ function handleExtra(env: QueryEnv, route: RestRoute, request: RestRouteRequest,
   } catch (e) {
     return fail(e);
   }
-  Promise.resolve(result).then((r) => {
-    if (res.destroyed) return;
-    const body = typeof r.body === "string" || r.body instanceof Uint8Array ? r.body : JSON.stringify(r.body);
-    send(res, r.status ?? 200, body, r.headers);
-  }, fail).catch(fail);
+  Promise.resolve(result)
+    .then((r) => {
+      if (res.destroyed) return;
+      const body = typeof r.body === "string" || r.body instanceof Uint8Array ? r.body : JSON.stringify(r.body);
+      send(res, r.status ?? 200, body, r.headers);
+    }, fail)
+    .catch(fail);
 }
 
 /** Starts the REST gateway on `options.address`. */

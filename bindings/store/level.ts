@@ -282,7 +282,12 @@ export class DurableMultiStore implements MultiStore {
 
     this.committing = true;
     try {
-      await atomically(this.db, ops, this.sync, stores.map(([, s]) => s));
+      await atomically(
+        this.db,
+        ops,
+        this.sync,
+        stores.map(([, s]) => s),
+      );
     } finally {
       this.committing = false;
     }
@@ -417,4 +422,3 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const utf8Encode = (s: string) => encoder.encode(s);
 const utf8Decode = (b: Uint8Array) => decoder.decode(b);
-

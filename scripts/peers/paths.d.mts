@@ -20,7 +20,8 @@ export declare const XUPGRADE_V053_VERSION: string;
 export declare const APP_UPGRADE_V053: string;
 export declare const APP_UPGRADE_V054: string;
 
-export type PeerKey = 'cometbft' | 'simd-v047' | 'simd-v050' | 'cosmovisor' | 'ghz' | 'iavl-bench' | 'light-oracle' | 'evidence-oracle' | 'app-v050' | 'app-v053' | 'app-v054';
+export type PeerKey =
+  "cometbft" | "simd-v047" | "simd-v050" | "cosmovisor" | "ghz" | "iavl-bench" | "light-oracle" | "evidence-oracle" | "app-v050" | "app-v053" | "app-v054";
 
 export interface PeerSpec {
   key: PeerKey;
@@ -28,7 +29,7 @@ export interface PeerSpec {
   version: string;
   folder: string;
   pkg: string;
-  how: 'at-version' | 'module' | 'sources';
+  how: "at-version" | "module" | "sources";
   moduleDir?: string;
   /** Go files of ours in moduleDir, copied and hashed with go.mod/go.sum. */
   sources?: string[];

@@ -149,7 +149,8 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T 
       last = e;
     }
     if (node && !node.alive) throw new Error(`CometBFT exited while waiting for ${what}:\n${node.tail()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}${node ? `\n${node.tail()}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ""}${node ? `\n${node.tail()}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -188,7 +189,7 @@ function perConnection(seen: Seen[], limit = 14): Record<string, string> {
   for (const s of seen) (out[`${s.conn}:${roleOf.get(s.conn) ?? "?"}`] ??= []).push(s.method);
   const collapse = (ms: string[]) => {
     const runs: string[] = [];
-    for (let i = 0; i < ms.length; ) {
+    for (let i = 0; i < ms.length;) {
       let j = i;
       while (j < ms.length && ms[j] === ms[i]) j++;
       runs.push(j - i > 1 ? `${ms[i]}×${j - i}` : ms[i]);
@@ -228,7 +229,10 @@ describe.skipIf(!cometbft)(`a real CometBFT v0.38 node (${cometbft ?? missing})`
     expect(committed.tx_result.code).toBe(0);
     expect(Number(committed.height)).toBeGreaterThan(0);
 
-    const q = await rpc<{ response: { code: number; value: string; log: string } }>(rpcPort, "abci_query", { path: "", data: Buffer.from("upgrade").toString("hex") });
+    const q = await rpc<{ response: { code: number; value: string; log: string } }>(rpcPort, "abci_query", {
+      path: "",
+      data: Buffer.from("upgrade").toString("hex"),
+    });
     expect(q.response.code).toBe(0);
     expect(Buffer.from(q.response.value, "base64").toString()).toBe("v2");
     expect(q.response.log).toBe("exists");
@@ -261,7 +265,9 @@ describe.skipIf(!cometbft)(`a real CometBFT v0.38 node (${cometbft ?? missing})`
     if (dump) writeFileSync(`${dump}.first.log`, node.lines.join("\n"));
     // The consensus connection is closed first, so CometBFT reports the app's message, not an EOF elsewhere.
     const crashLine = node.find(/connection terminated\. Did the application crash\?/);
-    expect(crashLine).toMatch(/consensus connection terminated\. Did the application crash\? Please restart CometBFT .*err="UPGRADE \\"v2\\" NEEDED at height: \d+"/);
+    expect(crashLine).toMatch(
+      /consensus connection terminated\. Did the application crash\? Please restart CometBFT .*err="UPGRADE \\"v2\\" NEEDED at height: \d+"/,
+    );
     expect(node.find(/CONSENSUS FAILURE!!!/)).toMatch(/failed to apply block; error UPGRADE/);
     expect(node.find(/signal trapped/)).toMatch(/captured terminated, exiting/);
     // CometBFT traps its own SIGTERM and stops gracefully, exiting 0.
@@ -295,41 +301,45 @@ describe.skipIf(!cometbft)(`a real CometBFT v0.38 node (${cometbft ?? missing})`
 
   let consensusHeight = 0n;
 
-  it("an AbciConsensusHalt stops consensus at the block and nothing else: CometBFT stays up and its RPC answers through the app", { timeout: 60_000 }, async () => {
-    expect(haltHeight, "the restart step did not run").toBeGreaterThan(0n);
-    const app = new KvStoreApp(disk);
-    const { server } = await serveApp(app, socket);
-    const node = Node.start(home, server.address, rpcPort, await freePort());
-    await waitFor("the node to make blocks", async () => ((await height(rpcPort)) > Number(disk.height) ? true : undefined), 40_000, node);
-    consensusHeight = disk.height + 3n;
-    app.consensusHaltAt = consensusHeight;
+  it(
+    "an AbciConsensusHalt stops consensus at the block and nothing else: CometBFT stays up and its RPC answers through the app",
+    { timeout: 60_000 },
+    async () => {
+      expect(haltHeight, "the restart step did not run").toBeGreaterThan(0n);
+      const app = new KvStoreApp(disk);
+      const { server } = await serveApp(app, socket);
+      const node = Node.start(home, server.address, rpcPort, await freePort());
+      await waitFor("the node to make blocks", async () => ((await height(rpcPort)) > Number(disk.height) ? true : undefined), 40_000, node);
+      consensusHeight = disk.height + 3n;
+      app.consensusHaltAt = consensusHeight;
 
-    const halt = await within(server.consensusHalt, 40_000, `the consensus halt at ${consensusHeight}`);
-    expect(halt.message).toBe(`UPGRADE "v3" NEEDED at height: ${consensusHeight}`);
-    await waitFor("CONSENSUS FAILURE in CometBFT's log", () => node.find(/CONSENSUS FAILURE!!!/), 20_000, node);
-    expect(node.find(/CONSENSUS FAILURE!!!/)).toMatch(/expected tx results length to match size of transactions in block/);
-    // No exception: the connections stay up, CometBFT does not kill itself, and it keeps answering.
-    expect(node.find(/connection terminated/)).toBeUndefined();
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(node.alive).toBe(true);
-    expect(server.connectionCount).toBe(4);
-    const status = await rpc<{ sync_info: { latest_block_height: string; latest_app_hash: string } }>(rpcPort, "status");
-    // The block is in the block store (saved before it is executed); its state never was.
-    expect(BigInt(status.sync_info.latest_block_height)).toBe(consensusHeight);
-    const q = await rpc<{ response: { value: string; height: string } }>(rpcPort, "abci_query", { path: "", data: Buffer.from("upgrade").toString("hex") });
-    expect(Buffer.from(q.response.value, "base64").toString()).toBe("v2");
-    expect(BigInt(q.response.height)).toBe(consensusHeight - 1n);
-    const sync = await rpc<{ code: number }>(rpcPort, "broadcast_tx_sync", { tx: Buffer.from("after=halt").toString("base64") });
-    expect(sync.code).toBe(0);
-    await expect(rpc(rpcPort, "block_results", { height: String(consensusHeight) })).rejects.toThrow(/could not find results for height/);
-    expect(disk.height).toBe(consensusHeight - 1n);
-    expect(app.calls.filter((c) => c.method === "commit" && c.height === consensusHeight)).toEqual([]);
+      const halt = await within(server.consensusHalt, 40_000, `the consensus halt at ${consensusHeight}`);
+      expect(halt.message).toBe(`UPGRADE "v3" NEEDED at height: ${consensusHeight}`);
+      await waitFor("CONSENSUS FAILURE in CometBFT's log", () => node.find(/CONSENSUS FAILURE!!!/), 20_000, node);
+      expect(node.find(/CONSENSUS FAILURE!!!/)).toMatch(/expected tx results length to match size of transactions in block/);
+      // No exception: the connections stay up, CometBFT does not kill itself, and it keeps answering.
+      expect(node.find(/connection terminated/)).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(node.alive).toBe(true);
+      expect(server.connectionCount).toBe(4);
+      const status = await rpc<{ sync_info: { latest_block_height: string; latest_app_hash: string } }>(rpcPort, "status");
+      // The block is in the block store (saved before it is executed); its state never was.
+      expect(BigInt(status.sync_info.latest_block_height)).toBe(consensusHeight);
+      const q = await rpc<{ response: { value: string; height: string } }>(rpcPort, "abci_query", { path: "", data: Buffer.from("upgrade").toString("hex") });
+      expect(Buffer.from(q.response.value, "base64").toString()).toBe("v2");
+      expect(BigInt(q.response.height)).toBe(consensusHeight - 1n);
+      const sync = await rpc<{ code: number }>(rpcPort, "broadcast_tx_sync", { tx: Buffer.from("after=halt").toString("base64") });
+      expect(sync.code).toBe(0);
+      await expect(rpc(rpcPort, "block_results", { height: String(consensusHeight) })).rejects.toThrow(/could not find results for height/);
+      expect(disk.height).toBe(consensusHeight - 1n);
+      expect(app.calls.filter((c) => c.method === "commit" && c.height === consensusHeight)).toEqual([]);
 
-    await node.stop();
-    expect(node.find(/captured terminated, exiting/)).toBeDefined();
-    expect((await server.close()).reason).toBe("closed");
-    expect(disk.height).toBe(consensusHeight - 1n);
-  });
+      await node.stop();
+      expect(node.find(/captured terminated, exiting/)).toBeDefined();
+      expect((await server.close()).reason).toBe("closed");
+      expect(disk.height).toBe(consensusHeight - 1n);
+    },
+  );
 
   it("restarted, CometBFT replays the block where consensus stopped to the next app, and the chain goes on", { timeout: 60_000 }, async () => {
     expect(consensusHeight, "the consensus halt step did not run").toBeGreaterThan(0n);
@@ -337,8 +347,14 @@ describe.skipIf(!cometbft)(`a real CometBFT v0.38 node (${cometbft ?? missing})`
     const { server } = await serveApp(app, socket);
     const node = Node.start(home, server.address, rpcPort, await freePort());
     await waitFor(`height ${consensusHeight + 2n}`, async () => ((await height(rpcPort)) >= Number(consensusHeight) + 2 ? true : undefined), 40_000, node);
-    expect(node.find(/ABCI Replay Blocks/)).toMatch(new RegExp(`appHeight=${consensusHeight - 1n} storeHeight=${consensusHeight} stateHeight=${consensusHeight - 1n}`));
-    expect(app.calls.slice(0, 3)).toEqual([{ method: "info" }, { method: "finalizeBlock", height: consensusHeight }, { method: "commit", height: consensusHeight }]);
+    expect(node.find(/ABCI Replay Blocks/)).toMatch(
+      new RegExp(`appHeight=${consensusHeight - 1n} storeHeight=${consensusHeight} stateHeight=${consensusHeight - 1n}`),
+    );
+    expect(app.calls.slice(0, 3)).toEqual([
+      { method: "info" },
+      { method: "finalizeBlock", height: consensusHeight },
+      { method: "commit", height: consensusHeight },
+    ]);
     await node.stop();
     expect((await server.close()).reason).toBe("closed");
   });

@@ -71,7 +71,8 @@ export class KvStoreApp implements AbciApplication {
   async finalizeBlock(req: RequestOf<"finalizeBlock">) {
     this.calls.push({ method: "finalizeBlock", height: req.height });
     if (this.haltAt !== undefined && req.height >= this.haltAt) throw new AbciHalt(`UPGRADE "v2" NEEDED at height: ${req.height}`, { exitCode: 20 });
-    if (this.consensusHaltAt !== undefined && req.height >= this.consensusHaltAt) throw new AbciConsensusHalt(`UPGRADE "v3" NEEDED at height: ${req.height}`, { exitCode: 20 });
+    if (this.consensusHaltAt !== undefined && req.height >= this.consensusHaltAt)
+      throw new AbciConsensusHalt(`UPGRADE "v3" NEEDED at height: ${req.height}`, { exitCode: 20 });
     const state = new Map(this.disk.state);
     const txResults = req.txs.map((tx) => {
       const kv = parseTx(tx);

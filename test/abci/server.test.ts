@@ -4,7 +4,17 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AbciConsensusHalt, AbciHalt, DEFAULT_RESPONSES, encodeUvarint, startAbciServer, type AbciApplication, type Logger, type AbciServer, type AbciServerOptions } from "../../bindings/abci/index.js";
+import {
+  AbciConsensusHalt,
+  AbciHalt,
+  DEFAULT_RESPONSES,
+  encodeUvarint,
+  startAbciServer,
+  type AbciApplication,
+  type Logger,
+  type AbciServer,
+  type AbciServerOptions,
+} from "../../bindings/abci/index.js";
 import { TestClient, kindOf, within } from "./client.js";
 
 const dir = mkdtempSync(join(tmpdir(), "abci-"));
@@ -108,7 +118,14 @@ describe("serving requests", () => {
     const app = spyApp();
     const { client } = await serve(app);
     const c = await client();
-    const requests = [{ info: {} }, { checkTx: { tx: Uint8Array.of(1) } }, { query: { path: "/x" } }, { echo: { message: "e" } }, { commit: {} }, { flush: {} }];
+    const requests = [
+      { info: {} },
+      { checkTx: { tx: Uint8Array.of(1) } },
+      { query: { path: "/x" } },
+      { echo: { message: "e" } },
+      { commit: {} },
+      { flush: {} },
+    ];
     c.send(...requests);
     expect((await c.responses(6)).map(kindOf)).toEqual(["info", "checkTx", "query", "echo", "commit", "flush"]);
     expect(app.calls).toEqual(["info", "checkTx", "query", "echo", "commit"]);
@@ -275,9 +292,28 @@ describe("application failure stops the server", () => {
   });
 
   it.each([
-    ["a synchronous throw", { checkTx: () => { throw new Error("sync"); } }, { checkTx: {} }, "sync"],
-    ["processProposal UNKNOWN", { processProposal: () => ({}) }, { processProposal: {} }, "processProposal answered status 0; it must be ACCEPT (1) or REJECT (2)"],
-    ["too few tx results", { finalizeBlock: () => ({ txResults: [] }) }, { finalizeBlock: { txs: [Uint8Array.of(1)] } }, "finalizeBlock answered 0 tx results for 1 transactions"],
+    [
+      "a synchronous throw",
+      {
+        checkTx: () => {
+          throw new Error("sync");
+        },
+      },
+      { checkTx: {} },
+      "sync",
+    ],
+    [
+      "processProposal UNKNOWN",
+      { processProposal: () => ({}) },
+      { processProposal: {} },
+      "processProposal answered status 0; it must be ACCEPT (1) or REJECT (2)",
+    ],
+    [
+      "too few tx results",
+      { finalizeBlock: () => ({ txResults: [] }) },
+      { finalizeBlock: { txs: [Uint8Array.of(1)] } },
+      "finalizeBlock answered 0 tx results for 1 transactions",
+    ],
   ] as const)("treats %s as an application error", async (_what, app, request, message) => {
     const { client, server } = await serve(app);
     const c = await client();

@@ -92,19 +92,26 @@ class FakeNode {
     }
     this.count(method);
     const reply = (result: unknown) => ({ ok: true, status: 200, text: async () => JSON.stringify({ jsonrpc: "2.0", id: 1, result }) });
-    const error = (code: number, data: string) => ({ ok: true, status: 200, text: async () => JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code, message: "Internal error", data } }) });
+    const error = (code: number, data: string) => ({
+      ok: true,
+      status: 200,
+      text: async () => JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code, message: "Internal error", data } }),
+    });
     switch (method) {
       case "status":
         this.step();
         return reply({ node_info: { network: "test" }, sync_info: { latest_block_height: String(this.height) } });
       case "abci_query": {
-        const value = this.plan ? QueryCurrentPlanResponse.encode({ plan: Plan.fromPartial({ name: this.plan.name, height: this.plan.height }) }).finish() : new Uint8Array(0);
+        const value = this.plan
+          ? QueryCurrentPlanResponse.encode({ plan: Plan.fromPartial({ name: this.plan.name, height: this.plan.height }) }).finish()
+          : new Uint8Array(0);
         return reply({ response: { code: 0, value: Buffer.from(value).toString("base64"), height: String(this.height) } });
       }
       case "broadcast_tx_sync": {
         this.broadcasts.push(params.tx);
         if (this.halted && this.refuseWhileHalted) return reply({ code: HALTED_TX.code, codespace: HALTED_TX.codespace, log: haltedTxLog(PLAN), hash: HASH });
-        if (this.index.has(params.tx) || this.sequenceUsed) return reply({ code: 32, codespace: "sdk", log: "account sequence mismatch, expected 8, got 7: incorrect account sequence", hash: HASH });
+        if (this.index.has(params.tx) || this.sequenceUsed)
+          return reply({ code: 32, codespace: "sdk", log: "account sequence mismatch, expected 8, got 7: incorrect account sequence", hash: HASH });
         if (this.mempool.includes(params.tx)) return error(-32603, "tx already exists in cache");
         this.mempool.push(params.tx);
         return reply({ code: 0, codespace: "", log: "", hash: HASH });
@@ -155,7 +162,9 @@ describe("broadcasting across an upgrade halt", () => {
     poor.sequenceUsed = true;
     const refused = await failure(broadcastTx(poor.rpc(), TX, { timeoutMs: 60_000, ...FAST }));
     expect(refused).toBeInstanceOf(TxRefusedError);
-    expect((refused as Error).message).toBe("broadcast failed (codespace sdk code 32): account sequence mismatch, expected 8, got 7: incorrect account sequence");
+    expect((refused as Error).message).toBe(
+      "broadcast failed (codespace sdk code 32): account sequence mismatch, expected 8, got 7: incorrect account sequence",
+    );
 
     const stuck = new FakeNode();
     stuck.plan = undefined;
@@ -225,7 +234,12 @@ describe("broadcasting across an upgrade halt", () => {
       go.switchBinaries({ keepMempool: false, downFor: 2 });
     });
     const events: string[] = [];
-    const r = await broadcastTx(go.rpc(), TX, { timeoutMs: 60_000, waitUpgradeMs: 600_000, ...FAST, onProgress: (e) => events.push(e.kind === "rebroadcast" ? `rebroadcast:${e.outcome}` : e.kind) });
+    const r = await broadcastTx(go.rpc(), TX, {
+      timeoutMs: 60_000,
+      waitUpgradeMs: 600_000,
+      ...FAST,
+      onProgress: (e) => events.push(e.kind === "rebroadcast" ? `rebroadcast:${e.outcome}` : e.kind),
+    });
     expect(r.height).toBeGreaterThan(20n);
     expect(go.inclusions()).toEqual([r.height]);
     expect(go.broadcasts).toEqual([B64, B64]);

@@ -10,12 +10,7 @@ import type { Backend, Core } from "../../bindings/core/contract.js";
 import { GOV_AUTHORITY, UpgradeKeeper, type KeeperOptions } from "../../bindings/module/keeper.js";
 import { UpgradeError } from "../../bindings/core/errors.js";
 import { createMsgServer } from "../../bindings/module/msg-server.js";
-import {
-  decodeMsgCancelUpgrade,
-  decodeMsgSoftwareUpgrade,
-  encodeMsgCancelUpgrade,
-  encodeMsgSoftwareUpgrade,
-} from "../../bindings/module/msgs.js";
+import { decodeMsgCancelUpgrade, decodeMsgSoftwareUpgrade, encodeMsgCancelUpgrade, encodeMsgSoftwareUpgrade } from "../../bindings/module/msgs.js";
 import { planToText } from "../../bindings/module/plan-text.js";
 import wire from "../vectors/wire.json" with { type: "json" };
 import { defineCachedAnswerCases } from "./cached.js";
@@ -26,11 +21,7 @@ export const unhex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (x) =>
 const noop = (_ctx: unknown, _plan: unknown, vm: Map<string, bigint>) => vm;
 
 /** Asserts a call fails with exactly this message (and, when given, codespace/code). */
-export async function expectError(
-  fn: () => unknown,
-  message: string | RegExp,
-  codes?: { codespace: string; code: number },
-): Promise<unknown> {
+export async function expectError(fn: () => unknown, message: string | RegExp, codes?: { codespace: string; code: number }): Promise<unknown> {
   let caught: unknown;
   try {
     await fn();
@@ -87,9 +78,7 @@ export function defineCoreCases(backend: Backend): void {
       expect(hex(core.protocolVersionKey())).toBe(wire.keys.protocol_version);
       for (const d of wire.keys.done) expect(hex(core.doneKey(d.name))).toBe(d.key);
       for (const m of wire.keys.module_version) expect(hex(core.moduleVersionKey(m.module))).toBe(m.key);
-      expect(hex(core.upgradedClientKey(11n))).toBe(
-        "75706772616465644942435374617465" + "2f31312f" + "7570677261646564436c69656e74",
-      );
+      expect(hex(core.upgradedClientKey(11n))).toBe("75706772616465644942435374617465" + "2f31312f" + "7570677261646564436c69656e74");
     });
 
     it("encodes and decodes every big-endian vector", async () => {
@@ -118,7 +107,10 @@ export function defineCoreCases(backend: Backend): void {
     it("batch-decodes done and module-version entries and encodes heights", async () => {
       core = await loadCore(backend);
       const done = core.decodeDoneEntries([unhex("0174657374"), unhex("01e5908de5898d")], [unhex("000000000000000b"), unhex("0000000000000014")]);
-      expect(done).toEqual([{ name: "test", height: 11n }, { name: "名前", height: 20n }]);
+      expect(done).toEqual([
+        { name: "test", height: 11n },
+        { name: "名前", height: 20n },
+      ]);
       const mv = core.decodeModuleVersionEntries([unhex("0262616e6b")], [unhex("ffffffffffffffff")]);
       expect(mv).toEqual([{ name: "bank", version: 2n ** 64n - 1n }]);
       await expectError(
@@ -152,7 +144,12 @@ export function defineCoreCases(backend: Backend): void {
         sdkKey("ffffffffffffffff", "78"), // "x" at -1: heights are int64, as in the seed layout
         sdkKey("0000000000000001", "efbbbf61"), // a leading U+FEFF is part of the name
       ];
-      expect(core.decodeDoneEntriesAnyLayout(keys, keys.map(() => unhex("01")))).toEqual({
+      expect(
+        core.decodeDoneEntriesAnyLayout(
+          keys,
+          keys.map(() => unhex("01")),
+        ),
+      ).toEqual({
         layout: "sdk",
         entries: [
           { name: "test", height: 11n },
@@ -178,7 +175,11 @@ export function defineCoreCases(backend: Backend): void {
       const values = [unhex("000000000000000b"), unhex("0000000000000014"), unhex("0000000000000003")];
       expect(core.decodeDoneEntriesAnyLayout(keys, values)).toEqual({
         layout: "seed",
-        entries: [{ name: "test", height: 11n }, { name: "名前", height: 20n }, { name: "", height: 3n }],
+        entries: [
+          { name: "test", height: 11n },
+          { name: "名前", height: 20n },
+          { name: "", height: 3n },
+        ],
       });
       expect(core.decodeDoneEntriesAnyLayout(keys, values).entries).toEqual(core.decodeDoneEntries(keys, values));
       // A seed key as long as an SDK one with an 8-byte value is a seed record: the value decides.
@@ -260,11 +261,7 @@ export function defineCoreCases(backend: Backend): void {
         "time-based upgrades have been deprecated in the SDK: invalid request",
         INVALID,
       );
-      await expectError(
-        () => core.decodePlan(unhex("0a017818012a00")),
-        "upgrade logic for IBC has been moved to the IBC module: invalid request",
-        INVALID,
-      );
+      await expectError(() => core.decodePlan(unhex("0a017818012a00")), "upgrade logic for IBC has been moved to the IBC module: invalid request", INVALID);
       await expectError(
         () => core.validateBasic({ name: "missing", height: 0n, info: "important" }),
         "height must be greater than 0: invalid request",
@@ -405,7 +402,10 @@ export function defineCoreCases(backend: Backend): void {
       await k11.applyUpgrade({ name: "test-v0.10", height: 15 }, 15);
       expect(k11.getLastCompletedUpgrade()).toEqual({ name: "test-v0.10", height: 15n });
 
-      for (const order of [["a", "b"], ["b", "a"]]) {
+      for (const order of [
+        ["a", "b"],
+        ["b", "a"],
+      ]) {
         const k12 = await keeper();
         for (const n of order) {
           k12.setUpgradeHandler(n, noop);
@@ -522,15 +522,24 @@ export function defineCoreCases(backend: Backend): void {
       const k = await keeper({ store });
       k.setModuleVersionMap({ a: 1, b: 1 });
       k.setModuleVersionMap({ a: 2n });
-      expect(k.getModuleVersionMap()).toEqual(new Map([["a", 2n], ["b", 1n]]));
-      k.setModuleVersionMap(new Map());
-      expect(k.getModuleVersionMap()).toEqual(new Map([["a", 2n], ["b", 1n]]));
-      expect(k.getModuleVersion("a")).toBe(2n);
-      await expectError(
-        () => k.getModuleVersion("abcdefg"),
-        "x/upgrade: QueryModuleVersions module abcdefg not found: module version not found",
-        { codespace: "upgrade", code: 2 },
+      expect(k.getModuleVersionMap()).toEqual(
+        new Map([
+          ["a", 2n],
+          ["b", 1n],
+        ]),
       );
+      k.setModuleVersionMap(new Map());
+      expect(k.getModuleVersionMap()).toEqual(
+        new Map([
+          ["a", 2n],
+          ["b", 1n],
+        ]),
+      );
+      expect(k.getModuleVersion("a")).toBe(2n);
+      await expectError(() => k.getModuleVersion("abcdefg"), "x/upgrade: QueryModuleVersions module abcdefg not found: module version not found", {
+        codespace: "upgrade",
+        code: 2,
+      });
     });
 
     it("writes the version map in byte order (the store sees sorted writes)", async () => {
@@ -543,14 +552,19 @@ export function defineCoreCases(backend: Backend): void {
         },
       });
       const k = await keeper({ store: spy });
-      k.setModuleVersionMap(new Map([["b", 1n], ["😀", 1n], ["a", 1n]]));
+      k.setModuleVersionMap(
+        new Map([
+          ["b", 1n],
+          ["😀", 1n],
+          ["a", 1n],
+        ]),
+      );
       expect(writes).toEqual(["0261", "0262", "02f09f9880"]);
     });
   });
 
   describe(`preBlock (${backend})`, () => {
-    const S = (skip: number[] = [], extra: KeeperOptions = {}) =>
-      keeper({ store: new MemoryStore(), skipUpgradeHeights: skip, ...extra });
+    const S = (skip: number[] = [], extra: KeeperOptions = {}) => keeper({ store: new MemoryStore(), skipUpgradeHeights: skip, ...extra });
     /** VerifyDoUpgrade without a home directory: the info file write fails before the halt message. */
     const verifyDoUpgrade = async (k: UpgradeKeeper, name: string, h: number) => {
       await expectError(() => k.preBlock(h), /^unable to write upgrade info to filesystem: |^UPGRADE ".*" NEEDED at height: /);
@@ -767,7 +781,10 @@ export function defineCoreCases(backend: Backend): void {
         () => msgs.softwareUpgrade({ authority: other, plan }, 10),
         `expected ${GOV_AUTHORITY} got ${other}: expected authority account as only signer for proposal message`,
       );
-      await expectError(() => msgs.softwareUpgrade({ authority: GOV_AUTHORITY, plan: { name: "", height: 123450000n } }, 10), "name cannot be empty: invalid request");
+      await expectError(
+        () => msgs.softwareUpgrade({ authority: GOV_AUTHORITY, plan: { name: "", height: 123450000n } }, 10),
+        "name cannot be empty: invalid request",
+      );
       expect(msgs.softwareUpgrade({ authority: GOV_AUTHORITY, plan }, 10)).toEqual({});
       expect(k.getUpgradePlan()).toEqual(plan);
       await expectError(() => msgs.cancelUpgrade({ authority: "authority" }), /expected authority account/);
@@ -858,8 +875,14 @@ export function defineCoreCases(backend: Backend): void {
     });
 
     it("refuses amounts beyond 2^256-1", async () => {
-      const over = [(1n << 256n).toString(), "115792089237316195423570985008687907853269984665640564039457584007913129639936",
-        "115792089237316195423570985008687907853269984665640564039457584007913129639940", "9".repeat(78), "1" + "0".repeat(78), "9".repeat(10_000)];
+      const over = [
+        (1n << 256n).toString(),
+        "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+        "115792089237316195423570985008687907853269984665640564039457584007913129639940",
+        "9".repeat(78),
+        "1" + "0".repeat(78),
+        "9".repeat(10_000),
+      ];
       for (const amount of over) {
         await expectError(() => coin(`${amount}stake`), `invalid coin "${amount}stake": amount exceeds 2^256-1`, {
           codespace: "xupgrade",
@@ -900,7 +923,7 @@ export function defineCoreCases(backend: Backend): void {
       const other = await loadCore(backend === "wasm" ? "js" : "wasm");
       const alphabet = ["0", "1", "9", ".", "-", " ", "a", "Z", "/", ":", "_", "é", ","];
       let seed = 7;
-      const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+      const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
       for (let k = 0; k < 500; k++) {
         let s = "";
         const len = rnd(12);

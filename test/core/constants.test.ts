@@ -55,9 +55,7 @@ describe("constants generated from assembly/", () => {
     it(`agree value by value with ${what}`, async () => {
       const values = await tableOf(bytes());
       expect(values.length).toBe(CONSTANT_TABLE.length);
-      const mismatches = CONSTANT_TABLE.flatMap(([name, value], i) =>
-        values[i] === value ? [] : [`${name}: generated ${value}, ${what} ${values[i]}`],
-      );
+      const mismatches = CONSTANT_TABLE.flatMap(([name, value], i) => (values[i] === value ? [] : [`${name}: generated ${value}, ${what} ${values[i]}`]));
       expect(mismatches).toEqual([]);
     });
   }

@@ -124,7 +124,14 @@ function projectMultistore(r: Rand, name: string, stores: Record<string, (r: Ran
     probes.push(Uint8Array.of(0), Uint8Array.of(1), Uint8Array.of(2), Uint8Array.of(3), Uint8Array.of(0xff, 0xff, 0xff));
     for (let i = 0; i < 10; i++) probes.push(r.bytes(1, 6));
     const others = trees.filter((o) => o.s !== t.s).map((o) => ({ key: utf8.encode(o.s), value: o.hash, proof: simple(o.s) }));
-    return { name: `${name}/${t.s}`, spec: "iavl" as const, root: t.hash, claims: probes.map(prove), prove, store: { appHash, name: t.s, simple: simple(t.s), others } };
+    return {
+      name: `${name}/${t.s}`,
+      spec: "iavl" as const,
+      root: t.hash,
+      claims: probes.map(prove),
+      prove,
+      store: { appHash, name: t.s, simple: simple(t.s), others },
+    };
   });
 }
 
@@ -134,21 +141,33 @@ const be64 = (n: number) => Uint8Array.of(0, 0, 0, 0, (n >>> 24) & 0xff, (n >>> 
 function upgradeStore(modules: number) {
   return (r: Rand): [Uint8Array, Uint8Array][] => {
     const out: [Uint8Array, Uint8Array][] = [[Uint8Array.of(0), r.bytes(8, 40)]];
-    for (let i = 0; i < modules; i++) out.push([Uint8Array.of(2, ...utf8.encode(r.pick(["bank", "gov", "auth", "staking", "mint", "upgrade", "ibc"]) + (i % 3 === 0 ? "" : `${i}`))), be64(1 + r.int(9))]);
+    for (let i = 0; i < modules; i++)
+      out.push([
+        Uint8Array.of(2, ...utf8.encode(r.pick(["bank", "gov", "auth", "staking", "mint", "upgrade", "ibc"]) + (i % 3 === 0 ? "" : `${i}`))),
+        be64(1 + r.int(9)),
+      ]);
     for (let i = 0; i < 1 + r.int(3); i++) out.push([Uint8Array.of(1, ...be64(100 + r.int(1e6)), ...utf8.encode(`v${r.int(30)}`)), Uint8Array.of(1)]);
     out.push([Uint8Array.of(3), be64(r.int(5))]);
     return out;
   };
 }
 
-const randomStore = (n: number) => (r: Rand): [Uint8Array, Uint8Array][] => Array.from({ length: 1 + r.int(n) }, () => [r.bytes(1, 8), r.bytes(1, 24)] as [Uint8Array, Uint8Array]);
+const randomStore =
+  (n: number) =>
+  (r: Rand): [Uint8Array, Uint8Array][] =>
+    Array.from({ length: 1 + r.int(n) }, () => [r.bytes(1, 8), r.bytes(1, 24)] as [Uint8Array, Uint8Array]);
 
 function projectPools(r: Rand): Pool[] {
   return [
     ...projectMultistore(r, "one-store-one-key", { upgrade: () => [[Uint8Array.of(0), utf8.encode("plan")]] }, 1),
     ...projectMultistore(r, "tiny", { upgrade: upgradeStore(2), bank: randomStore(2) }, 2),
     ...projectMultistore(r, "small", { acc: randomStore(12), bank: randomStore(12), gov: randomStore(12), upgrade: upgradeStore(8) }, 4),
-    ...projectMultistore(r, "medium", { acc: randomStore(90), bank: randomStore(60), upgrade: upgradeStore(30), params: randomStore(4), staking: randomStore(40) }, 5),
+    ...projectMultistore(
+      r,
+      "medium",
+      { acc: randomStore(90), bank: randomStore(60), upgrade: upgradeStore(30), params: randomStore(4), staking: randomStore(40) },
+      5,
+    ),
     ...projectMultistore(r, "large", { upgrade: upgradeStore(60), bank: randomStore(700) }, 3),
   ];
 }
@@ -182,22 +201,38 @@ function vectorPools(): Pool[] {
         pools.push({ name: `ics23/${spec}/${file}`, spec, root: unhex(v.root), claims });
       } else {
         const v = readJson<{ key: string; value?: string; proof: string; root: string }>(url);
-        pools.push({ name: `ics23/${spec}/${file}`, spec, root: unhex(v.root), claims: [{ key: unhex(v.key), value: v.value ? unhex(v.value) : undefined, proof: unhex(v.proof) }] });
+        pools.push({
+          name: `ics23/${spec}/${file}`,
+          spec,
+          root: unhex(v.root),
+          claims: [{ key: unhex(v.key), value: v.value ? unhex(v.value) : undefined, proof: unhex(v.proof) }],
+        });
       }
     }
   }
   // cosmos/iavl v1.2.2's own proofs (gogoproto-encoded), against the root of their version
-  const iavl = readJson<{ trees: { name: string; versions: { version: number; hash: string }[]; proofs: { version: number; key: string; value?: string; exists: boolean; proof: string }[] }[] }>(new URL("../store/iavl/vectors.json", import.meta.url));
+  const iavl = readJson<{
+    trees: {
+      name: string;
+      versions: { version: number; hash: string }[];
+      proofs: { version: number; key: string; value?: string; exists: boolean; proof: string }[];
+    }[];
+  }>(new URL("../store/iavl/vectors.json", import.meta.url));
   for (const t of iavl.trees) {
     for (const v of t.versions) {
-      const claims = t.proofs.filter((p) => p.version === v.version && (!p.exists || p.value)).map((p) => ({ key: unhex(p.key), value: p.exists ? unhex(p.value!) : undefined, proof: unhex(p.proof) }));
+      const claims = t.proofs
+        .filter((p) => p.version === v.version && (!p.exists || p.value))
+        .map((p) => ({ key: unhex(p.key), value: p.exists ? unhex(p.value!) : undefined, proof: unhex(p.proof) }));
       if (claims.length > 0) pools.push({ name: `iavl-v1.2.2/${t.name}@${v.version}`, spec: "iavl", root: unhex(v.hash), claims });
     }
   }
   return pools;
 }
 
-type Plain = { exist?: import("cosmjs-types/cosmos/ics23/v1/proofs").ExistenceProof; nonexist?: import("cosmjs-types/cosmos/ics23/v1/proofs").NonExistenceProof };
+type Plain = {
+  exist?: import("cosmjs-types/cosmos/ics23/v1/proofs").ExistenceProof;
+  nonexist?: import("cosmjs-types/cosmos/ics23/v1/proofs").NonExistenceProof;
+};
 
 /** A (compressed) batch's entries as plain entries. */
 function plainEntries(proof: Uint8Array): Plain[] {
@@ -205,8 +240,11 @@ function plainEntries(proof: Uint8Array): Plain[] {
   if (p.batch) return p.batch.entries;
   if (!p.compressed) return [];
   const lookup = p.compressed.lookupInners;
-  const expand = (c: { key: Uint8Array; value: Uint8Array; leaf?: unknown; path: number[] } | undefined) => c && { key: c.key, value: c.value, leaf: c.leaf, path: c.path.map((i) => lookup[i]) };
-  return p.compressed.entries.map((e) => (e.exist ? { exist: expand(e.exist) } : { nonexist: e.nonexist && { key: e.nonexist.key, left: expand(e.nonexist.left), right: expand(e.nonexist.right) } })) as Plain[];
+  const expand = (c: { key: Uint8Array; value: Uint8Array; leaf?: unknown; path: number[] } | undefined) =>
+    c && { key: c.key, value: c.value, leaf: c.leaf, path: c.path.map((i) => lookup[i]) };
+  return p.compressed.entries.map((e) =>
+    e.exist ? { exist: expand(e.exist) } : { nonexist: e.nonexist && { key: e.nonexist.key, left: expand(e.nonexist.left), right: expand(e.nonexist.right) } },
+  ) as Plain[];
 }
 
 function compare(a: Uint8Array, b: Uint8Array): number {
@@ -255,7 +293,12 @@ function asEntry(proof: Uint8Array): WField | undefined {
   return top.length === 1 && top[0].field <= 2 ? top[0] : undefined;
 }
 
-const batchOf = (entries: WField[]): WField => ({ field: 3, wire: 2, msg: "BatchProof", children: entries.map((e) => ({ field: 1, wire: 2, msg: "BatchEntry", children: [e] })) });
+const batchOf = (entries: WField[]): WField => ({
+  field: 3,
+  wire: 2,
+  msg: "BatchProof",
+  children: entries.map((e) => ({ field: 1, wire: 2, msg: "BatchEntry", children: [e] })),
+});
 
 /** A compressed batch of plain entries: each path's inner ops into one lookup table; an empty path left out (gogoproto) or written as an empty run (ts-proto). */
 function compressedOf(entries: WField[], tsProto: boolean): WField {
@@ -329,7 +372,10 @@ function invent(r: Rand, exist: WField[]): WField[] {
 function amongOthers(r: Rand, proof: Uint8Array, others: readonly Claim[]): WField[] | undefined {
   const genuine = asEntry(proof);
   if (!genuine) return undefined;
-  const entries = others.map((o) => asEntry(o.proof)).filter((e): e is WField => e !== undefined && r.chance(0.3)).slice(0, 6);
+  const entries = others
+    .map((o) => asEntry(o.proof))
+    .filter((e): e is WField => e !== undefined && r.chance(0.3))
+    .slice(0, 6);
   entries.splice(r.int(entries.length + 1), 0, genuine);
   return entries;
 }
@@ -460,7 +506,13 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
   "packed-games": ({ r, others }, p) => {
     const genuine = asEntry(p);
     if (!genuine) return undefined;
-    const entries = [genuine, ...others.map((o) => asEntry(o.proof)).filter((e): e is WField => e !== undefined && r.chance(0.2)).slice(0, 3)];
+    const entries = [
+      genuine,
+      ...others
+        .map((o) => asEntry(o.proof))
+        .filter((e): e is WField => e !== undefined && r.chance(0.2))
+        .slice(0, 3),
+    ];
     const top = [compressedOf(entries, r.chance(0.5))];
     const paths = messages(top)
       .filter((m) => m.msg === "CompressedExistenceProof")
@@ -517,7 +569,12 @@ export const MUTATIONS: Readonly<Record<string, Mutation>> = {
     const choice = r.int(4);
     if (!prove || choice === 3) return others.length > 0 ? { proof: r.pick(others).proof } : undefined;
     const last = k[k.length - 1];
-    const key = choice === 0 ? Uint8Array.of(...k, r.int(256)) : choice === 1 && k.length > 1 ? k.subarray(0, k.length - 1) : Uint8Array.of(...k.subarray(0, k.length - 1), (last + 1) & 0xff);
+    const key =
+      choice === 0
+        ? Uint8Array.of(...k, r.int(256))
+        : choice === 1 && k.length > 1
+          ? k.subarray(0, k.length - 1)
+          : Uint8Array.of(...k.subarray(0, k.length - 1), (last + 1) & 0xff);
     return { proof: prove(key).proof };
   },
   "wrong-claim": ({ r, claim }, p) => {
@@ -627,7 +684,9 @@ function confioDecompress(p: ConfioProof): ConfioProof {
   return {
     batch: {
       entries: (p.compressed.entries ?? []).map((e) =>
-        e.exist ? { exist: expand(e.exist) } : { nonexist: e.nonexist ? { key: e.nonexist.key, left: expand(e.nonexist.left), right: expand(e.nonexist.right) } : undefined },
+        e.exist
+          ? { exist: expand(e.exist) }
+          : { nonexist: e.nonexist ? { key: e.nonexist.key, left: expand(e.nonexist.left), right: expand(e.nonexist.right) } : undefined },
       ),
     },
   };
@@ -667,7 +726,12 @@ function confioFacts(p: ConfioProof, key: Uint8Array, value: Uint8Array | undefi
     return `exists ${hex(e!.value!)}`;
   }
   const match = (n: ConfioNonExist | null | undefined) => n && (!n.left || compare(n.left.key!, key) < 0) && (!n.right || compare(key, n.right.key!) < 0);
-  const n = match(d.nonexist) ? d.nonexist : entries.slice(1).map((x) => x.nonexist).find(match);
+  const n = match(d.nonexist)
+    ? d.nonexist
+    : entries
+        .slice(1)
+        .map((x) => x.nonexist)
+        .find(match);
   const leaf = (e: ConfioExist | null | undefined) => (e ? `${hex(e.key!)}=${hex(e.value!)}` : "-");
   return `absent ${leaf(n!.left)} ${leaf(n!.right)}`;
 }
@@ -715,7 +779,14 @@ interface GoVerdict {
 export function goLine(id: number, c: ProofCase): string {
   const value = c.value === undefined ? null : hex(c.value);
   if (c.mode === "store") {
-    return JSON.stringify({ id, app_hash: hex(c.appHash), store: c.store, key: hex(c.key), value, ops: c.ops.map((o) => ({ type: o.type, key: hex(o.key), data: hex(o.data) })) });
+    return JSON.stringify({
+      id,
+      app_hash: hex(c.appHash),
+      store: c.store,
+      key: hex(c.key),
+      value,
+      ops: c.ops.map((o) => ({ type: o.type, key: hex(o.key), data: hex(o.data) })),
+    });
   }
   return JSON.stringify({ id, spec: c.spec, root: hex(c.root), key: hex(c.key), value, proof: hex(c.proof) });
 }
@@ -797,13 +868,18 @@ export function judge(c: ProofCase, wasm: Outcome, js: Outcome, refs: { name: st
   if (JSON.stringify(wasm) !== JSON.stringify(js)) problems.push(`the cores differ: wasm ${JSON.stringify(wasm)}, js ${JSON.stringify(js)}`);
   const core = wasm;
   const accepted = core.facts !== "refused";
-  if (accepted) for (const ref of refs) if (ref.o.facts !== core.facts) problems.push(`the core accepts (${core.facts}) but ${ref.name} says ${ref.o.facts}${ref.o.message ? ` (${ref.o.message})` : ""}`);
+  if (accepted)
+    for (const ref of refs)
+      if (ref.o.facts !== core.facts)
+        problems.push(`the core accepts (${core.facts}) but ${ref.name} says ${ref.o.facts}${ref.o.message ? ` (${ref.o.message})` : ""}`);
   const refFacts = new Set(refs.map((x) => x.o.facts));
   if (refFacts.size > 1 && accepted) problems.push(`the references disagree (${refs.map((x) => `${x.name}: ${x.o.facts}`).join("; ")}) but the core accepts`);
   const issues = encodingIssues(c);
   const canonical = issues.every((i) => i === undefined);
   if (complete && canonical && refs.length > 0 && refFacts.size === 1 && !refFacts.has("refused") && core.facts !== refs[0].o.facts) {
-    problems.push(`every reference accepts a canonical encoding (${refs[0].o.facts}) but the core says ${core.facts}${core.message ? ` (${core.message})` : ""}`);
+    problems.push(
+      `every reference accepts a canonical encoding (${refs[0].o.facts}) but the core says ${core.facts}${core.message ? ` (${core.message})` : ""}`,
+    );
   }
   if (!canonical && accepted) problems.push(`the core accepts an encoding the canonical rule refuses: ${issues.filter(Boolean).join("; ")}`);
   if (core.kind === "non-canonical-proof" || core.kind === "malformed-proof") {
@@ -861,7 +937,16 @@ export interface RunOptions {
   maxDisagreements?: number;
 }
 
-const newCount = (): KindCount => ({ cases: 0, accepted: 0, nonCanonical: 0, malformed: 0, otherRefusal: 0, refsAgreeAccept: 0, refsAgreeRefuse: 0, refsDisagree: 0 });
+const newCount = (): KindCount => ({
+  cases: 0,
+  accepted: 0,
+  nonCanonical: 0,
+  malformed: 0,
+  otherRefusal: 0,
+  refsAgreeAccept: 0,
+  refsAgreeRefuse: 0,
+  refsDisagree: 0,
+});
 
 export async function runDifferential(o: RunOptions): Promise<RunReport> {
   const started = performance.now();
@@ -873,7 +958,10 @@ export async function runDifferential(o: RunOptions): Promise<RunReport> {
     const ids = indices.slice(start, start + batch);
     const made = ids.map((i) => makeCase(pools, o.seed, i));
     // the Go oracle judges the batch while the cores and @confio/ics23 do
-    const goAnswers = o.go?.judge(start, made.map((m) => m.c));
+    const goAnswers = o.go?.judge(
+      start,
+      made.map((m) => m.c),
+    );
     const local = made.map((m) => ({ wasm: runCore(o.wasm, m.c), js: runCore(o.js, m.c), confio: runConfio(m.c) }));
     const goOut = await goAnswers;
     made.forEach((m, j) => {

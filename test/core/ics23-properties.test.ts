@@ -123,7 +123,10 @@ describe("ICS23 properties: wasm, js and @confio/ics23 agree", () => {
         const ms = multistore({ upgrade: es, bank: [[Uint8Array.of(1), Uint8Array.of(2)]] });
         const hit = es.find(([k]) => compareBytes(k, probe) === 0);
         const ops = ms.proofOps("upgrade", probe);
-        const call = (core: Core, o = ops) => () => core.ics23VerifyStoreProof(ms.appHash, o, "upgrade", probe, hit?.[1]);
+        const call =
+          (core: Core, o = ops) =>
+          () =>
+            core.ics23VerifyStoreProof(ms.appHash, o, "upgrade", probe, hit?.[1]);
         expect(verdict(call(wasm))).toBe("ok");
         expect(verdict(call(js))).toBe("ok");
         const op = which % 2;

@@ -87,7 +87,17 @@ const SESSION_STRING_ENTRIES: [string, string, (s: CoreSession, x: string) => un
   ["moduleVersion", "module name", (s, x) => s.moduleVersion(x)],
   ["registerHandler", "name", (s, x) => s.registerHandler(x)],
   ["hasHandler", "name", (s, x) => s.hasHandler(x)],
-  ["setModuleVersions (module name)", "version map module name", (s, x) => s.setModuleVersions(new Map([["bank", 1n], [x, 2n]]))],
+  [
+    "setModuleVersions (module name)",
+    "version map module name",
+    (s, x) =>
+      s.setModuleVersions(
+        new Map([
+          ["bank", 1n],
+          [x, 2n],
+        ]),
+      ),
+  ],
   ["finishUpgrade (name)", "plan name", (s, x) => s.finishUpgrade(plan({ name: x }), 10n, new Map())],
   ["finishUpgrade (info)", "plan info", (s, x) => s.finishUpgrade(plan({ info: x }), 10n, new Map())],
   ["finishUpgrade (module name)", "version map module name", (s, x) => s.finishUpgrade(plan({}), 10n, new Map([[x, 1n]]))],
@@ -105,14 +115,14 @@ export function defineInputCases(): void {
   });
 
   describe("a lone surrogate never reaches either core", () => {
-    it("parseCoin(\"10stake\\ud800\") is the same TypeError in both cores", () => {
+    it('parseCoin("10stake\\ud800") is the same TypeError in both cores', () => {
       for (const core of [wasm, js]) {
         expect(() => core.parseCoin("10stake\ud800")).toThrow(new TypeError("coin expression is not valid UTF-8 (it holds a lone surrogate)"));
         expect(() => core.parseCoin("10stake\ud800")).toThrow(TypeError);
       }
     });
 
-    it("registerHandler(\"\\ud800\") registers nothing, so \"\\ufffd\" has no handler", () => {
+    it('registerHandler("\\ud800") registers nothing, so "\\ufffd" has no handler', () => {
       for (const core of [wasm, js]) {
         const s = core.session(new MemoryStore(), []);
         expect(() => s.registerHandler("\ud800")).toThrow(TypeError);
@@ -188,8 +198,17 @@ export function defineInputCases(): void {
       fc.array(int, { maxLength: 3 }),
       fc.constant(BigInt64Array.of(1n, -1n)),
       fc.constant(new Map<unknown, unknown>([["bank", 1n]])),
-      fc.tuple(fc.oneof(fc.string({ maxLength: 4 }), illFormedString, fc.integer()), fc.oneof(int, fc.string({ maxLength: 3 }))).map(([k, v]) => new Map([[k, v]])),
-      fc.record({ name: fc.oneof(fc.string({ maxLength: 4 }), notAString, illFormedString), height: fc.oneof(int, notAString), info: fc.oneof(fc.string({ maxLength: 4 }), notAString, illFormedString) }, { requiredKeys: [] }),
+      fc
+        .tuple(fc.oneof(fc.string({ maxLength: 4 }), illFormedString, fc.integer()), fc.oneof(int, fc.string({ maxLength: 3 })))
+        .map(([k, v]) => new Map([[k, v]])),
+      fc.record(
+        {
+          name: fc.oneof(fc.string({ maxLength: 4 }), notAString, illFormedString),
+          height: fc.oneof(int, notAString),
+          info: fc.oneof(fc.string({ maxLength: 4 }), notAString, illFormedString),
+        },
+        { requiredKeys: [] },
+      ),
     );
     const args = (n: number) => fc.tuple(...Array.from({ length: n }, () => junk));
 

@@ -45,7 +45,8 @@ function model(keys: Uint8Array[], values: Uint8Array[]): unknown {
   let layout: DoneLayout | undefined;
   for (let i = 0; i < keys.length; i++) {
     const [key, value] = [keys[i], values[i]];
-    if (key.length === 0 || key[0] !== 1) return { error: "TypeError", codespace: undefined, code: undefined, message: `key 0x${hex(key)} is outside the range being decoded` };
+    if (key.length === 0 || key[0] !== 1)
+      return { error: "TypeError", codespace: undefined, code: undefined, message: `key 0x${hex(key)} is outside the range being decoded` };
     const l: DoneLayout | undefined = value.length === 8 ? "seed" : value.length === 1 && value[0] === 1 && key.length >= 10 ? "sdk" : undefined;
     if (!l) {
       return corrupt(
@@ -53,7 +54,10 @@ function model(keys: Uint8Array[], values: Uint8Array[]): unknown {
       );
     }
     layout ??= l;
-    if (l !== layout) return corrupt(`done records in both layouts: key 0x${hex(key)} is in the ${l} layout, the records before it in the ${layout} layout: corrupt store value`);
+    if (l !== layout)
+      return corrupt(
+        `done records in both layouts: key 0x${hex(key)} is in the ${l} layout, the records before it in the ${layout} layout: corrupt store value`,
+      );
   }
   const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const entries = [];
@@ -111,16 +115,25 @@ export function defineDoneLayoutCases(): void {
         {
           weight: 2,
           arbitrary: fc
-            .tuple(fc.uint8Array({ maxLength: 14 }), fc.oneof(fc.uint8Array({ maxLength: 10 }), fc.constant(Uint8Array.of(1)), fc.uint8Array({ minLength: 8, maxLength: 8 })))
+            .tuple(
+              fc.uint8Array({ maxLength: 14 }),
+              fc.oneof(fc.uint8Array({ maxLength: 10 }), fc.constant(Uint8Array.of(1)), fc.uint8Array({ minLength: 8, maxLength: 8 })),
+            )
             .map(([k, v]): [Uint8Array, Uint8Array] => [Uint8Array.of(1, ...k), v]),
         },
         // a key outside the range, or empty
-        { weight: 1, arbitrary: fc.tuple(fc.uint8Array({ maxLength: 12 }), fc.uint8Array({ maxLength: 9 })).map(([k, v]): [Uint8Array, Uint8Array] => [k.length && k[0] === 1 ? Uint8Array.of(2, ...k) : k, v]) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(fc.uint8Array({ maxLength: 12 }), fc.uint8Array({ maxLength: 9 }))
+            .map(([k, v]): [Uint8Array, Uint8Array] => [k.length && k[0] === 1 ? Uint8Array.of(2, ...k) : k, v]),
+        },
       );
       const batch = fc.oneof(
         fc.array(record, { maxLength: 8 }),
         // mostly one layout with one odd record somewhere
-        fc.tuple(fc.constantFrom(seedRecord, sdkRecord), fc.array(fc.tuple(nameBytes, fc.bigInt(INT64)), { minLength: 1, maxLength: 6 }), record, fc.nat())
+        fc
+          .tuple(fc.constantFrom(seedRecord, sdkRecord), fc.array(fc.tuple(nameBytes, fc.bigInt(INT64)), { minLength: 1, maxLength: 6 }), record, fc.nat())
           .map(([make, list, odd, at]) => {
             const out = list.map(([n, h]) => make(n, h));
             out.splice(at % (out.length + 1), 0, odd);

@@ -18,7 +18,10 @@ beforeAll(async () => {
 const INT64_MAX = 2n ** 63n - 1n;
 /** Any Unicode, lone surrogates excluded (they are not UTF-8), NUL included. */
 const name = fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 });
-const anyName = fc.oneof(name, fc.string({ unit: "binary", minLength: 1, maxLength: 40 }).filter((s) => s.isWellFormed()));
+const anyName = fc.oneof(
+  name,
+  fc.string({ unit: "binary", minLength: 1, maxLength: 40 }).filter((s) => s.isWellFormed()),
+);
 const height = fc.bigInt({ min: 1n, max: INT64_MAX });
 const plan = fc.record({ name: anyName, height, info: fc.string({ unit: "grapheme", maxLength: 200 }) });
 
@@ -87,8 +90,7 @@ describe("wasm and js cores agree", () => {
         const keys = entries.map(([k]) => Uint8Array.from([prefix, ...k.subarray(1)]));
         if (entries.length > 0 && entries[0][0][0] % 5 === 0) keys[0][0] = 7; // sometimes a key outside the range
         const values = entries.map(([, v]) => v);
-        const decode = (c: Core) =>
-          outcome(() => (prefix === 1 ? c.decodeDoneEntries(keys, values) : c.decodeModuleVersionEntries(keys, values)));
+        const decode = (c: Core) => outcome(() => (prefix === 1 ? c.decodeDoneEntries(keys, values) : c.decodeModuleVersionEntries(keys, values)));
         expect(decode(wasm)).toEqual(decode(js));
       }),
       { numRuns: 1000 },
@@ -231,7 +233,10 @@ describe("wasm and js cores agree", () => {
               log.push({ error: (e as Error).message });
             }
           }
-          log.push(outcome(() => k.getUpgradePlan()), k.downgradeVerified);
+          log.push(
+            outcome(() => k.getUpgradePlan()),
+            k.downgradeVerified,
+          );
           return { log, stores: bases.map((b) => [...b.iterate(new Uint8Array(0), undefined)]) };
         };
         expect(await run(wasm)).toEqual(await run(js));

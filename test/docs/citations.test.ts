@@ -20,8 +20,24 @@ const SELF = join("test", "docs", "citations.test.ts");
 const SCANNED = ["bindings", "assembly", "examples", "scripts", "bench", "test"];
 const SKIPPED_DIRS = new Set(["node_modules", "dist", "build", "out", "test-output", ".git"]);
 const TEXT_EXTENSIONS = new Set([
-  ".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs", ".json", ".md", ".toml", ".yaml", ".yml",
-  ".sh", ".html", ".css", ".txt", ".proto", ".go",
+  ".ts",
+  ".mts",
+  ".cts",
+  ".tsx",
+  ".js",
+  ".mjs",
+  ".cjs",
+  ".json",
+  ".md",
+  ".toml",
+  ".yaml",
+  ".yml",
+  ".sh",
+  ".html",
+  ".css",
+  ".txt",
+  ".proto",
+  ".go",
 ]);
 const MAX_BYTES = 2 * 1024 * 1024;
 
@@ -115,10 +131,7 @@ function citationsIn(src: Source, pattern: RegExp): Citation[] {
 /** In code: `docs/spec/<file>.md §<n>` or `spec/<file>.md §<n>`. */
 const CODE_CITATION = new RegExp(String.raw`(?:\bdocs/)?\bspec/([A-Za-z0-9_-]+)\.md §(${SECTION})${CHAIN}`, "g");
 /** Inside docs/spec: `<file>.md §<n>`, also as a Markdown link `[<file>.md](<file>.md) §<n>`. */
-const SPEC_CITATION = new RegExp(
-  String.raw`\b([A-Za-z0-9_-]+)\.md(?:\]\([A-Za-z0-9_./#-]*\))? §(${SECTION})${CHAIN}`,
-  "g",
-);
+const SPEC_CITATION = new RegExp(String.raw`\b([A-Za-z0-9_-]+)\.md(?:\]\([A-Za-z0-9_./#-]*\))? §(${SECTION})${CHAIN}`, "g");
 
 function unresolved(citations: Citation[]): string[] {
   const out: string[] = [];
@@ -181,14 +194,14 @@ describe("citations of docs/spec", () => {
   });
 
   it("inside docs/spec.md and docs/spec/ all resolve", () => {
-    const files = readdirSync(SPEC_DIR).filter((f) => f.endsWith(".md")).sort();
+    const files = readdirSync(SPEC_DIR)
+      .filter((f) => f.endsWith(".md"))
+      .sort();
     expect(files).toEqual(expect.arrayContaining(["core.md", "interfaces.md", "keeper.md", "sidecar.md"]));
     const index = join(ROOT, "docs", "spec.md");
     const citations = [
       ...citationsIn({ path: "docs/spec.md", text: readFileSync(index, "utf8") }, SPEC_CITATION),
-      ...files.flatMap((f) =>
-        citationsIn({ path: `docs/spec/${f}`, text: readFileSync(join(SPEC_DIR, f), "utf8") }, SPEC_CITATION),
-      ),
+      ...files.flatMap((f) => citationsIn({ path: `docs/spec/${f}`, text: readFileSync(join(SPEC_DIR, f), "utf8") }, SPEC_CITATION)),
     ];
     expect(citations.length).toBeGreaterThan(0);
     expect(unresolved(citations)).toEqual([]);

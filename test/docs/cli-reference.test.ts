@@ -10,6 +10,14 @@ describe("docs/reference/cli.md", () => {
 
   it("lists every command and flag, e.g. query upgrade plan --verify's trust flags", () => {
     const text = cliReference();
-    for (const s of ["#### `xupgrade query upgrade`", "`--trust-on-first-use`", "`--without-witnesses`", "`--max-age <duration>`", "### `xupgrade visor`", "### `xupgrade watch`"]) expect(text).toContain(s);
+    for (const s of [
+      "#### `xupgrade query upgrade`",
+      "`--trust-on-first-use`",
+      "`--without-witnesses`",
+      "`--max-age <duration>`",
+      "### `xupgrade visor`",
+      "### `xupgrade watch`",
+    ])
+      expect(text).toContain(s);
   });
 });

@@ -60,9 +60,7 @@ export function linksOf(path: string, text: string): Link[] {
 
 /** The plain text GitHub slugs a heading from: the inline content without its markup. */
 function headingText(inline: Token): string {
-  return (inline.children ?? [])
-    .map((t) => (t.type === "text" || t.type === "code_inline" ? t.content : t.type === "image" ? t.content : ""))
-    .join("");
+  return (inline.children ?? []).map((t) => (t.type === "text" || t.type === "code_inline" ? t.content : t.type === "image" ? t.content : "")).join("");
 }
 
 /** The anchors a Markdown text offers: its headings as GitHub slugs them, and explicit HTML ids and names. */
@@ -168,7 +166,8 @@ describe("the link check", () => {
     read: (path) =>
       ({
         "README.md": "# xupgrade\n\n## Two commands\n\n## Two commands\n",
-        "docs/spec/sidecar.md": '# The sidecar\n\n## 13. Rollback (project)\n\n### 5.1 Reconciliation at every start (D6, project)\n\n#### `xupgrade query upgrade module_versions`\n\n<a id="here"></a>\n',
+        "docs/spec/sidecar.md":
+          '# The sidecar\n\n## 13. Rollback (project)\n\n### 5.1 Reconciliation at every start (D6, project)\n\n#### `xupgrade query upgrade module_versions`\n\n<a id="here"></a>\n',
         "docs/guides/operator.md": "# Operator\n\n## The visor: `xupgrade visor`\n",
       })[path] ?? "",
   };
@@ -194,7 +193,7 @@ describe("the link check", () => {
       "[not](either.md)",
       "```",
       "[ref]: bench/run.ts",
-      "A [reference][ref] and <img src=\"docs/shot.png\"> and <https://example.org>.",
+      'A [reference][ref] and <img src="docs/shot.png"> and <https://example.org>.',
     ].join("\n");
     expect(linksOf("README.md", text).map((l) => `${l.where} ${l.href}`)).toEqual([
       "README.md:1 docs/spec/sidecar.md#13-rollback-project",
@@ -226,7 +225,9 @@ describe("the link check", () => {
     ]);
     expect(check("#Two-Commands", "README.md")).toEqual(['README.md:1: #Two-Commands: README.md has no heading or anchor "Two-Commands"']);
     expect(check("../../../etc/passwd")).toEqual(["docs/guides/operator.md:1: ../../../etc/passwd: points outside the repository"]);
-    expect(check("../shot.png#top")).toEqual(["docs/guides/operator.md:1: ../shot.png#top: docs/shot.png is not Markdown: only line anchors (#L10) can point into it"]);
+    expect(check("../shot.png#top")).toEqual([
+      "docs/guides/operator.md:1: ../shot.png#top: docs/shot.png is not Markdown: only line anchors (#L10) can point into it",
+    ]);
     expect(check("../spec#x")).toEqual(["docs/guides/operator.md:1: ../spec#x: docs/spec is a folder: an anchor needs a file"]);
     expect(check("../shot.png/")).toEqual(["docs/guides/operator.md:1: ../shot.png/: docs/shot.png is not in the repository"]);
     expect(check("../spec/%E0%A4%A.md")).toEqual(["docs/guides/operator.md:1: ../spec/%E0%A4%A.md: not a valid URL path"]);

@@ -82,7 +82,12 @@ describe.skipIf(!SIMD)("xupgrade tx bank send on a real simd v0.50 chain", () =>
     const client = await SigningStargateClient.connectWithSigner(node.rpcUrl, wallet);
     const comet = await connectComet(node.rpcUrl);
     try {
-      const signed = await client.sign(KEYS.alice.address, [{ typeUrl: "/cosmos.bank.v1beta1.MsgSend", value: { fromAddress: KEYS.alice.address, toAddress: BOB, amount: [{ denom: "stake", amount: "7" }] } }], { amount: [], gas: "200000" }, "");
+      const signed = await client.sign(
+        KEYS.alice.address,
+        [{ typeUrl: "/cosmos.bank.v1beta1.MsgSend", value: { fromAddress: KEYS.alice.address, toAddress: BOB, amount: [{ denom: "stake", amount: "7" }] } }],
+        { amount: [], gas: "200000" },
+        "",
+      );
       const res = await comet.broadcastTxSync({ tx: TxRaw.encode(signed).finish() });
       expect(res.code).toBe(0);
       expect(await unconfirmed()).toBe("1");

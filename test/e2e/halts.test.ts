@@ -85,7 +85,9 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
     for (const app of [fixtureApp("v2-handler-only"), V2]) {
       const early = spawnNode(home, app);
       expect(await exitWithin(early, 20_000), early.stderr()).toBe(21);
-      expect(early.records.some((r) => r.level === "error" && /^BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain/.test(r.msg))).toBe(true);
+      expect(
+        early.records.some((r) => r.level === "error" && /^BINARY UPDATED BEFORE TRIGGER! UPGRADE "v2" - in binary but not executed on chain/.test(r.msg)),
+      ).toBe(true);
       expect((await committedState(home)).height).toBe(before);
     }
 
@@ -103,7 +105,12 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
   it("a v2 whose upgrade handler throws halts (exit 23) with nothing from the upgrade committed", async () => {
     const broken = spawnNode(home, fixtureApp("v2-broken"));
     expect(await exitWithin(broken, 20_000), broken.stderr()).toBe(23);
-    expect(broken.records.filter((r) => r.level === "error").map((r) => `${r.msg} ${r.err ?? ""}`).join("\n")).toMatch(/boom: the v2 handler failed after migrating/);
+    expect(
+      broken.records
+        .filter((r) => r.level === "error")
+        .map((r) => `${r.msg} ${r.err ?? ""}`)
+        .join("\n"),
+    ).toMatch(/boom: the v2 handler failed after migrating/);
     // It ran the migrations before throwing: none of it is committed.
     expect(broken.records.filter((r) => r.msg === "migrating module counter from version 1 to version 2")).toHaveLength(1);
     const s = await committedState(home);
@@ -137,7 +144,13 @@ describe.sequential("halting and switching binaries, devnet processes driven by 
     const applied = JSON.parse(ok(await cli(node, ["query", "upgrade", "applied", "v2"])).stdout);
     expect(applied.header.height).toBe(String(H));
     const versions = JSON.parse(ok(await cli(node, ["query", "upgrade", "module_versions", "-o", "json"])).stdout).module_versions;
-    expect(versions).toEqual(expect.arrayContaining([{ name: "counter", version: "2" }, { name: "notes", version: "2" }, { name: "tags", version: "1" }]));
+    expect(versions).toEqual(
+      expect.arrayContaining([
+        { name: "counter", version: "2" },
+        { name: "notes", version: "2" },
+        { name: "tags", version: "1" },
+      ]),
+    );
     expect(errorLine(await cli(node, ["query", "upgrade", "plan"]))).toBe("no upgrade scheduled");
 
     const c = await clients(node.rpc);

@@ -34,8 +34,24 @@ export async function initHome(): Promise<string> {
   const period = `${PERIOD_S}s`;
   ok(
     await runCli([
-      "devnet", "init", "--home", home, "--validators", "4", "--voting-period", period, "--deposit-period", period,
-      "--block-time", `${BLOCK_MS}ms`, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+      "devnet",
+      "init",
+      "--home",
+      home,
+      "--validators",
+      "4",
+      "--voting-period",
+      period,
+      "--deposit-period",
+      period,
+      "--block-time",
+      `${BLOCK_MS}ms`,
+      "--rpc",
+      "127.0.0.1:0",
+      "--rest",
+      "127.0.0.1:0",
+      "--grpc",
+      "127.0.0.1:0",
     ]),
   );
   ok(await runCli(["keys", "import-genesis", ...keyring(home)]));
@@ -102,10 +118,30 @@ export async function height(node: Node): Promise<number> {
  */
 export async function passProposal(node: Node, args: string[]): Promise<string> {
   const id = String(await nextProposalId(node.rpc));
-  const ballots = [0, 1, 2].map((v) => stageCli(["tx", "gov", "vote", id, "yes", "--from", `validator${v}`, ...keyring(node.home), "--node", node.rpc, "-o", "json"]));
+  const ballots = [0, 1, 2].map((v) =>
+    stageCli(["tx", "gov", "vote", id, "yes", "--from", `validator${v}`, ...keyring(node.home), "--node", node.rpc, "-o", "json"]),
+  );
   try {
     await Promise.all(ballots.map((b) => b.ready)); // idle at their prompts: the submission does not compete with their start-ups
-    const submit = ok(await cli(node, ["tx", "upgrade", ...args, "--title", "t", "--summary", "s", "--deposit", "10000000stake", "--from", "alice", ...keyring(node.home), "-y", "-o", "json"]));
+    const submit = ok(
+      await cli(node, [
+        "tx",
+        "upgrade",
+        ...args,
+        "--title",
+        "t",
+        "--summary",
+        "s",
+        "--deposit",
+        "10000000stake",
+        "--from",
+        "alice",
+        ...keyring(node.home),
+        "-y",
+        "-o",
+        "json",
+      ]),
+    );
     const submitted = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
     if (submitted !== id) throw new Error(`the proposal got id ${submitted}, the votes were staged for ${id}`);
   } catch (e) {
@@ -131,10 +167,14 @@ export async function queryPlan(node: Node): Promise<PlanJson | undefined> {
 
 /** Polls `query upgrade plan` until `test` holds (the vote passes within one voting period). */
 export function waitForPlan(node: Node, test: (p: PlanJson | undefined) => boolean, what: string): Promise<PlanJson | undefined> {
-  return waitUntil(async () => {
-    const p = await queryPlan(node);
-    return test(p) ? { p } : undefined;
-  }, (PERIOD_S + 20) * 1000, what).then((r) => r.p);
+  return waitUntil(
+    async () => {
+      const p = await queryPlan(node);
+      return test(p) ? { p } : undefined;
+    },
+    (PERIOD_S + 20) * 1000,
+    what,
+  ).then((r) => r.p);
 }
 
 /** Resolves once the node has committed `h` (from its logs). */

@@ -76,7 +76,9 @@ describe.sequential("plans through gov on a devnet process: cancel, overwrite, s
     expect(await exitWithin(node, 90_000)).toBe(20);
     const last = node.records.filter((r) => r.msg === "committed block").at(-1)!;
     expect(Number(last.height)).toBe(H - 1);
-    expect(node.records.filter((r) => r.level === "error" && r.module === "x/upgrade").map((r) => r.msg)).toEqual([`UPGRADE "v2" NEEDED at height: ${H}: {"binaries":{}}`]);
+    expect(node.records.filter((r) => r.level === "error" && r.module === "x/upgrade").map((r) => r.msg)).toEqual([
+      `UPGRADE "v2" NEEDED at height: ${H}: {"binaries":{}}`,
+    ]);
     expect(JSON.parse(readFileSync(join(home, "data", "upgrade-info.json"), "utf8"))).toEqual({
       name: "v2",
       time: "0001-01-01T00:00:00Z",

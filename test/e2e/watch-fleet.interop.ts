@@ -95,7 +95,12 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
   it("three upgrades, each alert sequence once and in order across a restart; a lying node turns only its row red", async () => {
     buildPage();
     const dir = tempDir("xupgrade-watch-e2e-");
-    const rx: Record<string, Receiver> = { json: await receiver(jsonShape), slack: await receiver(slackShape), discord: await receiver(discordShape), telegram: await receiver(telegramShape) };
+    const rx: Record<string, Receiver> = {
+      json: await receiver(jsonShape),
+      slack: await receiver(slackShape),
+      discord: await receiver(discordShape),
+      telegram: await receiver(telegramShape),
+    };
     const net = await FaultNet.create(peers.cometbft!, { votingS: VOTING_S });
     let simd: SimdNode | undefined;
     let appd: SimdNode | undefined;
@@ -103,7 +108,10 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
     let watch: CollectedChild<string> | undefined;
     const [port] = await freePorts(1);
     const url = `http://127.0.0.1:${port}`;
-    const startWatch = () => spawnCollected("node", [...cliArgs(), "watch", "--config", join(dir, "watch.json"), "--state-dir", join(dir, "state")], { env: { XUPGRADE_UI_DIR: UI_DIST } });
+    const startWatch = () =>
+      spawnCollected("node", [...cliArgs(), "watch", "--config", join(dir, "watch.json"), "--state-dir", join(dir, "state")], {
+        env: { XUPGRADE_UI_DIR: UI_DIST },
+      });
     const fleet = async () => (await (await fetch(`${url}/fleet.json`)).json()) as FleetJson;
     const row = async (name: string): Promise<FleetRowJson | undefined> => (await fleet().catch(() => undefined))?.chains.find((c) => c.name === name);
     const got = (chain: string) => rx.json.got.filter((g) => g.body.chain === chain).map((g) => g.id);
@@ -190,9 +198,15 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
       const all = Object.values(want).flat();
       for (const r of Object.values(rx)) expect(r.got.map((g) => g.id).sort()).toEqual([...all].sort());
       // Order per chain holds on every receiver too.
-      for (const r of Object.values(rx)) for (const [chain, ids] of Object.entries(want)) expect(r.got.map((g) => g.id).filter((id) => id.split("/")[1] === chain)).toEqual(ids);
+      for (const r of Object.values(rx))
+        for (const [chain, ids] of Object.entries(want)) expect(r.got.map((g) => g.id).filter((id) => id.split("/")[1] === chain)).toEqual(ids);
       // Past the heights, on the new binaries: verified, no plan (its absence proven), the roots as configured.
-      for (const [name, confirmed] of [["devnet", true], ["simd", true], ["appd", false]] as const) expect(await row(name)).toMatchObject({ status: "verified", plan: null, trust_root: { confirmed } });
+      for (const [name, confirmed] of [
+        ["devnet", true],
+        ["simd", true],
+        ["appd", false],
+      ] as const)
+        expect(await row(name)).toMatchObject({ status: "verified", plan: null, trust_root: { confirmed } });
 
       const browser = await launchChromium();
       try {
@@ -202,7 +216,9 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
         // The devnet's primary lies from the next header on.
         proxy.options.above = BigInt((await row("devnet"))!.header!.height);
         proxy.options.mode = "forge-signature";
-        await page.waitForFunction(() => document.querySelector('tr[data-chain="devnet"]')?.getAttribute("data-status") === "failed", undefined, { timeout: 120_000 });
+        await page.waitForFunction(() => document.querySelector('tr[data-chain="devnet"]')?.getAttribute("data-status") === "failed", undefined, {
+          timeout: 120_000,
+        });
         const r = (await fleet()).chains;
         expect(r.find((c) => c.name === "devnet")).toMatchObject({ status: "failed", failure: { check: "signature" } });
         expect(r.filter((c) => c.name !== "devnet").map((c) => c.status)).toEqual(["verified", "verified"]);

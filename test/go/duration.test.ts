@@ -5,8 +5,17 @@ import { formatGoDuration, parseGoDuration } from "../../bindings/go/duration.js
 describe("Go durations", () => {
   it("formats as Duration.String()", () => {
     const cases: [bigint, string][] = [
-      [0n, "0s"], [1n, "1ns"], [1500n, "1.5µs"], [200_000_000n, "200ms"], [1_000_000_000n, "1s"], [100_000_000_000n, "1m40s"],
-      [3_600_000_000_000n, "1h0m0s"], [5_400_000_000_000n, "1h30m0s"], [202_800_075n, "202.800075ms"], [10_545_603_900n, "10.5456039s"], [-2_000_000_000n, "-2s"],
+      [0n, "0s"],
+      [1n, "1ns"],
+      [1500n, "1.5µs"],
+      [200_000_000n, "200ms"],
+      [1_000_000_000n, "1s"],
+      [100_000_000_000n, "1m40s"],
+      [3_600_000_000_000n, "1h0m0s"],
+      [5_400_000_000_000n, "1h30m0s"],
+      [202_800_075n, "202.800075ms"],
+      [10_545_603_900n, "10.5456039s"],
+      [-2_000_000_000n, "-2s"],
     ];
     for (const [ns, text] of cases) expect(formatGoDuration(ns)).toBe(text);
   });
@@ -36,7 +45,6 @@ describe("Go durations", () => {
     expect(() => parseGoDuration("10")).toThrow('time: missing unit in duration "10"');
     expect(() => parseGoDuration("abc")).toThrow();
   });
-
 
   it("rounds fractions as Go's float64 arithmetic does, and refuses overflow", () => {
     expect(parseGoDuration("1.0000000001h")).toBe(3_600_000_000_360n);

@@ -1,6 +1,15 @@
 /** go/option.ts: option values in Go's syntax, one floor per kind (docs/spec/interfaces.md §7). */
 import { describe, expect, it } from "vitest";
-import { HEIGHT, OptionError, QUERY_HEIGHT, UINT64, parseDurationOption, parseEnvDuration, parseEnvInteger, parseIntegerOption } from "../../bindings/go/option.js";
+import {
+  HEIGHT,
+  OptionError,
+  QUERY_HEIGHT,
+  UINT64,
+  parseDurationOption,
+  parseEnvDuration,
+  parseEnvInteger,
+  parseIntegerOption,
+} from "../../bindings/go/option.js";
 
 const refused = (f: () => unknown) => {
   try {
@@ -32,7 +41,9 @@ describe("durations: one floor per kind", () => {
 
   it("a variable in cosmovisor's words", () => {
     expect(parseEnvDuration("DAEMON_POLL_INTERVAL", "300ms")).toBe(300_000_000n);
-    expect(() => parseEnvDuration("DAEMON_POLL_INTERVAL", "bad")).toThrow(`invalid: DAEMON_POLL_INTERVAL: could not parse 'bad' into a duration: time: invalid duration "bad"`);
+    expect(() => parseEnvDuration("DAEMON_POLL_INTERVAL", "bad")).toThrow(
+      `invalid: DAEMON_POLL_INTERVAL: could not parse 'bad' into a duration: time: invalid duration "bad"`,
+    );
     expect(() => parseEnvDuration("DAEMON_RESTART_DELAY", "0s")).toThrow("invalid: DAEMON_RESTART_DELAY: must be greater than 0");
   });
 });
@@ -46,17 +57,23 @@ describe("integers: decimal digits in a range", () => {
   });
 
   it("names a machine-limited range by its least value, a small one by both ends", () => {
-    for (const bad of ["", "-1", "+1", " 1", "1.5", "1e3", "0x10", "1_000"]) expect(refused(() => parseIntegerOption(bad, QUERY_HEIGHT)), bad).toEqual({ problem: "syntax", message: "must be a non-negative integer" });
+    for (const bad of ["", "-1", "+1", " 1", "1.5", "1e3", "0x10", "1_000"])
+      expect(
+        refused(() => parseIntegerOption(bad, QUERY_HEIGHT)),
+        bad,
+      ).toEqual({ problem: "syntax", message: "must be a non-negative integer" });
     expect(refused(() => parseIntegerOption("0", HEIGHT))).toEqual({ problem: "range", message: "must be a positive integer" });
     expect(refused(() => parseIntegerOption("9223372036854775808", HEIGHT))).toEqual({ problem: "range", message: "must be a positive integer" });
     expect(refused(() => parseIntegerOption("18446744073709551616", UINT64))).toEqual({ problem: "range", message: "must be a non-negative integer" });
     expect(refused(() => parseIntegerOption("101", { min: 1n, max: 100n }))).toEqual({ problem: "range", message: "must be an integer from 1 to 100" });
   });
 
-  it("a variable: `invalid: <NAME>: <reason>, got \"<value>\"`", () => {
+  it('a variable: `invalid: <NAME>: <reason>, got "<value>"`', () => {
     const safe = { min: 1n, max: BigInt(Number.MAX_SAFE_INTEGER) };
     expect(parseEnvInteger("DAEMON_DOWNLOAD_MAX_BYTES", "1024", safe)).toBe(1024n);
     expect(() => parseEnvInteger("DAEMON_DOWNLOAD_MAX_BYTES", "0", safe)).toThrow('invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got "0"');
-    expect(() => parseEnvInteger("DAEMON_DOWNLOAD_MAX_BYTES", "9007199254740992", safe)).toThrow('invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got "9007199254740992"');
+    expect(() => parseEnvInteger("DAEMON_DOWNLOAD_MAX_BYTES", "9007199254740992", safe)).toThrow(
+      'invalid: DAEMON_DOWNLOAD_MAX_BYTES: must be a positive integer, got "9007199254740992"',
+    );
   });
 });

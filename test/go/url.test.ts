@@ -31,7 +31,6 @@ describe("net/url", () => {
     expect(queryGet("x;checksum=1&checksum=2", "checksum")).toBe("2");
   });
 
-
   it("escapes paths as url.PathEscape", () => {
     expect(pathEscape("some spaces")).toBe("some%20spaces");
     expect(pathEscape("v1/evil")).toBe("v1%2Fevil");

@@ -24,7 +24,10 @@ import type { StateName } from "./support/wire.js";
 afterAll(() => removeTempDirs());
 
 /** The block record describes another chain's block: compare its shape (fields, order, formats), not its values. */
-const shape = (text: string) => normaliseVolatile(text).replace(/"chain_id": "[^"]*"/g, '"chain_id": "<CHAIN>"').replace(/"height": "\d+"/g, '"height": "<N>"');
+const shape = (text: string) =>
+  normaliseVolatile(text)
+    .replace(/"chain_id": "[^"]*"/g, '"chain_id": "<CHAIN>"')
+    .replace(/"height": "\d+"/g, '"height": "<N>"');
 
 for (const { line, capture, label } of lineSources()) {
   /** A record's id with the state's known upgrade name as `<known>`, so one differences entry covers every state. */
@@ -57,7 +60,8 @@ for (const { line, capture, label } of lineSources()) {
       const ours = new Map<string, CliRecord>();
       beforeAll(async () => {
         d = await devnetInState(state, capture.states.applied.plan!.height, line);
-        for (const r of await captureCli({ rpcUrl: d.node.rpcUrl, chainId: d.node.chainId }, stateSpec(state, line.upgrade.name), ["xupgrade"])) ours.set(generic(state, r).id, generic(state, r));
+        for (const r of await captureCli({ rpcUrl: d.node.rpcUrl, chainId: d.node.chainId }, stateSpec(state, line.upgrade.name), ["xupgrade"]))
+          ours.set(generic(state, r).id, generic(state, r));
       }, 120_000);
       afterAll(() => d?.stop());
       for (const args of cliQueries(stateSpec(state, line.upgrade.name))) {

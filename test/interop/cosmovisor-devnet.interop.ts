@@ -155,8 +155,24 @@ async function setUp(label: string, halt: Halt): Promise<Chain> {
   const kr = ["--keyring-backend", "test", "--home", home];
   ok(
     await runCli([
-      "devnet", "init", "--home", home, "--validators", "1", "--voting-period", "4s", "--deposit-period", "4s", "--block-time", "100ms",
-      "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+      "devnet",
+      "init",
+      "--home",
+      home,
+      "--validators",
+      "1",
+      "--voting-period",
+      "4s",
+      "--deposit-period",
+      "4s",
+      "--block-time",
+      "100ms",
+      "--rpc",
+      "127.0.0.1:0",
+      "--rest",
+      "127.0.0.1:0",
+      "--grpc",
+      "127.0.0.1:0",
     ]),
   );
   ok(await runCli(["keys", "import-genesis", ...kr]));
@@ -191,8 +207,30 @@ async function upgradeToHalt(c: Chain, cv: CollectedChild<SimdLog>): Promise<{ h
   // At 100 ms blocks: the submission (a CLI start, seconds on a busy machine), 4 s of voting, and room.
   const height = Number(status.result.sync_info.latest_block_height) + 150;
   const submit = await runCli([
-    "tx", "upgrade", "software-upgrade", "v2", "--upgrade-height", String(height), "--upgrade-info", c.release.info, "--daemon-name", DAEMON,
-    "--title", "v2", "--summary", "under cosmovisor", "--deposit", "10000000stake", "--from", "alice", ...c.kr, "--node", rpc, "-y", "-o", "json",
+    "tx",
+    "upgrade",
+    "software-upgrade",
+    "v2",
+    "--upgrade-height",
+    String(height),
+    "--upgrade-info",
+    c.release.info,
+    "--daemon-name",
+    DAEMON,
+    "--title",
+    "v2",
+    "--summary",
+    "under cosmovisor",
+    "--deposit",
+    "10000000stake",
+    "--from",
+    "alice",
+    ...c.kr,
+    "--node",
+    rpc,
+    "-y",
+    "-o",
+    "json",
   ]);
   if (submit.code !== 0) await ballot.cancel();
   expect((JSON.parse(ok(submit).stdout) as { proposal_id: string }).proposal_id).toBe("1");

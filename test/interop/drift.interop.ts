@@ -23,9 +23,7 @@ for (const live of lineSources()) {
           const now = live.capture.states[state][kind] as AnyRecord[];
           const then = recorded.states[state][kind] as AnyRecord[];
           expect(now.map((r) => r.id)).toEqual(then.map((r) => r.id));
-          const drifted = now
-            .map((r, i) => ({ id: r.id, now: driftText(r), then: driftText(then[i]) }))
-            .filter((d) => d.now !== d.then);
+          const drifted = now.map((r, i) => ({ id: r.id, now: driftText(r), then: driftText(then[i]) })).filter((d) => d.now !== d.then);
           expect(drifted).toEqual([]);
         });
       }

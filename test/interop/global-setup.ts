@@ -24,7 +24,9 @@ export const liveCapturePath = (line: LineKey): string => join(ROOT, `test-outpu
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   interopPeers();
   const captures: Partial<Record<LineKey, string>> = {};
-  const live = process.env.XUPGRADE_INTEROP_LIVE_LINES?.split(",").map((k) => k.trim()).filter(Boolean);
+  const live = process.env.XUPGRADE_INTEROP_LIVE_LINES?.split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
   for (const line of LINES) {
     if (live && !live.includes(line.key)) {
       console.log(`interop: ${line.label}: compared with its recorded fixture (XUPGRADE_INTEROP_LIVE_LINES), drift not checked`);

@@ -44,11 +44,45 @@ interface Scenario {
 
 const SCENARIOS: Scenario[] = [
   // simd v0.50 after the upgrade: its 20 modules plus v0.47's capability, kept in the version map.
-  { tag: "simd", old: { label: "simd v0.47", binary: peers.simd047 }, new: { label: "simd v0.50", binary: peers.simd050 }, name: "v047-to-v050", modulesBefore: 19, modulesAfter: 21, added: ["circuit", "runtime"], changed: { gov: 5, auth: 5 } },
-  { tag: "appd-v053", old: { label: `appd ${SDK_V050_VERSION}`, binary: peers.app050 }, new: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 }, name: APP_UPGRADE_V053, modulesBefore: 9, modulesAfter: 10, added: ["epochs"], changed: {} },
-  { tag: "appd-v054", old: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 }, new: { label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 }, name: APP_UPGRADE_V054, modulesBefore: 10, modulesAfter: 10, added: [], changed: { auth: 6 } },
+  {
+    tag: "simd",
+    old: { label: "simd v0.47", binary: peers.simd047 },
+    new: { label: "simd v0.50", binary: peers.simd050 },
+    name: "v047-to-v050",
+    modulesBefore: 19,
+    modulesAfter: 21,
+    added: ["circuit", "runtime"],
+    changed: { gov: 5, auth: 5 },
+  },
+  {
+    tag: "appd-v053",
+    old: { label: `appd ${SDK_V050_VERSION}`, binary: peers.app050 },
+    new: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 },
+    name: APP_UPGRADE_V053,
+    modulesBefore: 9,
+    modulesAfter: 10,
+    added: ["epochs"],
+    changed: {},
+  },
+  {
+    tag: "appd-v054",
+    old: { label: `appd ${SDK_V053_VERSION}`, binary: peers.app053 },
+    new: { label: `appd ${SDK_V054_VERSION}`, binary: peers.app054 },
+    name: APP_UPGRADE_V054,
+    modulesBefore: 10,
+    modulesAfter: 10,
+    added: [],
+    changed: { auth: 6 },
+  },
 ];
-const TYPES: Record<string, string> = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+};
 
 let browser: Browser;
 let site: TestServer;
@@ -83,148 +117,155 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-for (const sc of SCENARIOS) describe(`the light-client page against ${sc.new.label}'s REST and CometBFT RPC, through a real upgrade (${sc.name})`, () => {
-  const NAME = sc.name;
-  let h: SimdHome;
-  let node: SimdNode;
-  let height = 0;
-  let main: OpenPage;
-  /** What raw mode showed, for the report (also when an expectation fails). */
-  const rawSeen: Record<string, string> = {};
-  const pageUrl = (mode: "rest" | "raw" | "verified", extra = "") => `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}${extra}`;
-  /** The trust root of the verified checks: the old binary's header at height 2, before the upgrade. */
-  let trust: { height: bigint; hash: Uint8Array } | undefined;
-  const trustParams = () => `&trust_height=${trust!.height}&trust_hash=${Buffer.from(trust!.hash).toString("hex")}`;
+for (const sc of SCENARIOS)
+  describe(`the light-client page against ${sc.new.label}'s REST and CometBFT RPC, through a real upgrade (${sc.name})`, () => {
+    const NAME = sc.name;
+    let h: SimdHome;
+    let node: SimdNode;
+    let height = 0;
+    let main: OpenPage;
+    /** What raw mode showed, for the report (also when an expectation fails). */
+    const rawSeen: Record<string, string> = {};
+    const pageUrl = (mode: "rest" | "raw" | "verified", extra = "") =>
+      `${site.url}/index.html?rest=${encodeURIComponent(h.restUrl)}&rpc=${encodeURIComponent(h.rpcUrl)}&poll=500&mode=${mode}${extra}`;
+    /** The trust root of the verified checks: the old binary's header at height 2, before the upgrade. */
+    let trust: { height: bigint; hash: Uint8Array } | undefined;
+    const trustParams = () => `&trust_height=${trust!.height}&trust_hash=${Buffer.from(trust!.hash).toString("hex")}`;
 
-  beforeAll(async () => {
-    h = await initSimd({ binary: sc.old.binary });
-    node = startSimd(h);
-    await node.rpcReady();
-  }, 180_000);
+    beforeAll(async () => {
+      h = await initSimd({ binary: sc.old.binary });
+      node = startSimd(h);
+      await node.rpcReady();
+    }, 180_000);
 
-  afterAll(async () => {
-    await node?.stop().catch(() => undefined);
-    if (Object.keys(rawSeen).length) console.log(`raw-store mode against ${sc.new.label}:\n${Object.entries(rawSeen).map(([k, v]) => `  ${k}: ${v}`).join("\n")}`);
-  });
+    afterAll(async () => {
+      await node?.stop().catch(() => undefined);
+      if (Object.keys(rawSeen).length)
+        console.log(
+          `raw-store mode against ${sc.new.label}:\n${Object.entries(rawSeen)
+            .map(([k, v]) => `  ${k}: ${v}`)
+            .join("\n")}`,
+        );
+    });
 
-  it(`${sc.old.label} with ${NAME} scheduled: chain, plan with countdown, module versions (REST mode)`, async () => {
-    height = Math.max(45, (await node.height()) + 35);
-    await passProposal(h, sc.old.binary, softwareUpgradeMsg({ name: NAME, height }));
-    main = await openPage(browser, pageUrl("rest"));
-    opened.push(main);
-    const { page } = main;
-    await waitText(page, "chain", h.chainId, 60_000);
-    await waitText(page, "plan", NAME, 60_000);
-    expect(await text(page, "plan")).toContain(String(height));
-    await waitText(page, "countdown", /^in /, 30_000);
-    expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesBefore);
-    await shot(page, `${sc.tag}-1-scheduled`);
-    expect(main.errors).toEqual([]);
-  }, 120_000);
-
-  it(`verified mode on ${sc.old.label}: the scheduled plan proven, with its badge`, async () => {
-    trust = { height: 2n, hash: (await fetchLightBlock(RpcProvider.of(h.rpcUrl), 2n, h.chainId)).hash };
-    const v = await openPage(browser, pageUrl("verified", trustParams()));
-    opened.push(v);
-    await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
-    expect(await text(v.page, "plan-name")).toBe(NAME);
-    expect(await v.page.locator('[data-testid="verified-badge"]').count()).toBe(4);
-    await shot(v.page, `${sc.tag}-1v-scheduled-verified`);
-    expect(v.errors).toEqual([]);
-  }, 90_000);
-
-  it(`the halt, then ${sc.new.label} on the same home: the applied upgrade, its block, the new module versions (REST mode)`, async () => {
-    await waitForHalt(node.child, NAME);
-    await shot(main.page, `${sc.tag}-2-halted`);
-    await node.stop();
-    node = startSimd(h, sc.new.binary);
-    await node.ready();
-    const { page } = main;
-    await waitText(page, "applied-height", String(height), 60_000);
-    await waitText(page, "no-plan", "No upgrade scheduled", 30_000);
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="module"]').length === n, sc.modulesAfter, { timeout: 30_000 });
-    for (const m of sc.added) expect(await page.locator(`[data-testid="module"][data-name="${m}"]`).count(), m).toBe(1);
-    for (const [m, v] of Object.entries(sc.changed)) {
-      await page.waitForFunction(
-        ([name, version]) => document.querySelector(`[data-testid="module"][data-name="${name}"] td:nth-child(2)`)?.textContent === version,
-        [m, String(v)] as const,
-        { timeout: 30_000 },
-      );
-    }
-    // The block record of the upgrade height, as simd's CometBFT has it.
-    const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
-    expect(await text(page, "block-record")).toContain(block.result.block_id.hash);
-    await shot(page, `${sc.tag}-3-applied`);
-    expect(main.errors).toEqual([]);
-  }, 180_000);
-
-  it(`verified on ${sc.new.label} from the root taken before the upgrade: the Done record in the SDK's layout and what changed, proven; the oracle agrees`, async () => {
-    // Block H writes the Done record, and a state is proven against the next header: wait for header H+1
-    // (REST already answers at H; a loaded machine may not have made the next block yet).
-    await waitUntil(async () => (await rpcHeight(h.rpcUrl)) > height, 60_000, `a block of ${sc.new.label} after the upgrade height ${height}`);
-    const j = await judgeUpgrade({ primary: h.rpcUrl, trustHeight: trust!.height, trustHash: trust!.hash }, async (c) => ({
-      applied: (await c.appliedUpgrades()).value,
-      plan: (await c.currentPlan()).value,
-      versions: (await c.moduleVersions()).value,
-    }));
-    expect(j.ts.verdict, j.ts.error).toBe("verified");
-    expect(j.ts.value!.applied).toEqual({ layout: "sdk", entries: [{ name: NAME, height: BigInt(height) }] });
-    expect(j.ts.value!.plan).toBeUndefined();
-    expect(j.ts.value!.versions).toHaveLength(sc.modulesAfter);
-    expect(j.go, "the Go oracle (npm run peers) must run in the interop suite").toBeDefined();
-    expect(j.go!.verdict).toBe("verified");
-    for (const n of j.proofs) expect(j.go!.proofs.find((p) => p.name === n.key)?.verdict, n.key).toBe(n.verdict);
-
-    const v = await openPage(browser, pageUrl("verified", trustParams()));
-    opened.push(v);
-    await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
-    // The root in the link, confirmed with its hash (until then no block hash is shown whole).
-    await pasteHash(v.page, "confirm-form", Buffer.from(trust!.hash).toString("hex"));
-    await v.page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
-    await waitText(v.page, "applied-height", String(height), 30_000);
-    expect(await text(v.page, "done-layout")).toBe("Done records: SDK layout (height in the key)");
-    // What changed at the upgrade, proven at height H−1 against header H (verified backwards).
-    const change = await text(v.page, "versions-change");
-    for (const m of sc.added) expect(change).toContain(`${m} added`);
-    // The block record of the upgrade height: its header, verified by the hash chain.
-    const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
-    expect(await text(v.page, "block-record")).toContain(block.result.block_id.hash);
-    await shot(v.page, `${sc.tag}-3v-applied-verified`);
-    expect(v.errors).toEqual([]);
-  }, 120_000);
-
-  it(`raw-store mode on ${sc.new.label}: the Done records in the SDK's layout, read and said so, agreeing with REST`, async () => {
-    const raw = await openPage(browser, pageUrl("raw"));
-    opened.push(raw);
-    const { page } = raw;
-    const record = async () => {
-      rawSeen.state = String(await page.evaluate(() => document.body.dataset.state));
-      rawSeen.banner = (await text(page, "banner").catch(() => "(none)")).replace(/\s+/g, " ").slice(0, 600);
-      rawSeen.applied = (await text(page, "applied")).replace(/\s+/g, " ").slice(0, 400);
-      rawSeen.versions = (await text(page, "versions")).replace(/\s+/g, " ").slice(0, 200);
-      rawSeen.agreement = (await text(page, "agreement")).replace(/\s+/g, " ").slice(0, 600);
-    };
-    try {
+    it(`${sc.old.label} with ${NAME} scheduled: chain, plan with countdown, module versions (REST mode)`, async () => {
+      height = Math.max(45, (await node.height()) + 35);
+      await passProposal(h, sc.old.binary, softwareUpgradeMsg({ name: NAME, height }));
+      main = await openPage(browser, pageUrl("rest"));
+      opened.push(main);
+      const { page } = main;
       await waitText(page, "chain", h.chainId, 60_000);
-      // The SDK's record of the upgrade: 01 ‖ BE64(height) ‖ name → 01.
-      await waitText(page, "done-layout", "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01", 60_000);
-      expect(await text(page, "applied-height")).toBe(String(height));
-      expect(await page.locator('[data-testid="applied-upgrade"]').getAttribute("data-name")).toBe(NAME);
-      const key = `01${height.toString(16).padStart(16, "0")}${Buffer.from(NAME).toString("hex")}`;
-      expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
-      expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesAfter);
-      await page.waitForFunction(() => document.body.dataset.state === "ok", undefined, { timeout: 30_000 });
-      // Plan, applied upgrades and module versions agree with REST; the app version (0 in an SDK node's status) is left unjudged.
-      await page.waitForFunction(
-        () => [...document.querySelectorAll<HTMLElement>('[data-testid="agreement-row"]')].slice(0, 3).every((r) => r.dataset.verdict === "agree"),
-        undefined,
-        { timeout: 30_000 },
-      );
-      expect(await text(page, "agreement")).toContain(`applied upgrades ${NAME}@${height}`);
-    } finally {
-      await record();
-      await shot(page, `${sc.tag}-4-raw`);
-    }
-    expect(raw.errors).toEqual([]);
-  }, 120_000);
-});
+      await waitText(page, "plan", NAME, 60_000);
+      expect(await text(page, "plan")).toContain(String(height));
+      await waitText(page, "countdown", /^in /, 30_000);
+      expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesBefore);
+      await shot(page, `${sc.tag}-1-scheduled`);
+      expect(main.errors).toEqual([]);
+    }, 120_000);
+
+    it(`verified mode on ${sc.old.label}: the scheduled plan proven, with its badge`, async () => {
+      trust = { height: 2n, hash: (await fetchLightBlock(RpcProvider.of(h.rpcUrl), 2n, h.chainId)).hash };
+      const v = await openPage(browser, pageUrl("verified", trustParams()));
+      opened.push(v);
+      await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+      expect(await text(v.page, "plan-name")).toBe(NAME);
+      expect(await v.page.locator('[data-testid="verified-badge"]').count()).toBe(4);
+      await shot(v.page, `${sc.tag}-1v-scheduled-verified`);
+      expect(v.errors).toEqual([]);
+    }, 90_000);
+
+    it(`the halt, then ${sc.new.label} on the same home: the applied upgrade, its block, the new module versions (REST mode)`, async () => {
+      await waitForHalt(node.child, NAME);
+      await shot(main.page, `${sc.tag}-2-halted`);
+      await node.stop();
+      node = startSimd(h, sc.new.binary);
+      await node.ready();
+      const { page } = main;
+      await waitText(page, "applied-height", String(height), 60_000);
+      await waitText(page, "no-plan", "No upgrade scheduled", 30_000);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid="module"]').length === n, sc.modulesAfter, { timeout: 30_000 });
+      for (const m of sc.added) expect(await page.locator(`[data-testid="module"][data-name="${m}"]`).count(), m).toBe(1);
+      for (const [m, v] of Object.entries(sc.changed)) {
+        await page.waitForFunction(
+          ([name, version]) => document.querySelector(`[data-testid="module"][data-name="${name}"] td:nth-child(2)`)?.textContent === version,
+          [m, String(v)] as const,
+          { timeout: 30_000 },
+        );
+      }
+      // The block record of the upgrade height, as simd's CometBFT has it.
+      const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
+      expect(await text(page, "block-record")).toContain(block.result.block_id.hash);
+      await shot(page, `${sc.tag}-3-applied`);
+      expect(main.errors).toEqual([]);
+    }, 180_000);
+
+    it(`verified on ${sc.new.label} from the root taken before the upgrade: the Done record in the SDK's layout and what changed, proven; the oracle agrees`, async () => {
+      // Block H writes the Done record, and a state is proven against the next header: wait for header H+1
+      // (REST already answers at H; a loaded machine may not have made the next block yet).
+      await waitUntil(async () => (await rpcHeight(h.rpcUrl)) > height, 60_000, `a block of ${sc.new.label} after the upgrade height ${height}`);
+      const j = await judgeUpgrade({ primary: h.rpcUrl, trustHeight: trust!.height, trustHash: trust!.hash }, async (c) => ({
+        applied: (await c.appliedUpgrades()).value,
+        plan: (await c.currentPlan()).value,
+        versions: (await c.moduleVersions()).value,
+      }));
+      expect(j.ts.verdict, j.ts.error).toBe("verified");
+      expect(j.ts.value!.applied).toEqual({ layout: "sdk", entries: [{ name: NAME, height: BigInt(height) }] });
+      expect(j.ts.value!.plan).toBeUndefined();
+      expect(j.ts.value!.versions).toHaveLength(sc.modulesAfter);
+      expect(j.go, "the Go oracle (npm run peers) must run in the interop suite").toBeDefined();
+      expect(j.go!.verdict).toBe("verified");
+      for (const n of j.proofs) expect(j.go!.proofs.find((p) => p.name === n.key)?.verdict, n.key).toBe(n.verdict);
+
+      const v = await openPage(browser, pageUrl("verified", trustParams()));
+      opened.push(v);
+      await v.page.waitForFunction(() => document.body.dataset.state === "verified", undefined, { timeout: 60_000 });
+      // The root in the link, confirmed with its hash (until then no block hash is shown whole).
+      await pasteHash(v.page, "confirm-form", Buffer.from(trust!.hash).toString("hex"));
+      await v.page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
+      await waitText(v.page, "applied-height", String(height), 30_000);
+      expect(await text(v.page, "done-layout")).toBe("Done records: SDK layout (height in the key)");
+      // What changed at the upgrade, proven at height H−1 against header H (verified backwards).
+      const change = await text(v.page, "versions-change");
+      for (const m of sc.added) expect(change).toContain(`${m} added`);
+      // The block record of the upgrade height: its header, verified by the hash chain.
+      const block = (await (await fetch(`${h.rpcUrl}/block?height=${height}`)).json()) as { result: { block_id: { hash: string } } };
+      expect(await text(v.page, "block-record")).toContain(block.result.block_id.hash);
+      await shot(v.page, `${sc.tag}-3v-applied-verified`);
+      expect(v.errors).toEqual([]);
+    }, 120_000);
+
+    it(`raw-store mode on ${sc.new.label}: the Done records in the SDK's layout, read and said so, agreeing with REST`, async () => {
+      const raw = await openPage(browser, pageUrl("raw"));
+      opened.push(raw);
+      const { page } = raw;
+      const record = async () => {
+        rawSeen.state = String(await page.evaluate(() => document.body.dataset.state));
+        rawSeen.banner = (await text(page, "banner").catch(() => "(none)")).replace(/\s+/g, " ").slice(0, 600);
+        rawSeen.applied = (await text(page, "applied")).replace(/\s+/g, " ").slice(0, 400);
+        rawSeen.versions = (await text(page, "versions")).replace(/\s+/g, " ").slice(0, 200);
+        rawSeen.agreement = (await text(page, "agreement")).replace(/\s+/g, " ").slice(0, 600);
+      };
+      try {
+        await waitText(page, "chain", h.chainId, 60_000);
+        // The SDK's record of the upgrade: 01 ‖ BE64(height) ‖ name → 01.
+        await waitText(page, "done-layout", "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01", 60_000);
+        expect(await text(page, "applied-height")).toBe(String(height));
+        expect(await page.locator('[data-testid="applied-upgrade"]').getAttribute("data-name")).toBe(NAME);
+        const key = `01${height.toString(16).padStart(16, "0")}${Buffer.from(NAME).toString("hex")}`;
+        expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
+        expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesAfter);
+        await page.waitForFunction(() => document.body.dataset.state === "ok", undefined, { timeout: 30_000 });
+        // Plan, applied upgrades and module versions agree with REST; the app version (0 in an SDK node's status) is left unjudged.
+        await page.waitForFunction(
+          () => [...document.querySelectorAll<HTMLElement>('[data-testid="agreement-row"]')].slice(0, 3).every((r) => r.dataset.verdict === "agree"),
+          undefined,
+          { timeout: 30_000 },
+        );
+        expect(await text(page, "agreement")).toContain(`applied upgrades ${NAME}@${height}`);
+      } finally {
+        await record();
+        await shot(page, `${sc.tag}-4-raw`);
+      }
+      expect(raw.errors).toEqual([]);
+    }, 120_000);
+  });

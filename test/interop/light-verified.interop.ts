@@ -33,7 +33,11 @@ import { softwareUpgradeMsg } from "./support/simd.js";
 
 const peers = interopPeers();
 const cometbft = peerBinaries().cometbft;
-const PLAN = { name: "light-v2", height: 900_000, info: '{"binaries":{"linux/amd64":"https://example.invalid/v2.tar.gz?checksum=sha256:' + "ab".repeat(32) + '"}}' };
+const PLAN = {
+  name: "light-v2",
+  height: 900_000,
+  info: '{"binaries":{"linux/amd64":"https://example.invalid/v2.tar.gz?checksum=sha256:' + "ab".repeat(32) + '"}}',
+};
 
 let core: Core;
 let net: SimdNet;
@@ -44,14 +48,21 @@ let root: { trustHeight: bigint; trustHash: Uint8Array };
 /** Everything a status page shows, read through one client. */
 async function readAll(c: VerifiedUpgradeClient) {
   const [plan, pv, versions, applied] = await Promise.all([c.currentPlan(), c.protocolVersion(), c.moduleVersions(), c.appliedUpgrades()]);
-  return { plan: plan.value, protocolVersion: pv.value, versions: versions.value, applied: applied.value, proofs: plan.proofs + pv.proofs + versions.proofs + applied.proofs };
+  return {
+    plan: plan.value,
+    protocolVersion: pv.value,
+    versions: versions.value,
+    applied: applied.value,
+    proofs: plan.proofs + pv.proofs + versions.proofs + applied.proofs,
+  };
 }
 
 type Read = Awaited<ReturnType<typeof readAll>>;
 
 /** The same verdict from both, on the headers and on every proof both saw. */
 function expectAgreement(j: UpgradeJudged<unknown>): void {
-  const why = () => `xupgrade: ${j.ts.verdict} ${j.ts.check ?? ""} ${j.ts.error ?? ""}\nCometBFT: ${j.go?.verdict} ${j.go?.kind ?? ""} ${j.go?.error ?? ""}\n${JSON.stringify(j.go?.proofs.filter((p) => p.verdict === "refused"))}`;
+  const why = () =>
+    `xupgrade: ${j.ts.verdict} ${j.ts.check ?? ""} ${j.ts.error ?? ""}\nCometBFT: ${j.go?.verdict} ${j.go?.kind ?? ""} ${j.go?.error ?? ""}\n${JSON.stringify(j.go?.proofs.filter((p) => p.verdict === "refused"))}`;
   expect(j.go, "the Go oracle must run in the interop suite (npm run peers builds it)").toBeDefined();
   const headerRefused = j.ts.verdict === "refused" && j.ts.check !== "proof" && j.ts.check !== "proof-missing";
   expect(j.go!.verdict, why()).toBe(headerRefused ? "refused" : "verified");
@@ -69,7 +80,10 @@ async function liar(mode: Tampering, o: { other?: string } = {}): Promise<string
     mode,
     above: root.trustHeight,
     other: o.other,
-    fakePlan: (original) => core.encodePlan(original ? { ...core.decodePlan(original), height: core.decodePlan(original).height + 1000n } : { name: "invented", height: 123n, info: "" }),
+    fakePlan: (original) =>
+      core.encodePlan(
+        original ? { ...core.decodePlan(original), height: core.decodePlan(original).height + 1000n } : { name: "invented", height: 123n, info: "" },
+      ),
   });
   servers.push(l);
   return l.url;
@@ -107,7 +121,9 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
     expect(v.protocolVersion).toBe(0n);
     expect(v.applied).toEqual({ layout: undefined, entries: [] });
     // The same as the node's own (unproven) REST answer: nothing left out, nothing added.
-    const rest = (await (await fetch(`${net.nodes[0].restUrl}/cosmos/upgrade/v1beta1/module_versions`)).json()) as { module_versions: { name: string; version: string }[] };
+    const rest = (await (await fetch(`${net.nodes[0].restUrl}/cosmos/upgrade/v1beta1/module_versions`)).json()) as {
+      module_versions: { name: string; version: string }[];
+    };
     expect(v.versions.map((m) => `${m.name}=${m.version}`)).toEqual(rest.module_versions.map((m) => `${m.name}=${m.version}`));
     // One proof each for the plan and the protocol version, n + 1 for n module versions, 1 for no Done record.
     expect(v.proofs).toBe(1 + 1 + (v.versions.length + 1) + 1);
@@ -147,7 +163,10 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
   for (const [what, mode, check, extra] of cases) {
     it(`refuses ${what} (${check}), and the oracle agrees`, async () => {
       const target = await net.height();
-      const j = await judgeUpgrade(input({ primary: await liar(mode, extra?.()), syncTo: mode === "other-chain" || mode === "other-validators" ? 5n : target - 1n }), readAll);
+      const j = await judgeUpgrade(
+        input({ primary: await liar(mode, extra?.()), syncTo: mode === "other-chain" || mode === "other-validators" ? 5n : target - 1n }),
+        readAll,
+      );
       expect(j.ts.verdict).toBe("refused");
       expect(j.ts.check, j.ts.error).toBe(check);
       expectAgreement(j);
@@ -166,7 +185,10 @@ describe("four simd v0.50 validators, a plan scheduled through gov", () => {
   });
 
   it("verifies a single Done record key and a module version key, present and absent", async () => {
-    const c = await VerifiedUpgradeClient.connect(net.nodes[1].rpcUrl, { trust: { height: root.trustHeight, hash: root.trustHash }, witnesses: [net.nodes[2].rpcUrl] });
+    const c = await VerifiedUpgradeClient.connect(net.nodes[1].rpcUrl, {
+      trust: { height: root.trustHeight, hash: root.trustHash },
+      witnesses: [net.nodes[2].rpcUrl],
+    });
     await c.sync();
     expect((await c.moduleVersion("upgrade")).value).toBe(honest.ts.value!.versions.find((m) => m.name === "upgrade")!.version);
     expect((await c.moduleVersion("no-such-module")).value).toBeUndefined();
@@ -189,11 +211,36 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
 
   it("prints the plan, proven, and exits 0; stderr says against which header", async () => {
     const home = tempDir("xupgrade-light-cli-");
-    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json", ...witness()]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "plan",
+      "--verify",
+      ...trustFlags(),
+      "--node",
+      net.nodes[0].rpcUrl,
+      "--home",
+      home,
+      "-o",
+      "json",
+      ...witness(),
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(answer(r.stdout)).toEqual({ name: PLAN.name, time: "0001-01-01T00:00:00Z", height: String(PLAN.height), info: PLAN.info, upgraded_client_state: null });
-    expect(JSON.parse(r.stdout).verification).toMatchObject({ trust_root: { source: "given", confirmed: true }, witnesses: [net.nodes[1].rpcUrl], warnings: [] });
-    expect(r.stderr).toMatch(/^verified: plan "light-v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, light-sdk-1, \S+, \d+ s old\), 1 store proof, confirmed by 1 witness$/m);
+    expect(answer(r.stdout)).toEqual({
+      name: PLAN.name,
+      time: "0001-01-01T00:00:00Z",
+      height: String(PLAN.height),
+      info: PLAN.info,
+      upgraded_client_state: null,
+    });
+    expect(JSON.parse(r.stdout).verification).toMatchObject({
+      trust_root: { source: "given", confirmed: true },
+      witnesses: [net.nodes[1].rpcUrl],
+      warnings: [],
+    });
+    expect(r.stderr).toMatch(
+      /^verified: plan "light-v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, light-sdk-1, \S+, \d+ s old\), 1 store proof, confirmed by 1 witness$/m,
+    );
     // The answer is the plain query's, field for field.
     const plain = await runCli(["query", "upgrade", "plan", "--node", net.nodes[0].rpcUrl, "--home", home, "-o", "json"]);
     expect(answer(r.stdout)).toEqual(JSON.parse(plain.stdout));
@@ -201,7 +248,20 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
 
   it("module_versions and applied, proven; a name never applied is proven absent (exit 1, as the plain query)", async () => {
     const home = tempDir("xupgrade-light-cli-");
-    const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json", ...witness()]);
+    const mv = await runCli([
+      "query",
+      "upgrade",
+      "module_versions",
+      "--verify",
+      ...trustFlags(),
+      "--node",
+      net.nodes[2].rpcUrl,
+      "--home",
+      home,
+      "-o",
+      "json",
+      ...witness(),
+    ]);
     expect(mv.code, mv.stderr).toBe(0);
     const plain = await runCli(["query", "upgrade", "module_versions", "--node", net.nodes[2].rpcUrl, "--home", home, "-o", "json"]);
     expect(answer(mv.stdout)).toEqual(JSON.parse(plain.stdout));
@@ -222,17 +282,35 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
     expect(first.stdout).toContain("UNCONFIRMED TRUST ROOT");
     const again = await runCli(["query", "upgrade", "plan", "--verify", "--node", net.nodes[3].rpcUrl, "--home", home, ...witness()]);
     expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/^trust root: the header verified last time, trusted since first use \(height \d+, hash [0-9A-F]{64}, .*\) — never confirmed$/m);
+    expect(again.stderr).toMatch(
+      /^trust root: the header verified last time, trusted since first use \(height \d+, hash [0-9A-F]{64}, .*\) — never confirmed$/m,
+    );
     expect(again.stdout).toContain("UNCONFIRMED TRUST ROOT");
   });
 
   const lies: [Tampering, RegExp, (() => { other?: string }) | undefined][] = [
-    ["plan-value", /^Error: verification failed: at height \d+: the proof of upgrade key 0x00 = 0x[0-9a-f]+ does not hold against the verified app hash: /, undefined],
+    [
+      "plan-value",
+      /^Error: verification failed: at height \d+: the proof of upgrade key 0x00 = 0x[0-9a-f]+ does not hold against the verified app hash: /,
+      undefined,
+    ],
     ["proof-byte", /^Error: verification failed: at height \d+: the proof of upgrade key 0x00 .* does not hold against the verified app hash: /, undefined],
-    ["drop-signatures", /^Error: verification failed: at height \d+: not enough voting power signed: got \d+, needed more than \d+ \(2\/3 of the set\)$/, undefined],
+    [
+      "drop-signatures",
+      /^Error: verification failed: at height \d+: not enough voting power signed: got \d+, needed more than \d+ \(2\/3 of the set\)$/,
+      undefined,
+    ],
     ["forge-signature", /^Error: verification failed: at height \d+: commit signature #\d+ \(validator [0-9A-F]{40}\) is wrong$/, undefined],
-    ["other-chain", /^Error: verification failed: at height \d+: the header belongs to chain "light-elsewhere-1", not "light-sdk-1"$/, () => ({ other: other.nodes[0].rpcUrl })],
-    ["other-validators", /^Error: verification failed: at height \d+: validators_hash [0-9A-F]{64} does not match the validator set the node supplied \([0-9A-F]{64}\)$/, () => ({ other: other.nodes[0].rpcUrl })],
+    [
+      "other-chain",
+      /^Error: verification failed: at height \d+: the header belongs to chain "light-elsewhere-1", not "light-sdk-1"$/,
+      () => ({ other: other.nodes[0].rpcUrl }),
+    ],
+    [
+      "other-validators",
+      /^Error: verification failed: at height \d+: validators_hash [0-9A-F]{64} does not match the validator set the node supplied \([0-9A-F]{64}\)$/,
+      () => ({ other: other.nodes[0].rpcUrl }),
+    ],
     ["strip-prove", /^Error: verification failed: at height \d+: the node sent no proof for upgrade key 0x00 \(it ignored prove=true/, undefined],
   ];
   for (const [mode, message, extra] of lies) {
@@ -246,9 +324,24 @@ describe("the CLI: xupgrade query upgrade … --verify against the four validato
   }
 
   it("exits 1 when the root is older than the trusting period", async () => {
-    const r = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--trusting-period", "1s", "--node", net.nodes[0].rpcUrl, "--home", tempDir("xupgrade-light-cli-"), ...witness()]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "plan",
+      "--verify",
+      ...trustFlags(),
+      "--trusting-period",
+      "1s",
+      "--node",
+      net.nodes[0].rpcUrl,
+      "--home",
+      tempDir("xupgrade-light-cli-"),
+      ...witness(),
+    ]);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 3: the trusted header expired at \S+ \(now \S+\); obtain a newer trust root$/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(
+      /^Error: verification failed: at height 3: the trusted header expired at \S+ \(now \S+\); obtain a newer trust root$/,
+    );
   });
 });
 
@@ -293,17 +386,23 @@ describe("the status page in verified mode, in Chromium, against the four valida
     expect(await text(page, "trust-headline")).toBe("No trust root for light-sdk-1");
     expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
     await trustFirstUse(page);
-    await page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, {
+      timeout: 60_000,
+    });
     expect(await text(page, "plan-name")).toBe(PLAN.name);
     expect(await text(page, "plan-height")).toBe(String(PLAN.height));
     const amber = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
     expect(amber).toHaveLength(4);
     for (const b of amber) expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
-    expect(await text(page, "trust-root")).toMatch(/^this node's own latest header, taken unverified on first use \(height \d+, hash [0-9A-F]{12}…[0-9A-F]{6}, with http:\/\/127\.0\.0\.1:\d+ at .*\) — NOT CONFIRMED$/);
+    expect(await text(page, "trust-root")).toMatch(
+      /^this node's own latest header, taken unverified on first use \(height \d+, hash [0-9A-F]{12}…[0-9A-F]{6}, with http:\/\/127\.0\.0\.1:\d+ at .*\) — NOT CONFIRMED$/,
+    );
     await shot(page, "unconfirmed");
     // The user's source: another validator's /commit at the height the page asks about.
     const height = await text(page, "confirm-height");
-    const commit = (await (await fetch(`${net.nodes[2].rpcUrl}/commit?height=${height}`)).json()) as { result: { signed_header: { commit: { block_id: { hash: string } } } } };
+    const commit = (await (await fetch(`${net.nodes[2].rpcUrl}/commit?height=${height}`)).json()) as {
+      result: { signed_header: { commit: { block_id: { hash: string } } } };
+    };
     await pasteHash(page, "confirm-form", commit.result.signed_header.commit.block_id.hash);
     await page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
     await page.waitForFunction(() => Number(document.querySelector("#footer")?.getAttribute("data-polls")) >= 3);
@@ -311,7 +410,11 @@ describe("the status page in verified mode, in Chromium, against the four valida
     expect(green).toHaveLength(4);
     for (const b of green) expect(b).toMatch(/^✓ verified /);
     expect(green[1]).toMatch(/plan “light-v2” at height \d+, against the app hash of header \d+/);
-    expect(await text(page, "trust-root")).toMatch(new RegExp(`^(the root you gave|the header verified last time, trusted since the root you gave) \\(height ${height}, hash [0-9A-F]{64}, .*\\) — confirmed$`));
+    expect(await text(page, "trust-root")).toMatch(
+      new RegExp(
+        `^(the root you gave|the header verified last time, trusted since the root you gave) \\(height ${height}, hash [0-9A-F]{64}, .*\\) — confirmed$`,
+      ),
+    );
     expect(await text(page, "witnesses")).toContain(`confirmed by ${net.nodes[1].rpcUrl}`);
     expect(await text(page, "chain-id")).toBe("light-sdk-1");
     expect(await page.locator('[data-testid="module"]').count()).toBe(honestVersions().length);
@@ -358,7 +461,9 @@ describe("the status page in verified mode, in Chromium, against the four valida
   }
 
   it("refuses a root older than the trusting period (trusting-period)", async () => {
-    const { page } = await open(url(net.nodes[0].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash), trusting_period: "1s" }));
+    const { page } = await open(
+      url(net.nodes[0].rpcUrl, { trust_height: root.trustHeight.toString(), trust_hash: toHex(root.trustHash), trusting_period: "1s" }),
+    );
     await page.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
     expect(await page.locator('[data-testid="verify-error"]').getAttribute("data-check")).toBe("trusting-period");
   }, 60_000);
@@ -373,7 +478,9 @@ describe("the status page in verified mode, in Chromium, against the four valida
       await page.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
       const err = page.locator('[data-testid="verify-error"]');
       expect(await err.getAttribute("data-check")).toBe("witness");
-      expect(await err.innerText()).toMatch(/has a conflicting header: primary [0-9A-F]{64}, witness [0-9A-F]{64} — both are signed by the trusted validators: a light client attack/);
+      expect(await err.innerText()).toMatch(
+        /has a conflicting header: primary [0-9A-F]{64}, witness [0-9A-F]{64} — both are signed by the trusted validators: a light client attack/,
+      );
       expect(await page.locator('[data-testid="verified-badge"]').count()).toBe(0);
       await shot(page, "refused-witness");
       expect(errors).toEqual([]);

@@ -21,7 +21,9 @@ const rows = new Map(
 
 describe("docs/spec/interop.md §12 and support/scenarios.ts", () => {
   it("every scenario of the code is a row of the table, cell for cell", () => {
-    expect(SCENARIOS.map((s) => [s.key, rows.get(s.key)])).toEqual(SCENARIOS.map((s) => [s.key, { bugs: s.bugs, situation: s.situation, cosmovisor: s.cosmovisor, visor: s.visor }]));
+    expect(SCENARIOS.map((s) => [s.key, rows.get(s.key)])).toEqual(
+      SCENARIOS.map((s) => [s.key, { bugs: s.bugs, situation: s.situation, cosmovisor: s.cosmovisor, visor: s.visor }]),
+    );
   });
 
   it("every row is a scenario of the code; keys are unique", () => {

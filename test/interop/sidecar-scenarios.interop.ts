@@ -99,7 +99,11 @@ function start(sup: Sup, home: string, e: Record<string, string>): CollectedChil
   // The node's arguments: the wrapper is `xupgrade devnet start --app … "$@"`.
   const cmd = sup === "visor" ? [process.execPath, builtCliMain(), "visor", "run", "--home", home] : [peers.cosmovisor, "run", "--home", home];
   return track(
-    spawnCollected<SimdLog>("sh", ["-c", 'exec "$0" "$@" 2>&1', ...cmd], { env: e, parse: parseLog, echo: process.env.XUPGRADE_TEST_LOGS === "1" ? sup : undefined }),
+    spawnCollected<SimdLog>("sh", ["-c", 'exec "$0" "$@" 2>&1', ...cmd], {
+      env: e,
+      parse: parseLog,
+      echo: process.env.XUPGRADE_TEST_LOGS === "1" ? sup : undefined,
+    }),
   );
 }
 
@@ -119,7 +123,11 @@ async function appliedAtHeight(c: CollectedChild<SimdLog>, since = 0): Promise<v
 /** The visor's common end: the plan's own binary behind `current`, applied at H. */
 function expectRightBinary(home: string): void {
   expect(current(home)).toBe("upgrades/v2");
-  expect(createHash("sha256").update(readFileSync(join(home, "cosmovisor/upgrades/v2/bin", DAEMON))).digest("hex")).toBe(v2Sha);
+  expect(
+    createHash("sha256")
+      .update(readFileSync(join(home, "cosmovisor/upgrades/v2/bin", DAEMON)))
+      .digest("hex"),
+  ).toBe(v2Sha);
 }
 
 const scenario = (key: string) => SCENARIOS.find((s) => s.key === key)!;
@@ -129,8 +137,15 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
     for (const sup of SUPS) {
       const { home, ctl } = copyHome(chain.halted, `sc1-${sup}`);
       const e = env(home, ctl);
-      await setup(sup, e, [["init", bins.v1], ["add-upgrade", "v2", bins.v2]]);
-      writeFileSync(join(home, "cosmovisor/hold.sh"), `#!/bin/sh\ntouch "$XUPGRADED_CTL/holding-custom"\nwhile [ -e "$XUPGRADED_CTL/hold-custom" ]; do sleep 0.05; done\n`, { mode: 0o755 });
+      await setup(sup, e, [
+        ["init", bins.v1],
+        ["add-upgrade", "v2", bins.v2],
+      ]);
+      writeFileSync(
+        join(home, "cosmovisor/hold.sh"),
+        `#!/bin/sh\ntouch "$XUPGRADED_CTL/holding-custom"\nwhile [ -e "$XUPGRADED_CTL/hold-custom" ]; do sleep 0.05; done\n`,
+        { mode: 0o755 },
+      );
       writeFileSync(join(ctl, "hold-custom"), "");
       const first = start(sup, home, { ...e, COSMOVISOR_CUSTOM_PREUPGRADE: "hold.sh" });
       try {
@@ -164,7 +179,10 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
     for (const sup of SUPS) {
       const { home, ctl } = copyHome(chain.halted, `sc2-${sup}`);
       const e = env(home, ctl);
-      await setup(sup, e, [["init", bins.v1], ["add-upgrade", "v2", bins.v2]]);
+      await setup(sup, e, [
+        ["init", bins.v1],
+        ["add-upgrade", "v2", bins.v2],
+      ]);
       writeFileSync(join(ctl, "hold-v2"), "");
       const first = start(sup, home, e);
       let exit: number | string;
@@ -200,7 +218,10 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
     for (const sup of SUPS) {
       const { home, ctl } = copyHome(chain.halted, `sc3-${sup}`);
       const e = env(home, ctl);
-      await setup(sup, e, [["init", bins.v1], ["add-upgrade", "v2", bins.v2]]);
+      await setup(sup, e, [
+        ["init", bins.v1],
+        ["add-upgrade", "v2", bins.v2],
+      ]);
       const file = join(home, "data/upgrade-info.json");
       truncateSync(file, Math.floor(readFileSync(file).length / 2));
       writeFileSync(join(ctl, "hold-v1"), ""); // the old binary cannot rewrite the file yet
@@ -239,7 +260,10 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
     for (const sup of SUPS) {
       const { home, ctl } = copyHome(chain.halted, `sc4-${sup}`);
       const e = env(home, ctl);
-      await setup(sup, e, [["init", bins.v1], ["add-upgrade", "v2", bins.v2rc]]);
+      await setup(sup, e, [
+        ["init", bins.v1],
+        ["add-upgrade", "v2", bins.v2rc],
+      ]);
       const c = start(sup, home, e);
       try {
         await appliedAtHeight(c);
@@ -261,7 +285,10 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
     for (const sup of SUPS) {
       const { home, ctl } = copyHome(chain.upgraded, `sc5-${sup}`);
       const e = env(home, ctl);
-      await setup(sup, e, [["init", bins.v1], ["add-upgrade", "v2", bins.v2]]);
+      await setup(sup, e, [
+        ["init", bins.v1],
+        ["add-upgrade", "v2", bins.v2],
+      ]);
       const c = start(sup, home, e);
       try {
         // v2 goes on from the snapshot (it applied the plan before the snapshot was taken).
@@ -274,7 +301,9 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
         } else {
           expect(starts(ctl)).toEqual(["v2"]);
           expect(backups(home)).toBe(0);
-          expect(text(c)).toMatch(/start: found upgrade-info\.json=v2@\d+ current=genesis switched=no done=no staged=yes committed=\d+; pointing current at "v2"/);
+          expect(text(c)).toMatch(
+            /start: found upgrade-info\.json=v2@\d+ current=genesis switched=no done=no staged=yes committed=\d+; pointing current at "v2"/,
+          );
           expectRightBinary(home);
         }
       } finally {

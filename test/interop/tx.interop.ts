@@ -73,7 +73,9 @@ for (const target of TARGETS) {
 
     /** `xupgrade tx upgrade …` from alice, then `xupgrade tx gov vote <id> yes` from the validator; resolves with the proposal id once the node says PASSED. */
     async function proposeAndVote(upgradeArgs: string[]): Promise<{ id: string; submit: Record<string, unknown>; vote: Record<string, unknown> }> {
-      const submit = JSON.parse(ok(await xtx(["upgrade", ...upgradeArgs, "--title", "interop", "--summary", "from xupgrade", "--deposit", MIN_DEPOSIT], "alice")).stdout) as Record<string, unknown>;
+      const submit = JSON.parse(
+        ok(await xtx(["upgrade", ...upgradeArgs, "--title", "interop", "--summary", "from xupgrade", "--deposit", MIN_DEPOSIT], "alice")).stdout,
+      ) as Record<string, unknown>;
       const id = String(submit.proposal_id);
       const vote = JSON.parse(ok(await xtx(["gov", "vote", id, "yes"], "validator")).stdout) as Record<string, unknown>;
       await waitForStatus(node, target.binary, Number(id), "PROPOSAL_STATUS_PASSED", 60_000);
@@ -103,26 +105,75 @@ for (const target of TARGETS) {
     it("--generate-only: both CLIs print the same unsigned proposal, byte for byte (v0.53+: but for TX-1), and the node signs ours", async () => {
       const common = ["--upgrade-height", "1000000", "--upgrade-info", "", "--title", "interop", "--summary", "s", "--deposit", MIN_DEPOSIT, "--no-validate"];
       const theirs = await runOk(target.binary, [
-        "tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, ...nodeFlags(node),
+        "tx",
+        "upgrade",
+        "software-upgrade",
+        "interop-gen",
+        ...common,
+        "--from",
+        KEYS.alice.address,
+        "--generate-only",
+        "--chain-id",
+        node.chainId,
+        ...nodeFlags(node),
       ]);
-      const ours = ok(await runCli(["tx", "upgrade", "software-upgrade", "interop-gen", ...common, "--from", KEYS.alice.address, "--generate-only", "--chain-id", node.chainId, "--node", node.rpcUrl]));
+      const ours = ok(
+        await runCli([
+          "tx",
+          "upgrade",
+          "software-upgrade",
+          "interop-gen",
+          ...common,
+          "--from",
+          KEYS.alice.address,
+          "--generate-only",
+          "--chain-id",
+          node.chainId,
+          "--node",
+          node.rpcUrl,
+        ]),
+      );
       console.log(`generate-only (${target.label})\n  peer:     ${theirs.stdout.trim()}\n  xupgrade: ${ours.stdout.trim()}`);
-      const v = judge("tx", { id: "generate-only", simd: record("simd", theirs), ours: record("xupgrade", ours), same: theirs.stdout === ours.stdout }, target.line);
+      const v = judge(
+        "tx",
+        { id: "generate-only", simd: record("simd", theirs), ours: record("xupgrade", ours), same: theirs.stdout === ours.stdout },
+        target.line,
+      );
       expect(v.uncovered, `generate-only differs on ${target.label} in ${v.uncovered.join(", ")}`).toEqual([]);
       // TX-1 on v0.53 and later: the node's body has exactly the two TxBody fields v0.53 added, at their defaults.
       expect(v.covered.map((d) => d.key)).toEqual(target.line === "simd-v050" ? [] : ["TX-1"]);
-      expect(theirs.stdout).toBe(target.line === "simd-v050" ? ours.stdout : ours.stdout.replace('"timeout_height":"0",', '"timeout_height":"0","unordered":false,"timeout_timestamp":null,'));
+      expect(theirs.stdout).toBe(
+        target.line === "simd-v050"
+          ? ours.stdout
+          : ours.stdout.replace('"timeout_height":"0",', '"timeout_height":"0","unordered":false,"timeout_timestamp":null,'),
+      );
       // …and the node's own CLI reads and signs xupgrade's file (offline: no account query).
       const file = join(tempDir("xupgrade-interop-unsigned-"), "unsigned.json");
       writeFileSync(file, ours.stdout);
       const signed = await runOk(target.binary, [
-        "tx", "sign", file, "--offline", "--account-number", "0", "--sequence", "0", "--from", "alice", "--keyring-backend", "test", "--home", node.home, "--chain-id", node.chainId,
+        "tx",
+        "sign",
+        file,
+        "--offline",
+        "--account-number",
+        "0",
+        "--sequence",
+        "0",
+        "--from",
+        "alice",
+        "--keyring-backend",
+        "test",
+        "--home",
+        node.home,
+        "--chain-id",
+        node.chainId,
       ]);
       expect((JSON.parse(signed.stdout) as { signatures: string[] }).signatures).toHaveLength(1);
     });
 
     it("software-upgrade and gov vote from xupgrade: the node accepts both, the proposal passes, the node stores the plan", async () => {
-      const info = '{"binaries":{"linux/amd64":"https://example.invalid/simd.tar.gz?checksum=sha256:0d5b9f8a5bbf7c2c1b1d4c0e7c1e8a4f1e2d3c4b5a69788796a5b4c3d2e1f001"}}';
+      const info =
+        '{"binaries":{"linux/amd64":"https://example.invalid/simd.tar.gz?checksum=sha256:0d5b9f8a5bbf7c2c1b1d4c0e7c1e8a4f1e2d3c4b5a69788796a5b4c3d2e1f001"}}';
       const { submit, vote } = await proposeAndVote(["software-upgrade", "interop-tx", "--upgrade-height", "1000000", "--upgrade-info", info, "--no-validate"]);
       expect(submit.code).toBe(0);
       expect(vote.code).toBe(0);
@@ -138,7 +189,15 @@ for (const target of TARGETS) {
 
     it("a plan a few blocks ahead: the node halts at its height and writes the keeper's upgrade-info.json bytes", async () => {
       const height = (await node.height()) + 40;
-      const { id } = await proposeAndVote(["software-upgrade", HALT_PLAN.name, "--upgrade-height", String(height), "--upgrade-info", HALT_PLAN.info, "--no-validate"]);
+      const { id } = await proposeAndVote([
+        "software-upgrade",
+        HALT_PLAN.name,
+        "--upgrade-height",
+        String(height),
+        "--upgrade-info",
+        HALT_PLAN.info,
+        "--no-validate",
+      ]);
       expect(await proposalStatus(node, target.binary, Number(id))).toBe("PROPOSAL_STATUS_PASSED");
       const halt = await waitForHalt(node.child, HALT_PLAN.name, 120_000);
       expect(halt.message).toBe(`UPGRADE "${HALT_PLAN.name}" NEEDED at height: ${height}: ${HALT_PLAN.info}`);

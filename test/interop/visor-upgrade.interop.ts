@@ -83,7 +83,8 @@ afterAll(async () => {
     `${JSON.stringify({ tarball_bytes: release?.bytes, summary, [APP_UPGRADE_V053]: { tarball_bytes: appRelease?.bytes, summary: app } }, null, 2)}\n`,
   );
   const show = (what: string, sum: typeof summary) =>
-    `halt → first block of ${what} (ms, medians):\n` + SUPERVISORS.map((s) => `  ${s.padEnd(15)} ${JSON.stringify((sum[s] as { median: unknown }).median)}`).join("\n");
+    `halt → first block of ${what} (ms, medians):\n` +
+    SUPERVISORS.map((s) => `  ${s.padEnd(15)} ${JSON.stringify((sum[s] as { median: unknown }).median)}`).join("\n");
   console.log(`${show("simd v0.50", summary)}\n${show(`appd ${SDK_V053_VERSION} (${APP_UPGRADE_V053})`, app)}`);
 });
 
@@ -100,8 +101,15 @@ describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
         expect(r.current.endsWith(`upgrades/${UPGRADE_NAME}`)).toBe(true);
         expect(r.backups).toHaveLength(1);
         // simd v0.50's real migrations, from its own log.
-        for (const m of ["adding a new module: circuit", "migrating module gov from version 4 to version 5", "migrating module auth from version 4 to version 5"]) {
-          expect(r.lines.some((l) => l.includes(m)), m).toBe(true);
+        for (const m of [
+          "adding a new module: circuit",
+          "migrating module gov from version 4 to version 5",
+          "migrating module auth from version 4 to version 5",
+        ]) {
+          expect(
+            r.lines.some((l) => l.includes(m)),
+            m,
+          ).toBe(true);
         }
         if (supervisor === "xupgrade-visor") {
           // The visor exits with the node's status; its link is relative (docs/spec/sidecar.md).
@@ -116,7 +124,8 @@ describe("simd v0.47 → v0.50, hands-off, under each supervisor", () => {
           // stopping, or — when that handler wins the race — never signalled and left running (the harness kills it).
           // Its link is absolute.
           expect(r.exitCode).toBe(1);
-          if (r.leftovers.length > 0) console.log(`cosmovisor run ${i}: simd v0.50 outlived cosmovisor by more than 10 s (pids ${r.leftovers.join(", ")}), killed`);
+          if (r.leftovers.length > 0)
+            console.log(`cosmovisor run ${i}: simd v0.50 outlived cosmovisor by more than 10 s (pids ${r.leftovers.join(", ")}), killed`);
           expect(r.current).toBe(join(r.home, "cosmovisor/upgrades", UPGRADE_NAME));
           // VISOR-2: cosmovisor v1.5.0 (go-getter) fetches the tarball several times, each GET after a HEAD.
           expect(gets).toBeGreaterThan(1);
@@ -131,7 +140,13 @@ describe(`appd ${SDK_V050_VERSION} → ${SDK_V053_VERSION} (${APP_UPGRADE_V053})
     for (const supervisor of SUPERVISORS) {
       it(`${supervisor} (run ${i}/${RUNS}): backs up, downloads, verifies, switches; appd v0.53 adds epochs, migrates and goes on`, async () => {
         const before = appRelease.downloads();
-        const r = await supervisedSimdUpgrade({ supervisor, peers, pair: APP_PAIR, release: appRelease, logFile: join(UPGRADE_LOG_DIR, `upgrade-${APP_UPGRADE_V053}-${supervisor}-${i}.log`) });
+        const r = await supervisedSimdUpgrade({
+          supervisor,
+          peers,
+          pair: APP_PAIR,
+          release: appRelease,
+          logFile: join(UPGRADE_LOG_DIR, `upgrade-${APP_UPGRADE_V053}-${supervisor}-${i}.log`),
+        });
         const gets = appRelease.downloads() - before;
         appRuns.push(r);
         expect(r.appliedPlan).toBe(`{"height":"${r.height}"}`);
@@ -141,7 +156,10 @@ describe(`appd ${SDK_V050_VERSION} → ${SDK_V053_VERSION} (${APP_UPGRADE_V053})
         // SDK v0.53's x/upgrade applies the plan; RunMigrations adds the module the line adds (its store came with the store loader).
         // (`lines` holds simd's JSON log records as JSON text, so the quotes around the name are escaped.)
         for (const m of [`applying upgrade \\"${APP_UPGRADE_V053}\\" at height: ${r.height}`, "adding a new module: epochs"]) {
-          expect(r.lines.some((l) => l.includes(m)), m).toBe(true);
+          expect(
+            r.lines.some((l) => l.includes(m)),
+            m,
+          ).toBe(true);
         }
         if (supervisor === "xupgrade-visor") {
           expect(r.exitCode).toBe(0);

@@ -43,9 +43,16 @@ async function expectTakenAndCommitted(sent: EvidenceSent, url: string, from: bi
   expect(sent.answer).toEqual({ accepted: true, hash: sent.hash });
   const c = await committedEvidence(url, from, (e) => e.type === "tendermint/LightClientAttackEvidence" && committedHash(e) === H(sent.hash));
   expect(c.height).toBeGreaterThanOrEqual(from);
-  const v = c.evidence.value as { CommonHeight: string; ByzantineValidators: { address: string; voting_power: string }[] | null; TotalVotingPower: string; Timestamp: string };
+  const v = c.evidence.value as {
+    CommonHeight: string;
+    ByzantineValidators: { address: string; voting_power: string }[] | null;
+    TotalVotingPower: string;
+    Timestamp: string;
+  };
   expect(v.CommonHeight).toBe(sent.evidence.commonHeight.toString());
-  expect((v.ByzantineValidators ?? []).map((b) => `${b.address}:${b.voting_power}`)).toEqual(sent.evidence.byzantineValidators.map((b) => `${H(b.address)}:${b.votingPower}`));
+  expect((v.ByzantineValidators ?? []).map((b) => `${b.address}:${b.voting_power}`)).toEqual(
+    sent.evidence.byzantineValidators.map((b) => `${H(b.address)}:${b.votingPower}`),
+  );
   expect(v.TotalVotingPower).toBe(sent.evidence.totalVotingPower.toString());
   expect(v.Timestamp).toBe(formatTimestamp(sent.evidence.timestamp));
 }
@@ -95,7 +102,13 @@ describe.skipIf(!cometbft)(`real CometBFT networks (${cometbft ?? missing})`, ()
     return l.url;
   }
 
-  const base = async (extra: Partial<JudgeInput> = {}): Promise<JudgeInput> => ({ chainId: four.chainId, ...root, primary: four.nodes[0].rpcUrl, target: await target(four), ...extra });
+  const base = async (extra: Partial<JudgeInput> = {}): Promise<JudgeInput> => ({
+    chainId: four.chainId,
+    ...root,
+    primary: four.nodes[0].rpcUrl,
+    target: await target(four),
+    ...extra,
+  });
 
   it("verifies the four-validator network's latest header from the root, with another validator as witness", async () => {
     const j = await judge(await base({ witnesses: [four.nodes[3].rpcUrl] }));
@@ -111,7 +124,11 @@ describe.skipIf(!cometbft)(`real CometBFT networks (${cometbft ?? missing})`, ()
     const client = await connectComet(four.nodes[1].rpcUrl);
     try {
       const h = await target(four, 1);
-      const light = await LightClient.create(new CometClientProvider(client), { chainId: four.chainId, trust: { height: root.trustHeight, hash: root.trustHash }, withoutWitnesses: true });
+      const light = await LightClient.create(new CometClientProvider(client), {
+        chainId: four.chainId,
+        trust: { height: root.trustHeight, hash: root.trustHash },
+        withoutWitnesses: true,
+      });
       const viaCosmjs = await light.verifyAtHeight(h);
       const viaRpc = await fetchLightBlock(RpcProvider.of(four.nodes[1].rpcUrl), h, four.chainId);
       expect(toHex(viaCosmjs.hash)).toBe(toHex(viaRpc.hash));
@@ -163,7 +180,14 @@ describe.skipIf(!cometbft)(`real CometBFT networks (${cometbft ?? missing})`, ()
     const other = await fetchLightBlock(RpcProvider.of(forkB.nodes[0].rpcUrl), 1n, forkB.chainId);
     expect(toHex(other.hash)).toBe(toHex(one.hash));
     const h = [await target(forkA), await target(forkB)].reduce((a, b) => (a < b ? a : b));
-    const j = await judge({ chainId: forkA.chainId, trustHeight: 1n, trustHash: one.hash, primary: forkB.nodes[0].rpcUrl, witnesses: [forkA.nodes[0].rpcUrl], target: h });
+    const j = await judge({
+      chainId: forkA.chainId,
+      trustHeight: 1n,
+      trustHash: one.hash,
+      primary: forkB.nodes[0].rpcUrl,
+      witnesses: [forkA.nodes[0].rpcUrl],
+      target: h,
+    });
     expectVerdict(j, "refused", "witness");
     expect(j.ts.errorClass).toBe("LightClientAttackError");
     expect(j.ts.error).toContain("a light client attack");
@@ -173,7 +197,8 @@ describe.skipIf(!cometbft)(`real CometBFT networks (${cometbft ?? missing})`, ()
     // dated at h, the validator named unless the rounds differ.
     for (const sent of e.evidence) {
       expect(sent.evidence.commonHeight).toBe(h);
-      const sameRound = againstPrimary.evidence.conflictingBlock.signedHeader.commit.round === againstWitness.evidence.conflictingBlock.signedHeader.commit.round;
+      const sameRound =
+        againstPrimary.evidence.conflictingBlock.signedHeader.commit.round === againstWitness.evidence.conflictingBlock.signedHeader.commit.round;
       expect(sent.kind).toBe(sameRound ? "equivocation" : "amnesia");
       expect(sent.evidence.byzantineValidators.map((v) => H(v.address))).toEqual(sameRound ? [H(one.validatorSet.validators[0].address)] : []);
     }

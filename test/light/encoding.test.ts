@@ -20,8 +20,25 @@ describe("merkle.HashFromByteSlices (crypto/merkle/tree_test.go)", () => {
     ["empty", [], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"],
     ["single", [[1, 2, 3]], "054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8"],
     ["single blank", [[]], "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"],
-    ["two", [[1, 2, 3], [4, 5, 6]], "82e6cfce00453804379b53962939eaa7906b39904be0813fcadd31b100773c4b"],
-    ["many", [[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]], "f326493eceab4f2d9ffbc78c59432a0a005d6ea98392045c74df5d14a113be18"],
+    [
+      "two",
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+      "82e6cfce00453804379b53962939eaa7906b39904be0813fcadd31b100773c4b",
+    ],
+    [
+      "many",
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+        [7, 8],
+        [9, 10],
+      ],
+      "f326493eceab4f2d9ffbc78c59432a0a005d6ea98392045c74df5d14a113be18",
+    ],
   ];
   for (const [name, items, want] of cases) {
     it(name, () => expect(toHex(hashFromByteSlices(items.map((b) => Uint8Array.from(b))))).toBe(want));

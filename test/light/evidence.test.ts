@@ -20,7 +20,14 @@ import { RpcProvider } from "../../bindings/light/rpc-provider.js";
 import { timestampFromNs } from "../../bindings/light/types.js";
 import type { TestServer } from "../support/http.js";
 import { lyingNode } from "../support/light/proxy.js";
-import { type EvidenceCase, type EvidenceVerdict, evidenceCase, evidenceOracleMissing, oracleEvidencePool, runEvidenceOracle } from "../support/light/evidence-oracle.js";
+import {
+  type EvidenceCase,
+  type EvidenceVerdict,
+  evidenceCase,
+  evidenceOracleMissing,
+  oracleEvidencePool,
+  runEvidenceOracle,
+} from "../support/light/evidence-oracle.js";
 import { SyntheticChain, syntheticKey, type SyntheticKey, type SyntheticOptions } from "../support/light/synthetic.js";
 
 const missing = evidenceOracleMissing();
@@ -75,7 +82,15 @@ const addresses = (keys: SyntheticKey[]) => keys.map((k) => H(k.address)).sort()
 /** What must hold of one piece of evidence, and what the node it went to (through CometBFT's code) said of it. */
 function expectEvidence(
   sent: EvidenceSent,
-  want: { against: "primary" | "witness"; to: Node; conflicting: Uint8Array; kind: string; commonHeight: bigint; timeOf: SyntheticChain; byzantine: SyntheticKey[] },
+  want: {
+    against: "primary" | "witness";
+    to: Node;
+    conflicting: Uint8Array;
+    kind: string;
+    commonHeight: bigint;
+    timeOf: SyntheticChain;
+    byzantine: SyntheticKey[];
+  },
 ): void {
   const ev = sent.evidence;
   expect(sent.against).toBe(want.against);
@@ -123,8 +138,24 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     // The signers of the conflicting header (the window at 20: keys 3–6) that were validators at the common height 11 (keys 2–5).
     const byzantine = windowAt(20n).filter((k) => windowAt(11n).includes(k));
     expect(byzantine).toHaveLength(3);
-    expectEvidence(e.evidence[0], { against: "primary", to: honest, conflicting: liar.chain.hash(20n), kind: "lunatic", commonHeight: 11n, timeOf: honest.chain, byzantine });
-    expectEvidence(e.evidence[1], { against: "witness", to: liar, conflicting: honest.chain.hash(20n), kind: "lunatic", commonHeight: 11n, timeOf: liar.chain, byzantine });
+    expectEvidence(e.evidence[0], {
+      against: "primary",
+      to: honest,
+      conflicting: liar.chain.hash(20n),
+      kind: "lunatic",
+      commonHeight: 11n,
+      timeOf: honest.chain,
+      byzantine,
+    });
+    expectEvidence(e.evidence[1], {
+      against: "witness",
+      to: liar,
+      conflicting: honest.chain.hash(20n),
+      kind: "lunatic",
+      commonHeight: 11n,
+      timeOf: liar.chain,
+      byzantine,
+    });
     expect(e.message).toMatch(
       /^at height 20: witness \S+ has a conflicting header: primary [0-9A-F]{64}, witness [0-9A-F]{64} — both are signed by the trusted validators: a light client attack \(or a fork\)\. Evidence against the primary \(lunatic, common height 11, 3 byzantine validators, hash [0-9A-F]{64}\), sent to \S+: /,
     );
@@ -135,30 +166,63 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     const valsetAt = () => keys.map((key) => ({ key, power: 10n }));
     const honest = await node({ chainId: "equivocation-1", valsetAt, latest: 25n });
     // The same state, other block times from height 2: two histories, both valid transitions.
-    const liar = await node({ chainId: "equivocation-1", valsetAt, genesisNs: honest.chain.genesisNs, timeAt: (h) => honest.chain.timeNs(h) + (h > 1n ? 1_000_000n : 0n), latest: 25n });
+    const liar = await node({
+      chainId: "equivocation-1",
+      valsetAt,
+      genesisNs: honest.chain.genesisNs,
+      timeAt: (h) => honest.chain.timeNs(h) + (h > 1n ? 1_000_000n : 0n),
+      latest: 25n,
+    });
 
     const e = await attack(liar, honest, 25n);
-    expectEvidence(e.evidence[0], { against: "primary", to: honest, conflicting: liar.chain.hash(25n), kind: "equivocation", commonHeight: 25n, timeOf: honest.chain, byzantine: keys });
-    expectEvidence(e.evidence[1], { against: "witness", to: liar, conflicting: honest.chain.hash(25n), kind: "equivocation", commonHeight: 25n, timeOf: liar.chain, byzantine: keys });
+    expectEvidence(e.evidence[0], {
+      against: "primary",
+      to: honest,
+      conflicting: liar.chain.hash(25n),
+      kind: "equivocation",
+      commonHeight: 25n,
+      timeOf: honest.chain,
+      byzantine: keys,
+    });
+    expectEvidence(e.evidence[1], {
+      against: "witness",
+      to: liar,
+      conflicting: honest.chain.hash(25n),
+      kind: "equivocation",
+      commonHeight: 25n,
+      timeOf: liar.chain,
+      byzantine: keys,
+    });
   });
 
-  it.skipIf(!!missing)("the evidence pool refuses each field changed: a byzantine validator left out, another total power, another time, a signature past the threshold", async () => {
-    const keys = keysOf("tampered-1", 4);
-    const valsetAt = () => keys.map((key) => ({ key, power: 10n }));
-    const honest = await node({ chainId: "tampered-1", valsetAt, latest: 25n });
-    const liar = await node({ chainId: "tampered-1", valsetAt, genesisNs: honest.chain.genesisNs, timeAt: (h) => honest.chain.timeNs(h) + (h > 1n ? 1_000_000n : 0n), latest: 25n });
-    const ev = (await attack(liar, honest, 25n)).evidence[0].evidence;
-    const verdict = async (changed: typeof ev) => (await runEvidenceOracle(evidenceCase(honest.chain, evidenceJson(changed)))).verify;
-    expect(await verdict(ev)).toBe("ok");
-    expect(await verdict({ ...ev, byzantineValidators: ev.byzantineValidators.slice(1) })).toBe("expected 4 byzantine validators from evidence but got 3");
-    expect(await verdict({ ...ev, totalVotingPower: 41n })).toBe("total voting power from the evidence and our validator set does not match (41 != 40)");
-    expect(await verdict({ ...ev, timestamp: timestampFromNs(honest.chain.timeNs(25n) + 1n) })).toMatch(/^evidence has a different time to the block it is associated with/);
-    // A signature the threshold does not need is checked too: evidence is verified whole (…AllSignatures).
-    const sh = ev.conflictingBlock.signedHeader;
-    const signatures = sh.commit.signatures.map((sig, i) => (i === 3 ? { ...sig, signature: sig.signature.map((b, j) => (j === 0 ? b ^ 1 : b)) } : sig));
-    const forged = { ...ev, conflictingBlock: { ...ev.conflictingBlock, signedHeader: { ...sh, commit: { ...sh.commit, signatures } } } };
-    expect(await verdict(forged)).toMatch(/^invalid commit from conflicting block: wrong signature \(#3\)/);
-  });
+  it.skipIf(!!missing)(
+    "the evidence pool refuses each field changed: a byzantine validator left out, another total power, another time, a signature past the threshold",
+    async () => {
+      const keys = keysOf("tampered-1", 4);
+      const valsetAt = () => keys.map((key) => ({ key, power: 10n }));
+      const honest = await node({ chainId: "tampered-1", valsetAt, latest: 25n });
+      const liar = await node({
+        chainId: "tampered-1",
+        valsetAt,
+        genesisNs: honest.chain.genesisNs,
+        timeAt: (h) => honest.chain.timeNs(h) + (h > 1n ? 1_000_000n : 0n),
+        latest: 25n,
+      });
+      const ev = (await attack(liar, honest, 25n)).evidence[0].evidence;
+      const verdict = async (changed: typeof ev) => (await runEvidenceOracle(evidenceCase(honest.chain, evidenceJson(changed)))).verify;
+      expect(await verdict(ev)).toBe("ok");
+      expect(await verdict({ ...ev, byzantineValidators: ev.byzantineValidators.slice(1) })).toBe("expected 4 byzantine validators from evidence but got 3");
+      expect(await verdict({ ...ev, totalVotingPower: 41n })).toBe("total voting power from the evidence and our validator set does not match (41 != 40)");
+      expect(await verdict({ ...ev, timestamp: timestampFromNs(honest.chain.timeNs(25n) + 1n) })).toMatch(
+        /^evidence has a different time to the block it is associated with/,
+      );
+      // A signature the threshold does not need is checked too: evidence is verified whole (…AllSignatures).
+      const sh = ev.conflictingBlock.signedHeader;
+      const signatures = sh.commit.signatures.map((sig, i) => (i === 3 ? { ...sig, signature: sig.signature.map((b, j) => (j === 0 ? b ^ 1 : b)) } : sig));
+      const forged = { ...ev, conflictingBlock: { ...ev.conflictingBlock, signedHeader: { ...sh, commit: { ...sh.commit, signatures } } } };
+      expect(await verdict(forged)).toMatch(/^invalid commit from conflicting block: wrong signature \(#3\)/);
+    },
+  );
 
   it("amnesia: the same, committed in another round — no validator can be named", async () => {
     const keys = keysOf("amnesia-1", 4);
@@ -174,8 +238,24 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     });
 
     const e = await attack(liar, honest, 25n);
-    expectEvidence(e.evidence[0], { against: "primary", to: honest, conflicting: liar.chain.hash(25n), kind: "amnesia", commonHeight: 25n, timeOf: honest.chain, byzantine: [] });
-    expectEvidence(e.evidence[1], { against: "witness", to: liar, conflicting: honest.chain.hash(25n), kind: "amnesia", commonHeight: 25n, timeOf: liar.chain, byzantine: [] });
+    expectEvidence(e.evidence[0], {
+      against: "primary",
+      to: honest,
+      conflicting: liar.chain.hash(25n),
+      kind: "amnesia",
+      commonHeight: 25n,
+      timeOf: honest.chain,
+      byzantine: [],
+    });
+    expectEvidence(e.evidence[1], {
+      against: "witness",
+      to: liar,
+      conflicting: honest.chain.hash(25n),
+      kind: "amnesia",
+      commonHeight: 25n,
+      timeOf: liar.chain,
+      byzantine: [],
+    });
     expect((evidenceJson(e.evidence[0].evidence) as { value: { ByzantineValidators: unknown } }).value.ByzantineValidators).toBeNull();
   });
 
@@ -197,16 +277,38 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     expect(H(e.witnessHash)).toBe(H(honest.chain.hash(25n)));
     // Against the primary: its height 30 (another app hash than the honest 25) from the common root — the honest
     // node, which has not reached 30, checks it against its latest header.
-    expectEvidence(e.evidence[0], { against: "primary", to: honest, conflicting: liar.chain.hash(30n), kind: "lunatic", commonHeight: 1n, timeOf: honest.chain, byzantine: keys });
+    expectEvidence(e.evidence[0], {
+      against: "primary",
+      to: honest,
+      conflicting: liar.chain.hash(30n),
+      kind: "lunatic",
+      commonHeight: 1n,
+      timeOf: honest.chain,
+      byzantine: keys,
+    });
     // Against the witness: its height 25 against the primary's 25, a valid transition of the same state.
-    expectEvidence(e.evidence[1], { against: "witness", to: liar, conflicting: honest.chain.hash(25n), kind: "equivocation", commonHeight: 25n, timeOf: liar.chain, byzantine: keys });
+    expectEvidence(e.evidence[1], {
+      against: "witness",
+      to: liar,
+      conflicting: honest.chain.hash(25n),
+      kind: "equivocation",
+      commonHeight: 25n,
+      timeOf: liar.chain,
+      byzantine: keys,
+    });
   });
 
   it("a witness read through a cosmjs CometClient cannot take evidence (cosmjs has no broadcast_evidence), and the attack error says so", async () => {
     const keys = keysOf("cosmjs-1", 4);
     const valsetAt = () => keys.map((key) => ({ key, power: 10n }));
     const honest = await node({ chainId: "cosmjs-1", valsetAt, latest: 25n });
-    const liar = await node({ chainId: "cosmjs-1", valsetAt, genesisNs: honest.chain.genesisNs, appHashAt: (h) => sha256(utf8.encode(h > 1n ? `other/${h}` : `app/${h}`)), latest: 25n });
+    const liar = await node({
+      chainId: "cosmjs-1",
+      valsetAt,
+      genesisNs: honest.chain.genesisNs,
+      appHashAt: (h) => sha256(utf8.encode(h > 1n ? `other/${h}` : `app/${h}`)),
+      latest: 25n,
+    });
     const comet = await connectComet(honest.url);
     try {
       const client = await LightClient.create(RpcProvider.of(liar.url), {
@@ -223,7 +325,8 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
       expect(againstPrimary.sentTo).toBe("the cosmjs witness");
       expect(againstPrimary.answer).toEqual({
         accepted: false,
-        error: "node the cosmjs witness: cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)",
+        error:
+          "node the cosmjs witness: cannot report evidence: a cosmjs CometClient has no broadcast_evidence call (give this node as an RPC URL to report to it)",
       });
       expect(againstWitness.sentTo).toBe(liar.url);
     } finally {
@@ -243,13 +346,23 @@ describe("light client attack evidence, as CometBFT's detector builds it", () =>
     const [againstPrimary, againstWitness] = e.evidence;
     // The lie: height 25 with another app hash, signed by all four.
     expect(againstWitness.evidence.conflictingBlock.signedHeader.header.appHash).toEqual(sha256(utf8.encode("lunatic/25")));
-    expectEvidence(againstWitness, { against: "witness", to: honest, conflicting: againstWitness.evidence.conflictingBlock.hash, kind: "lunatic", commonHeight: 1n, timeOf: honest.chain, byzantine: keys });
+    expectEvidence(againstWitness, {
+      against: "witness",
+      to: honest,
+      conflicting: againstWitness.evidence.conflictingBlock.hash,
+      kind: "lunatic",
+      commonHeight: 1n,
+      timeOf: honest.chain,
+      byzantine: keys,
+    });
     // The evidence against the honest block went to the proxy, which hands it to the honest node.
     expect(againstPrimary.sentTo).toBe(proxy.url);
     expect(H(againstPrimary.evidence.conflictingBlock.hash)).toBe(H(honest.chain.hash(25n)));
     if (missing) return;
     expect(againstPrimary.answer.accepted).toBe(false);
-    expect(!againstPrimary.answer.accepted && againstPrimary.answer.error).toMatch(/failed to add evidence: trusted header hash matches the evidence's conflicting header hash/);
+    expect(!againstPrimary.answer.accepted && againstPrimary.answer.error).toMatch(
+      /failed to add evidence: trusted header hash matches the evidence's conflicting header hash/,
+    );
     expect(e.message).toContain(`sent to ${proxy.url}: not taken (`);
     expect(e.message).toMatch(/sent to \S+: accepted$/);
   });

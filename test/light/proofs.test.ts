@@ -70,7 +70,13 @@ describe("proven x/upgrade state", () => {
     expect(v.plan).toEqual(PLAN);
     expect(v.pv).toBe(2n);
     expect(v.versions.map((m) => [m.name, m.version])).toEqual(SIMD_VERSIONS);
-    expect(v.applied).toEqual({ layout: "sdk", entries: [{ name: "v1", height: 12n }, { name: "v1.5", height: 20n }] });
+    expect(v.applied).toEqual({
+      layout: "sdk",
+      entries: [
+        { name: "v1", height: 12n },
+        { name: "v1.5", height: 20n },
+      ],
+    });
     expect(v.proposals.map((p) => [p.proposalId, p.plan.name, p.plan.height])).toEqual([[3n, "v3", 40n]]);
     expectOracleAgrees(j);
   });
@@ -92,7 +98,11 @@ describe("proven x/upgrade state", () => {
 
   it("a node whose listing leaves a module out cannot hide it: the range is proven by its proofs, not the listing", async () => {
     const short = await serveJsonRpc(async (method, params) => {
-      const res = await fetch(node.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+      const res = await fetch(node.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      });
       const body = (await res.json()) as { result: { response?: { value?: string } } };
       if (method === "abci_query" && String(params.path).endsWith("/subspace")) body.result.response!.value = ""; // "nothing here"
       return body.result;
@@ -133,12 +143,18 @@ describe("a lying node's store answers are refused", () => {
   it("through CometBFT's URI form (GET), as the page asks, the same verdicts", async () => {
     const { CometRpc } = await import("../../bindings/client/rpc.js");
     const { uriTransport } = await import("../../bindings/client/uri-transport.js");
-    const c = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(node.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
+    const c = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(node.url, 5000, uriTransport)), {
+      trust: { height: 1n, hash: node.chain.hash(1n) },
+      withoutWitnesses: true,
+    });
     await c.sync();
     expect((await c.currentPlan()).value).toEqual(PLAN);
     const liar = await lyingNode(node.url, { mode: "proof-byte", above: 1n });
     servers.push(liar);
-    const bad = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(liar.url, 5000, uriTransport)), { trust: { height: 1n, hash: node.chain.hash(1n) }, withoutWitnesses: true });
+    const bad = await VerifiedUpgradeClient.connect(new RpcProvider(new CometRpc(liar.url, 5000, uriTransport)), {
+      trust: { height: 1n, hash: node.chain.hash(1n) },
+      withoutWitnesses: true,
+    });
     await bad.sync();
     await expect(bad.currentPlan()).rejects.toMatchObject({ check: "proof" });
   });
@@ -159,7 +175,9 @@ describe("the forged range: an invented non-existence proof stacked on a batch h
         );
         expect(liar.forged).toBeGreaterThan(0);
         expect(err?.check).toBe("proof");
-        expect(err?.message).toMatch(/^at height 30: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/);
+        expect(err?.message).toMatch(
+          /^at height 30: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/,
+        );
       });
     }
   }

@@ -78,7 +78,11 @@ describe("honest chains", () => {
     expect(j.ts.steps.map((s) => `${s.kind} ${s.from}→${s.height}`)).toEqual(["root 1→1", "skipping 1→11", "skipping 11→20"]);
 
     // A client keeps what it verified: the next height starts from 20, not from the root.
-    const client = await LightClient.create(RpcProvider.of(url), { chainId: chain.chainId, trust: { height: 1n, hash: chain.hash(1n) }, withoutWitnesses: true });
+    const client = await LightClient.create(RpcProvider.of(url), {
+      chainId: chain.chainId,
+      trust: { height: 1n, hash: chain.hash(1n) },
+      withoutWitnesses: true,
+    });
     await client.verifyAtHeight(20n);
     const steps: string[] = [];
     const again = await LightClient.create(RpcProvider.of(url), {
@@ -106,7 +110,11 @@ describe("honest chains", () => {
   it("verifies headers below a verified one backwards, by the hash chain of last block ids (no signatures)", async () => {
     const chain = new SyntheticChain({ chainId: "backwards-1", validators: 4, latest: 60n });
     const url = await serve(chain);
-    const client = await LightClient.create(RpcProvider.of(url), { chainId: chain.chainId, trust: { height: 40n, hash: chain.hash(40n) }, withoutWitnesses: true });
+    const client = await LightClient.create(RpcProvider.of(url), {
+      chainId: chain.chainId,
+      trust: { height: 40n, hash: chain.hash(40n) },
+      withoutWitnesses: true,
+    });
     await client.verifyAtHeight(60n);
     const r = await client.verifyBackwards(3n);
     expect(r.hash).toEqual(chain.hash(3n));
@@ -124,7 +132,11 @@ describe("honest chains", () => {
       return answer;
     });
     servers.push(mixed);
-    const fooled = await LightClient.create(RpcProvider.of(mixed.url), { chainId: chain.chainId, trust: { height: 40n, hash: chain.hash(40n) }, withoutWitnesses: true });
+    const fooled = await LightClient.create(RpcProvider.of(mixed.url), {
+      chainId: chain.chainId,
+      trust: { height: 40n, hash: chain.hash(40n) },
+      withoutWitnesses: true,
+    });
     await expect(fooled.verifyBackwards(25n)).rejects.toMatchObject({ check: "last-block-id", height: 30n });
   });
 
@@ -160,7 +172,12 @@ describe("a lying node is refused, each time for its own reason", () => {
     return new SyntheticChain({ chainId, valsetAt: () => keys.map((key) => ({ key, power: 10n })), latest });
   };
 
-  async function throughLiar(chain: SyntheticChain, mode: NonNullable<Parameters<typeof lyingNode>[1]>["mode"], other?: SyntheticChain, extra: Partial<JudgeInput> = {}) {
+  async function throughLiar(
+    chain: SyntheticChain,
+    mode: NonNullable<Parameters<typeof lyingNode>[1]>["mode"],
+    other?: SyntheticChain,
+    extra: Partial<JudgeInput> = {},
+  ) {
     const liar = await lyingNode(await serve(chain), { mode, above: 1n, other: other ? await serve(other) : undefined });
     servers.push(liar);
     const j = await judge({ ...rootOf(chain), primary: liar.url, target: 25n, ...extra });
@@ -197,7 +214,12 @@ describe("a lying node is refused, each time for its own reason", () => {
 
   it("the same, from a node that keeps no header in between: the trust-level check stands", async () => {
     const impostors = fixed("takeover-2", "impostors");
-    const sparse = new SyntheticChain({ chainId: "takeover-2", valsetAt: (h) => impostors.valset(h).members, available: (h) => h === 1n || h === 25n, latest: 25n });
+    const sparse = new SyntheticChain({
+      chainId: "takeover-2",
+      valsetAt: (h) => impostors.valset(h).members,
+      available: (h) => h === 1n || h === 25n,
+      latest: 25n,
+    });
     const j = await throughLiar(fixed("takeover-2"), "fork", sparse);
     expectVerdict(j, "refused", "trust-level");
     expect(j.ts.error).toBe("at height 25: the trusted validators signed too little of the new header: got 0, needed more than 13 (1/3 of the trusted set)");
@@ -225,7 +247,9 @@ describe("a lying node is refused, each time for its own reason", () => {
   it("an adjacent header whose validators are not the ones announced before it: the next-validators-hash check", async () => {
     const keys = Array.from({ length: 4 }, (_, i) => syntheticKey("announce", i));
     // Height 5 announces a set with one more validator than the one that signs height 6.
-    const announced = new SyntheticChain({ chainId: "x", valsetAt: () => [...keys, syntheticKey("announce", 9)].map((key) => ({ key, power: 10n })) }).valset(1n).set.hash();
+    const announced = new SyntheticChain({ chainId: "x", valsetAt: () => [...keys, syntheticKey("announce", 9)].map((key) => ({ key, power: 10n })) })
+      .valset(1n)
+      .set.hash();
     const chain = new SyntheticChain({
       chainId: "announce-1",
       valsetAt: () => keys.map((key) => ({ key, power: 10n })),
@@ -248,7 +272,9 @@ describe("a lying node is refused, each time for its own reason", () => {
     const j = await judge({ ...rootOf(honest), primary: await serve(fork), witnesses: [await serve(honest)], target: 25n });
     expectVerdict(j, "refused", "witness");
     expect(j.ts.errorClass).toBe("LightClientAttackError");
-    expect(j.ts.error).toContain(`primary ${Buffer.from(fork.hash(25n)).toString("hex").toUpperCase()}, witness ${Buffer.from(honest.hash(25n)).toString("hex").toUpperCase()}`);
+    expect(j.ts.error).toContain(
+      `primary ${Buffer.from(fork.hash(25n)).toString("hex").toUpperCase()}, witness ${Buffer.from(honest.hash(25n)).toString("hex").toUpperCase()}`,
+    );
     expect(j.ts.error).toContain("a light client attack");
   });
 

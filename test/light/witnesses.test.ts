@@ -30,10 +30,19 @@ const UNREACHABLE = `http://127.0.0.1:${(await freePorts(1))[0]}`;
 
 const chainOf = (chainId: string, o: { seed?: string; latest?: bigint; genesisNs?: bigint; available?: (h: bigint) => boolean } = {}) => {
   const keys = Array.from({ length: 4 }, (_, i) => syntheticKey(o.seed ?? chainId, i));
-  return new SyntheticChain({ chainId, valsetAt: () => keys.map((key) => ({ key, power: 10n })), latest: o.latest ?? 25n, genesisNs: o.genesisNs, available: o.available });
+  return new SyntheticChain({
+    chainId,
+    valsetAt: () => keys.map((key) => ({ key, power: 10n })),
+    latest: o.latest ?? 25n,
+    genesisNs: o.genesisNs,
+    available: o.available,
+  });
 };
 
-const rootOf = (chain: SyntheticChain): Pick<LightClientOptions, "chainId" | "trust"> => ({ chainId: chain.chainId, trust: { height: 1n, hash: chain.hash(1n) } });
+const rootOf = (chain: SyntheticChain): Pick<LightClientOptions, "chainId" | "trust"> => ({
+  chainId: chain.chainId,
+  trust: { height: 1n, hash: chain.hash(1n) },
+});
 
 async function refusal(p: Promise<unknown>): Promise<VerificationError> {
   const e = await p.then(
@@ -53,7 +62,9 @@ describe("the trust level: CometBFT's ValidateTrustLevel, 1/3 ≤ level ≤ 1", 
     [1n, 0n, "the trust level 1/0 has a zero denominator"],
     [-1n, 3n, "the trust level -1/3 must be within [1/3, 1]: it is negative"],
   ])("%s/%s is refused before any node is asked", async (numerator, denominator, message) => {
-    const e = await refusal(LightClient.create(RpcProvider.of(UNREACHABLE), { ...rootOf(chain), trustLevel: { numerator, denominator }, withoutWitnesses: true }));
+    const e = await refusal(
+      LightClient.create(RpcProvider.of(UNREACHABLE), { ...rootOf(chain), trustLevel: { numerator, denominator }, withoutWitnesses: true }),
+    );
     expect(e).toBeInstanceOf(TrustOptionsError);
     expect(e.check).toBe("trust-options");
     expect(e.message).toBe(message);
@@ -70,7 +81,12 @@ describe("the trust level: CometBFT's ValidateTrustLevel, 1/3 ≤ level ≤ 1", 
     const url = (await up(short.serve())).url;
     const stepsAt = async (numerator: bigint, denominator: bigint) => {
       const steps: VerificationStep[] = [];
-      const client = await LightClient.create(RpcProvider.of(url), { ...rootOf(short), trustLevel: { numerator, denominator }, withoutWitnesses: true, onStep: (s) => steps.push(s) });
+      const client = await LightClient.create(RpcProvider.of(url), {
+        ...rootOf(short),
+        trustLevel: { numerator, denominator },
+        withoutWitnesses: true,
+        onStep: (s) => steps.push(s),
+      });
       await client.verifyAtHeight(8n);
       return steps.filter((s) => s.kind !== "root").map((s) => s.kind);
     };
@@ -103,7 +119,9 @@ describe("witnesses are required, as in CometBFT's client", () => {
   });
 
   it("opting out while giving witnesses is a contradiction, refused", async () => {
-    const e = await refusal(LightClient.create(RpcProvider.of(UNREACHABLE), { ...rootOf(chain), witnesses: [RpcProvider.of(UNREACHABLE)], withoutWitnesses: true }));
+    const e = await refusal(
+      LightClient.create(RpcProvider.of(UNREACHABLE), { ...rootOf(chain), witnesses: [RpcProvider.of(UNREACHABLE)], withoutWitnesses: true }),
+    );
     expect(e).toBeInstanceOf(TrustOptionsError);
     expect(e.message).toBe("withoutWitnesses is set, but 1 witness was given: drop one or the other");
   });
@@ -111,17 +129,30 @@ describe("witnesses are required, as in CometBFT's client", () => {
   it("the client tells which witnesses confirmed each height it compared with them: the root and each verified target, not the headers in between", async () => {
     // A validator window sliding by one every 5 heights: 1 → 20 takes a header in between (11).
     const keys = Array.from({ length: 12 }, (_, i) => syntheticKey("confirm-1", i));
-    const sliding = new SyntheticChain({ chainId: "confirm-1", valsetAt: (h) => keys.slice(Number((h - 1n) / 5n), Number((h - 1n) / 5n) + 4).map((key) => ({ key, power: 10n })), latest: 30n });
+    const sliding = new SyntheticChain({
+      chainId: "confirm-1",
+      valsetAt: (h) => keys.slice(Number((h - 1n) / 5n), Number((h - 1n) / 5n) + 4).map((key) => ({ key, power: 10n })),
+      latest: 30n,
+    });
     const [p, w1, w2] = await Promise.all([up(sliding.serve()), up(sliding.serve()), up(sliding.serve())]);
     const steps: VerificationStep[] = [];
-    const client = await LightClient.create(RpcProvider.of(p.url), { ...rootOf(sliding), witnesses: [RpcProvider.of(w1.url), RpcProvider.of(w2.url)], onStep: (s) => steps.push(s) });
+    const client = await LightClient.create(RpcProvider.of(p.url), {
+      ...rootOf(sliding),
+      witnesses: [RpcProvider.of(w1.url), RpcProvider.of(w2.url)],
+      onStep: (s) => steps.push(s),
+    });
     await client.verifyAtHeight(20n);
     expect(client.withoutWitnesses).toBe(false);
     expect(client.witnesses).toEqual([w1.url, w2.url]);
     for (const h of [1n, 20n]) expect(client.witnessReport(h)).toEqual({ confirmed: [w1.url, w2.url], faulty: [], unavailable: [] });
     expect(client.trustedAt(11n)).toBeDefined();
     expect(client.witnessReport(11n)).toBeUndefined();
-    expect(steps.filter((s) => s.kind === "witness").map((s) => `${s.height} ${s.witness}`)).toEqual([`1 ${w1.url}`, `1 ${w2.url}`, `20 ${w1.url}`, `20 ${w2.url}`]);
+    expect(steps.filter((s) => s.kind === "witness").map((s) => `${s.height} ${s.witness}`)).toEqual([
+      `1 ${w1.url}`,
+      `1 ${w2.url}`,
+      `20 ${w1.url}`,
+      `20 ${w2.url}`,
+    ]);
   });
 });
 
@@ -158,7 +189,13 @@ describe("a witness that does not confirm is named faulty or unavailable, with i
       [notJson.url, "faulty", /^invalid response from the node to commit: HTTP 502, not JSON/],
       [otherChain.url, "faulty", `its light block fails its own checks: the header belongs to chain "elsewhere-1", not "named-1"`],
       [otherValidators.url, "faulty", /^its light block fails its own checks: validators_hash [0-9A-F]{64} does not match the validator set the node supplied/],
-      [impostor.url, "faulty", new RegExp(`^its header [0-9A-F]{64} at height 25 conflicts with the primary's ${H(honest.hash(25n))} and does not verify \\(at height 2: validators_hash`)],
+      [
+        impostor.url,
+        "faulty",
+        new RegExp(
+          `^its header [0-9A-F]{64} at height 25 conflicts with the primary's ${H(honest.hash(25n))} and does not verify \\(at height 2: validators_hash`,
+        ),
+      ],
       [UNREACHABLE, "unavailable", "cannot reach the node: connection refused (is the node running?)"],
       [lagging.url, "unavailable", "it has not reached height 25 (its latest is 20)"],
       [pruned.url, "unavailable", "commit: height 25 is not available, lowest height is 1"],
@@ -187,8 +224,14 @@ describe("a witness that does not confirm is named faulty or unavailable, with i
     const err = e as NoWitnessConfirmedError;
     expect(err.check).toBe("witness");
     expect(err.height).toBe(25n);
-    expectNamed(err.faulty, bad.filter(([, g]) => g === "faulty").map(([w, , r]) => [w, r]));
-    expectNamed(err.unavailable, bad.filter(([, g]) => g === "unavailable").map(([w, , r]) => [w, r]));
+    expectNamed(
+      err.faulty,
+      bad.filter(([, g]) => g === "faulty").map(([w, , r]) => [w, r]),
+    );
+    expectNamed(
+      err.unavailable,
+      bad.filter(([, g]) => g === "unavailable").map(([w, , r]) => [w, r]),
+    );
     expect(err.message).toMatch(/^at height 25: no witness confirmed the header — faulty: .* — unavailable: /);
     for (const [url] of bad) expect(err.message).toContain(url);
     expect(client.latestTrusted.height).toBe(1n);
@@ -207,12 +250,16 @@ describe("a witness that does not confirm is named faulty or unavailable, with i
     await client.verifyAtHeight(25n);
     const report = client.witnessReport(25n)!;
     expect(report.confirmed).toEqual([good.url]);
-    expectNamed(report.faulty, bad.filter(([, g]) => g === "faulty").map(([w, , r]) => [w, r]));
-    expectNamed(report.unavailable, bad.filter(([, g]) => g === "unavailable").map(([w, , r]) => [w, r]));
-    const at25 = steps.filter((s) => s.height === 25n && s.kind.startsWith("witness"));
-    expect(at25.map((s) => `${s.kind} ${s.witness}`).sort()).toEqual(
-      [`witness ${good.url}`, ...bad.map(([url, g]) => `witness-${g} ${url}`)].sort(),
+    expectNamed(
+      report.faulty,
+      bad.filter(([, g]) => g === "faulty").map(([w, , r]) => [w, r]),
     );
+    expectNamed(
+      report.unavailable,
+      bad.filter(([, g]) => g === "unavailable").map(([w, , r]) => [w, r]),
+    );
+    const at25 = steps.filter((s) => s.height === 25n && s.kind.startsWith("witness"));
+    expect(at25.map((s) => `${s.kind} ${s.witness}`).sort()).toEqual([`witness ${good.url}`, ...bad.map(([url, g]) => `witness-${g} ${url}`)].sort());
     expect(at25.every((s) => s.kind === "witness" || s.reason)).toBe(true);
   });
 });

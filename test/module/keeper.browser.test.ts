@@ -24,7 +24,12 @@ describe.each(["wasm", "js"] as const)("browser keeper on IndexedDB (%s)", (back
     const k2 = await createKeeper({ backend, store: reopened });
     expect(k2.getUpgradePlan()).toBeUndefined();
     expect(k2.getDoneHeight("v2")).toBe(5n);
-    expect(k2.getModuleVersionMap()).toEqual(new Map([["bank", 2n], ["upgrade", 2n]]));
+    expect(k2.getModuleVersionMap()).toEqual(
+      new Map([
+        ["bank", 2n],
+        ["upgrade", 2n],
+      ]),
+    );
     expect(k2.getProtocolVersion()).toBe(1n);
     await reopened.close();
   });

@@ -22,7 +22,16 @@ describe("plan info URLs (docs/spec/interfaces.md §9 step 5)", () => {
 
   it("reports every entry's problems, keys ascending", () => {
     const u = "https://x/a?checksum=sha256:" + "0".repeat(64);
-    const { problems } = checkBinaries(new Map([["xx linux/amd64 yy", u], ["badkey", u], ["", u], ["linux/amd64", u], ["any", "ftp://x"]]), true);
+    const { problems } = checkBinaries(
+      new Map([
+        ["xx linux/amd64 yy", u],
+        ["badkey", u],
+        ["", u],
+        ["linux/amd64", u],
+        ["any", "ftp://x"],
+      ]),
+      true,
+    );
     expect(problems).toEqual([
       'invalid os/arch format in key ""',
       'invalid url "ftp://x" in binaries[any]: unsupported URL scheme "ftp"',
@@ -30,7 +39,6 @@ describe("plan info URLs (docs/spec/interfaces.md §9 step 5)", () => {
       'invalid os/arch format in key "xx linux/amd64 yy"',
     ]);
   });
-
 });
 
 describe("plan info JSON (docs/spec/interfaces.md §9 steps 3-4)", () => {
@@ -48,8 +56,12 @@ describe("plan info JSON (docs/spec/interfaces.md §9 steps 3-4)", () => {
     expect(parseErr('{"binaries":["foo","bar"]}')).toBe(
       "could not parse plan info: json: cannot unmarshal array into Go struct field Info.binaries of type plan.BinaryDownloadURLMap",
     );
-    expect(parseErr('{"binaries":{"os1/arch1":1}}')).toBe("could not parse plan info: json: cannot unmarshal number into Go struct field Info.binaries of type string");
-    expect(parseErr('{"binaries":{"a/b":true}}')).toBe("could not parse plan info: json: cannot unmarshal bool into Go struct field Info.binaries of type string");
+    expect(parseErr('{"binaries":{"os1/arch1":1}}')).toBe(
+      "could not parse plan info: json: cannot unmarshal number into Go struct field Info.binaries of type string",
+    );
+    expect(parseErr('{"binaries":{"a/b":true}}')).toBe(
+      "could not parse plan info: json: cannot unmarshal bool into Go struct field Info.binaries of type string",
+    );
     expect(parseErr("v2.0.0")).toMatch(/^could not parse plan info: /);
   });
 

@@ -53,39 +53,74 @@ const info = (binaries: Record<string, string>) => JSON.stringify({ binaries });
 
 beforeAll(async () => {
   files.set("raw-binary", Buffer.from("#!/bin/sh\necho v2\n"));
-  files.set("app.tar.gz", await tarball((d) => {
-    mkdirSync(join(d, "bin"));
-    mkdirSync(join(d, "lib"));
-    writeFileSync(join(d, "bin/xupgrade"), "bin");
-    writeFileSync(join(d, "lib/libx.so"), "lib");
-    return ["bin", "lib"];
-  }));
-  files.set("top.tgz", await tarball((d) => {
-    writeFileSync(join(d, "xupgrade"), "bin");
-    writeFileSync(join(d, "README"), "readme");
-    return ["xupgrade", "README"];
-  }));
-  files.set("plain.tar", await tarball((d) => {
-    writeFileSync(join(d, "whatever-name"), "bin");
-    return ["whatever-name"];
-  }, false));
-  files.set("symlink.tar.gz", await tarball((d) => {
-    symlinkSync("/etc/passwd", join(d, "xupgrade"));
-    return ["xupgrade"];
-  }));
+  files.set(
+    "app.tar.gz",
+    await tarball((d) => {
+      mkdirSync(join(d, "bin"));
+      mkdirSync(join(d, "lib"));
+      writeFileSync(join(d, "bin/xupgrade"), "bin");
+      writeFileSync(join(d, "lib/libx.so"), "lib");
+      return ["bin", "lib"];
+    }),
+  );
+  files.set(
+    "top.tgz",
+    await tarball((d) => {
+      writeFileSync(join(d, "xupgrade"), "bin");
+      writeFileSync(join(d, "README"), "readme");
+      return ["xupgrade", "README"];
+    }),
+  );
+  files.set(
+    "plain.tar",
+    await tarball((d) => {
+      writeFileSync(join(d, "whatever-name"), "bin");
+      return ["whatever-name"];
+    }, false),
+  );
+  files.set(
+    "symlink.tar.gz",
+    await tarball((d) => {
+      symlinkSync("/etc/passwd", join(d, "xupgrade"));
+      return ["xupgrade"];
+    }),
+  );
   const abs = tempDir();
   writeFileSync(join(abs, "evil"), "x");
   files.set("absolute.tar.gz", await tarball(() => [join(abs, "evil")], true, { preservePaths: true }));
-  files.set("dotdot.tar.gz", await tarball((d) => {
-    mkdirSync(join(d, "sub"));
-    writeFileSync(join(d, "x"), "x");
-    return ["sub/../x"];
-  }, true, { preservePaths: true }));
+  files.set(
+    "dotdot.tar.gz",
+    await tarball(
+      (d) => {
+        mkdirSync(join(d, "sub"));
+        writeFileSync(join(d, "x"), "x");
+        return ["sub/../x"];
+      },
+      true,
+      { preservePaths: true },
+    ),
+  );
   files.set("one.zip", await zip([["just-a-file", "bin"]]));
-  files.set("three.zip", await zip([["a", "1"], ["b", "2"], ["c/d", "3"]]));
-  files.set("bin.zip", await zip([["bin/xupgrade", "bin"], ["bin/other", "o"]]));
+  files.set(
+    "three.zip",
+    await zip([
+      ["a", "1"],
+      ["b", "2"],
+      ["c/d", "3"],
+    ]),
+  );
+  files.set(
+    "bin.zip",
+    await zip([
+      ["bin/xupgrade", "bin"],
+      ["bin/other", "o"],
+    ]),
+  );
   // yazl refuses "../" names: write "xx/", then patch the bytes (names are not covered by the CRC).
-  const evil = await zip([["xx/xx/etc/passwd", "root"], ["xupgrade", "bin"]]);
+  const evil = await zip([
+    ["xx/xx/etc/passwd", "root"],
+    ["xupgrade", "bin"],
+  ]);
   files.set("traversal.zip", Buffer.from(evil.toString("latin1").replaceAll("xx/xx/etc/passwd", "../../etc/passwd"), "latin1"));
   files.set("bomb.zip", await zip([["xupgrade", Buffer.alloc(2 << 20)]]));
   files.set("single.gz", gzipSync(Buffer.from("bin")));
@@ -181,10 +216,14 @@ describe("binaries are downloaded, checked and unpacked", () => {
 
   it("refuses hostile archives", async () => {
     const e = (name: string) => problem(info({ any: url(name) }));
-    expect(await e("symlink.tar.gz")).toMatch(/^error downloading binary for os\/arch any: refusing archive: entry "xupgrade": SymbolicLink entries are not allowed$/);
+    expect(await e("symlink.tar.gz")).toMatch(
+      /^error downloading binary for os\/arch any: refusing archive: entry "xupgrade": SymbolicLink entries are not allowed$/,
+    );
     expect(await e("absolute.tar.gz")).toMatch(/refusing archive: entry "\/.*evil": absolute path$/);
     expect(await e("dotdot.tar.gz")).toMatch(/refusing archive: entry "sub\/\.\.\/x": '\.\.' segment$/);
-    expect(await e("traversal.zip")).toMatch(/(refusing archive: entry "\.\.\/\.\.\/etc\/passwd"|cannot read archive: invalid relative path: \.\.\/\.\.\/etc\/passwd)/);
+    expect(await e("traversal.zip")).toMatch(
+      /(refusing archive: entry "\.\.\/\.\.\/etc\/passwd"|cannot read archive: invalid relative path: \.\.\/\.\.\/etc\/passwd)/,
+    );
     expect(await e("bomb.zip")).toMatch(/refusing archive: more than 1048576 bytes extracted/);
     expect(await e("app.tar.bz2")).toBe('error downloading binary for os/arch any: unsupported archive format ".tar.bz2"');
   });
@@ -198,7 +237,9 @@ describe("binaries are downloaded, checked and unpacked", () => {
     expect(await problem(info({ any: `${base}/stall?checksum=sha256:${h}` }), opts({ limits: { maxBytes: 1 << 20, idleMs: 300 } }))).toBe(
       "error downloading binary for os/arch any: no data received for 300ms (DAEMON_DOWNLOAD_IDLE_TIMEOUT)",
     );
-    expect(await problem(info({ any: `${base}/truncated?checksum=sha256:${h}` }))).toMatch(/^error downloading binary for os\/arch any: connection closed after 3 of 100 bytes$/);
+    expect(await problem(info({ any: `${base}/truncated?checksum=sha256:${h}` }))).toMatch(
+      /^error downloading binary for os\/arch any: connection closed after 3 of 100 bytes$/,
+    );
     expect(await problem(info({ any: `file:///never/gonna/be/a/thing.zip?checksum=sha256:${h}` }))).toBe(
       "error downloading binary for os/arch any: open /never/gonna/be/a/thing.zip: no such file or directory",
     );
@@ -224,7 +265,9 @@ describe("info given as a URL (one level)", () => {
   it("is downloaded, checksum-verified and parsed", async () => {
     expect(await problem(url("info.json"))).toBe("");
     expect(await problem(url("info.json", "1".repeat(64)))).toMatch(
-      new RegExp(`^could not download url "${url("info.json", "1".repeat(64)).replace(/[.?]/g, "\\$&")}": Checksums did not match for info-info\\.json\\.\\nExpected: 1{64}\\nGot: [0-9a-f]{64}$`),
+      new RegExp(
+        `^could not download url "${url("info.json", "1".repeat(64)).replace(/[.?]/g, "\\$&")}": Checksums did not match for info-info\\.json\\.\\nExpected: 1{64}\\nGot: [0-9a-f]{64}$`,
+      ),
     );
     expect(await problem(`${base}/info.json`)).toBe(`invalid url "${base}/info.json": missing checksum query parameter`);
     expect(await problem(`${base}/info.json`, opts({ enforceChecksum: false }))).toBe("");
@@ -246,7 +289,9 @@ describe("download limits from the environment (docs/spec/sidecar.md §3, §7.2)
       minRate: 0,
       idleMs: 1500,
     });
-    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "600" })).toThrow(`invalid: DAEMON_DOWNLOAD_TIMEOUT: could not parse '600' into a duration: time: missing unit in duration "600"`);
+    expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "600" })).toThrow(
+      `invalid: DAEMON_DOWNLOAD_TIMEOUT: could not parse '600' into a duration: time: missing unit in duration "600"`,
+    );
     expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_TIMEOUT: "0s" })).toThrow("invalid: DAEMON_DOWNLOAD_TIMEOUT: must be greater than 0");
     expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_MIN_RATE: "-1" })).toThrow('invalid: DAEMON_DOWNLOAD_MIN_RATE: must be a non-negative integer, got "-1"');
     expect(() => limitsFromEnv({ DAEMON_DOWNLOAD_MIN_RATE: "1kb" })).toThrow('invalid: DAEMON_DOWNLOAD_MIN_RATE: must be a non-negative integer, got "1kb"');

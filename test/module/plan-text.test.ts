@@ -17,9 +17,7 @@ describe("planToText acceptance vectors", () => {
   });
 
   it("P3: {almost-empty}: zero height and empty info are omitted, time is not", () => {
-    expect(planToText({ name: "almost-empty", height: 0n, info: "" })).toBe(
-      'name:"almost-empty" time:<seconds:-62135596800 > ',
-    );
+    expect(planToText({ name: "almost-empty", height: 0n, info: "" })).toBe('name:"almost-empty" time:<seconds:-62135596800 > ');
   });
 });
 
@@ -30,21 +28,13 @@ describe("planToText fields", () => {
   });
 
   it("prints info without a height", () => {
-    expect(planToText({ name: "missing", height: 0n, info: "important" })).toBe(
-      'name:"missing" time:<seconds:-62135596800 > info:"important" ',
-    );
+    expect(planToText({ name: "missing", height: 0n, info: "important" })).toBe('name:"missing" time:<seconds:-62135596800 > info:"important" ');
   });
 
   it("prints int64 extremes and negative heights exactly", () => {
-    expect(planToText({ name: "x", height: 9223372036854775807n, info: "" })).toBe(
-      'name:"x" time:<seconds:-62135596800 > height:9223372036854775807 ',
-    );
-    expect(planToText({ name: "minus", height: -12345n, info: "" })).toBe(
-      'name:"minus" time:<seconds:-62135596800 > height:-12345 ',
-    );
-    expect(planToText({ name: "x", height: -9223372036854775808n, info: "" })).toContain(
-      "height:-9223372036854775808 ",
-    );
+    expect(planToText({ name: "x", height: 9223372036854775807n, info: "" })).toBe('name:"x" time:<seconds:-62135596800 > height:9223372036854775807 ');
+    expect(planToText({ name: "minus", height: -12345n, info: "" })).toBe('name:"minus" time:<seconds:-62135596800 > height:-12345 ');
+    expect(planToText({ name: "x", height: -9223372036854775808n, info: "" })).toContain("height:-9223372036854775808 ");
   });
 
   it("treats a missing info as empty", () => {
@@ -53,7 +43,7 @@ describe("planToText fields", () => {
 });
 
 describe("Go proto text string quoting", () => {
-  it("uses the short escapes for \\n \\r \\t \\\" \\\\", () => {
+  it('uses the short escapes for \\n \\r \\t \\" \\\\', () => {
     expect(quoteProtoText('a\nb\rc\td"e\\f')).toBe('"a\\nb\\rc\\td\\"e\\\\f"');
   });
 

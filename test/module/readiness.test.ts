@@ -72,7 +72,15 @@ describe("the vote extension", () => {
     const ext = encodeVoteExtension(a);
     expect(decodeVoteExtension(ext)).toEqual(a);
     const theirs = fromBinary(schema("VoteExtension"), ext) as unknown as { readiness: Record<string, unknown> };
-    expect(theirs.readiness).toMatchObject({ planName: "v2", planHeight: 300n, platform: "linux/amd64", preflightOk: true, rehearsal: 1, snapshotHeight: 120n, binaryVersion: "example-v2 2.0.0" });
+    expect(theirs.readiness).toMatchObject({
+      planName: "v2",
+      planHeight: 300n,
+      platform: "linux/amd64",
+      preflightOk: true,
+      rehearsal: 1,
+      snapshotHeight: 120n,
+      binaryVersion: "example-v2 2.0.0",
+    });
     expect(toBinary(schema("VoteExtension"), theirs as never)).toEqual(ext);
   });
 
@@ -141,8 +149,21 @@ describe("the vote extension", () => {
       ["an unknown attestation field", wrap(w().tag(11, WireType.Varint).uint32(1).finish()), "malformed"],
       ["invalid UTF-8 in the plan name", wrap(w().tag(1, WireType.LengthDelimited).bytes(Uint8Array.of(0xc3, 0x28)).finish()), "malformed"],
       ["an unknown rehearsal verdict", wrap(w().tag(6, WireType.Varint).uint32(9).finish()), "rehearsal"],
-      ["a trailing copy of a field", Uint8Array.from([...good, ...w().tag(1, WireType.LengthDelimited).bytes(encodeVoteExtension(attestation()).subarray(2)).finish()]), "not-canonical"],
-      ["a default value written", wrap(Uint8Array.from([...encodeVoteExtension(attestation({ rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })).subarray(2), ...w().tag(7, WireType.Varint).uint32(0).finish()])), "not-canonical"],
+      [
+        "a trailing copy of a field",
+        Uint8Array.from([...good, ...w().tag(1, WireType.LengthDelimited).bytes(encodeVoteExtension(attestation()).subarray(2)).finish()]),
+        "not-canonical",
+      ],
+      [
+        "a default value written",
+        wrap(
+          Uint8Array.from([
+            ...encodeVoteExtension(attestation({ rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })).subarray(2),
+            ...w().tag(7, WireType.Varint).uint32(0).finish(),
+          ]),
+        ),
+        "not-canonical",
+      ],
       ["the empty attestation", wrap(new Uint8Array(0)), "plan-name"],
       ["a 129-byte plan name", encodeVoteExtension(attestation({ planName: "x".repeat(129) })), "plan-name"],
       ["plan height 0", encodeVoteExtension(attestation({ planHeight: 0n })), "plan-height"],
@@ -150,14 +171,22 @@ describe("the vote extension", () => {
       ["platform Linux/AMD64", encodeVoteExtension(attestation({ platform: "Linux/AMD64" })), "platform"],
       ["platform linux", encodeVoteExtension(attestation({ platform: "linux" })), "platform"],
       ["a 31-byte sha256", encodeVoteExtension(attestation({ binarySha256: bytes(31, 1) })), "binary-sha256"],
-      ["a passing pre-flight without a binary", encodeVoteExtension(attestation({ binarySha256: new Uint8Array(0), rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })), "binary-sha256"],
+      [
+        "a passing pre-flight without a binary",
+        encodeVoteExtension(attestation({ binarySha256: new Uint8Array(0), rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n })),
+        "binary-sha256",
+      ],
       ["a passed rehearsal without an app hash", encodeVoteExtension(attestation({ appHash: new Uint8Array(0) })), "app-hash"],
       ["a failed rehearsal with an app hash", encodeVoteExtension(attestation({ rehearsal: "failed", rehearsalExitCode: 23 })), "app-hash"],
       ["a failed rehearsal with exit code 0", encodeVoteExtension(attestation({ rehearsal: "failed", appHash: new Uint8Array(0) })), "exit-code"],
       ["a passed rehearsal with exit code 20", encodeVoteExtension(attestation({ rehearsalExitCode: 20 })), "exit-code"],
       ["a snapshot at the plan height", encodeVoteExtension(attestation({ snapshotHeight: 300n })), "snapshot-height"],
       ["a rehearsal without a snapshot", encodeVoteExtension(attestation({ snapshotHeight: 0n })), "snapshot-height"],
-      ["no rehearsal with a snapshot height", encodeVoteExtension(attestation({ rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 5n })), "snapshot-height"],
+      [
+        "no rehearsal with a snapshot height",
+        encodeVoteExtension(attestation({ rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 5n })),
+        "snapshot-height",
+      ],
       ["a 65-byte version", encodeVoteExtension(attestation({ binaryVersion: "v".repeat(65) })), "binary-version"],
       ["a version with a newline", encodeVoteExtension(attestation({ binaryVersion: "v2\nforged line" })), "binary-version"],
     ];
@@ -175,7 +204,11 @@ describe("the hand-over file's JSON", () => {
   it("round-trips through attestationToJson and attestationFromJson", () => {
     const a = attestation();
     const json = JSON.parse(JSON.stringify(attestationToJson(a, { reason: "staged", summary: "rehearsed", path: "/bin/x", created: "2026-01-01T00:00:00Z" })));
-    expect(json).toMatchObject({ format: "xupgrade-readiness/1", plan: { name: "v2", height: "300" }, rehearsal: { verdict: "passed", snapshot_height: "120" } });
+    expect(json).toMatchObject({
+      format: "xupgrade-readiness/1",
+      plan: { name: "v2", height: "300" },
+      rehearsal: { verdict: "passed", snapshot_height: "120" },
+    });
     expect(attestationFromJson(json)).toEqual(a);
   });
 
@@ -202,15 +235,27 @@ describe("the hand-over file's JSON", () => {
 });
 
 const V = (i: number, power: bigint, name = `validator${i}`): TallyValidator => ({ address: bytes(20, i + 1), name, power });
-const key = (i: number) => Buffer.from(bytes(20, i + 1)).toString("hex").toUpperCase();
+const key = (i: number) =>
+  Buffer.from(bytes(20, i + 1))
+    .toString("hex")
+    .toUpperCase();
 
 describe("the tally", () => {
   const vals = [V(0, 40n), V(1, 30n), V(2, 20n), V(3, 10n)];
 
   it("counts a pre-flight that found no binary as failed, and says it found none", () => {
-    const none = attestation({ binarySha256: new Uint8Array(0), preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n });
+    const none = attestation({
+      binarySha256: new Uint8Array(0),
+      preflightOk: false,
+      rehearsal: "not_rehearsed",
+      appHash: new Uint8Array(0),
+      snapshotHeight: 0n,
+    });
     const wrong = attestation({ preflightOk: false, rehearsal: "not_rehearsed", appHash: new Uint8Array(0), snapshotHeight: 0n });
-    const attested = new Map([[key(0), { attestation: none, height: 10n }], [key(1), { attestation: wrong, height: 10n }]]);
+    const attested = new Map([
+      [key(0), { attestation: none, height: 10n }],
+      [key(1), { attestation: wrong, height: 10n }],
+    ]);
     const t = tallyReadiness({ plan: PLAN, validators: vals, attested, updatedHeight: 10n });
     expect(t.validators.slice(0, 2).map((v) => v.status)).toEqual(["failed", "failed"]);
     expect([none, wrong, attestation()].map(preflightText)).toEqual(["pre-flight found no binary", "pre-flight failed", "pre-flight ok"]);
@@ -223,9 +268,17 @@ describe("the tally", () => {
       [key(2), { attestation: attestation({ rehearsal: "failed", rehearsalExitCode: 23, appHash: new Uint8Array(0) }), height: 12n }],
     ]);
     const t = tallyReadiness({ plan: PLAN, validators: vals, attested, updatedHeight: 12n });
-    expect({ total: t.totalPower, ready: t.readyPower, failed: t.failedPower, none: t.noAttestationPower }).toEqual({ total: 100n, ready: 70n, failed: 20n, none: 10n });
+    expect({ total: t.totalPower, ready: t.readyPower, failed: t.failedPower, none: t.noAttestationPower }).toEqual({
+      total: 100n,
+      ready: 70n,
+      failed: 20n,
+      none: 10n,
+    });
     expect(t.validators.map((v) => v.status)).toEqual(["ready", "ready", "failed", "no_attestation"]);
-    expect(t.appHashGroups.map((g) => [g.power, g.appHash[0]])).toEqual([[40n, 0x11], [30n, 0x22]]);
+    expect(t.appHashGroups.map((g) => [g.power, g.appHash[0]])).toEqual([
+      [40n, 0x11],
+      [30n, 0x22],
+    ]);
     expect(t.appHashesDisagree).toBe(true);
     expect(t.expectedBinaries).toEqual([{ platform: "linux/amd64", sha256: bytes(32, 0xaa), source: "most_power" }]);
     expect(moreThanTwoThirdsReady(t)).toBe(true);
@@ -286,7 +339,15 @@ describe("the votes of a block", () => {
     m = recordVotes(m, [{ address: bytes(20, 1), extension: ext(attestation({ snapshotHeight: 130n })) }], PLAN, 7n);
     expect(m.get(key(0))?.height).toBe(7n);
     // An unsigned (absent, pruned) vote, or a malformed one, changes nothing.
-    m = recordVotes(m, [{ address: bytes(20, 1), extension: undefined }, { address: bytes(20, 1), extension: Uint8Array.of(1, 2) }], PLAN, 8n);
+    m = recordVotes(
+      m,
+      [
+        { address: bytes(20, 1), extension: undefined },
+        { address: bytes(20, 1), extension: Uint8Array.of(1, 2) },
+      ],
+      PLAN,
+      8n,
+    );
     expect(m.has(key(0))).toBe(true);
     // Another plan's attestation, or a signed empty extension, withdraws it.
     expect(recordVotes(m, [{ address: bytes(20, 1), extension: ext(attestation({ planName: "v3" })) }], PLAN, 9n).has(key(0))).toBe(false);

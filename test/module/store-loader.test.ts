@@ -217,21 +217,11 @@ describe.each(STORE_KINDS)("store loader (docs/spec/keeper.md §11.6, upgrade he
   });
 
   it("L7: invalid store upgrades are refused with the exact messages", () => {
-    expect(loaderError(() => upgradeStoreLoader(5n, { added: ["a", "a"] })).message).toBe(
-      "store upgrade has duplicate key a in added",
-    );
-    expect(loaderError(() => upgradeStoreLoader(5n, { deleted: ["b", "b"] })).message).toBe(
-      "store upgrade has duplicate key b in deleted",
-    );
-    expect(loaderError(() => upgradeStoreLoader(5n, { added: ["c"], deleted: ["c"] })).message).toBe(
-      "store upgrade has key c in both added and deleted",
-    );
-    expect(loaderError(() => upgradeStoreLoader(5n, null as unknown as StoreUpgrades)).message).toBe(
-      "store upgrades cannot be nil",
-    );
-    expect(loaderError(() => upgradeStoreLoader(5n, undefined as unknown as StoreUpgrades)).message).toBe(
-      "store upgrades cannot be nil",
-    );
+    expect(loaderError(() => upgradeStoreLoader(5n, { added: ["a", "a"] })).message).toBe("store upgrade has duplicate key a in added");
+    expect(loaderError(() => upgradeStoreLoader(5n, { deleted: ["b", "b"] })).message).toBe("store upgrade has duplicate key b in deleted");
+    expect(loaderError(() => upgradeStoreLoader(5n, { added: ["c"], deleted: ["c"] })).message).toBe("store upgrade has key c in both added and deleted");
+    expect(loaderError(() => upgradeStoreLoader(5n, null as unknown as StoreUpgrades)).message).toBe("store upgrades cannot be nil");
+    expect(loaderError(() => upgradeStoreLoader(5n, undefined as unknown as StoreUpgrades)).message).toBe("store upgrades cannot be nil");
   });
 
   it("refuses bad upgrade heights", () => {

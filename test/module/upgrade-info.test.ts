@@ -100,21 +100,19 @@ describe("encodeUpgradeInfo: Go encoding/json bytes", () => {
   });
 
   it("writes int64 heights as exact JSON numbers", () => {
-    expect(encodeUpgradeInfo({ name: "m", height: INT64_MAX, info: "" })).toBe(
-      '{"name":"m","time":"0001-01-01T00:00:00Z","height":9223372036854775807}',
-    );
+    expect(encodeUpgradeInfo({ name: "m", height: INT64_MAX, info: "" })).toBe('{"name":"m","time":"0001-01-01T00:00:00Z","height":9223372036854775807}');
     expect(encodeUpgradeInfo({ name: "m", height: INT64_MIN, info: "" })).toContain('"height":-9223372036854775808}');
   });
 
   it("escapes <, > and & as \\u003c \\u003e \\u0026 (HTML-safe, unlike JSON.stringify)", () => {
-    expect(goJsonString("<a href='x'>&</a>")).toBe('"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e"');
+    expect(goJsonString("<a href='x'>&</a>")).toBe("\"\\u003ca href='x'\\u003e\\u0026\\u003c/a\\u003e\"");
   });
 
   it("escapes U+2028 and U+2029", () => {
     expect(goJsonString("a\u2028b\u2029c")).toBe('"a\\u2028b\\u2029c"');
   });
 
-  it("escapes \" and \\ and uses \\b \\f \\n \\r \\t, lowercase \\u00xx for other controls", () => {
+  it('escapes " and \\ and uses \\b \\f \\n \\r \\t, lowercase \\u00xx for other controls', () => {
     expect(goJsonString('q"b\\s')).toBe('"q\\"b\\\\s"');
     expect(goJsonString("\b\f\n\r\t")).toBe('"\\b\\f\\n\\r\\t"');
     expect(goJsonString("\0\x01\x0b\x1b\x1f")).toBe('"\\u0000\\u0001\\u000b\\u001b\\u001f"');
@@ -126,8 +124,7 @@ describe("encodeUpgradeInfo: Go encoding/json bytes", () => {
   });
 
   it("property: equals JSON.stringify plus Go's extra escapes, for well-formed strings", () => {
-    const goExtra = (s: string) =>
-      JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+    const goExtra = (s: string) => JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "binary-ascii" }), (a, b) => {
         expect(goJsonString(a)).toBe(goExtra(a));
@@ -378,22 +375,25 @@ describe("readUpgradeInfo / parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 1�
   it("property: valid exactly when JSON.parse accepts (syntax), on JSON-ish noise", () => {
     const token = fc.constantFrom(...'{}[]:,"\\ u 0 1 9 - + . e E t r f a l s n x \n \t'.split(" "), " ", '"a"', "true", "null", "1.5e3");
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 14 }).map((t) => t.join("")), (text) => {
-        if (text.length === 0) return;
-        let jsOk = true;
-        try {
-          JSON.parse(text);
-        } catch {
-          jsOk = false;
-        }
-        let syntaxOk = true;
-        try {
-          parseUpgradeInfo(text, P);
-        } catch (e) {
-          syntaxOk = !(e as Error).message.startsWith("invalid upgrade-info.json");
-        }
-        expect(syntaxOk, JSON.stringify(text)).toBe(jsOk);
-      }),
+      fc.property(
+        fc.array(token, { maxLength: 14 }).map((t) => t.join("")),
+        (text) => {
+          if (text.length === 0) return;
+          let jsOk = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            jsOk = false;
+          }
+          let syntaxOk = true;
+          try {
+            parseUpgradeInfo(text, P);
+          } catch (e) {
+            syntaxOk = !(e as Error).message.startsWith("invalid upgrade-info.json");
+          }
+          expect(syntaxOk, JSON.stringify(text)).toBe(jsOk);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -414,9 +414,7 @@ describe("parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 4–5 (Go json.Unmar
 
   it("matches keys case-insensitively; the last match wins", () => {
     expect(parseUpgradeInfo('{"NAME":"a","Height":5,"iNfO":"x"}', P)).toEqual(plan({ name: "a", height: 5n, info: "x" }));
-    expect(parseUpgradeInfo('{"name":"a","NAME":"b","Name":"c","height":1,"HEIGHT":2}', P)).toEqual(
-      plan({ name: "c", height: 2n }),
-    );
+    expect(parseUpgradeInfo('{"name":"a","NAME":"b","Name":"c","height":1,"HEIGHT":2}', P)).toEqual(plan({ name: "c", height: 2n }));
     expect(parseUpgradeInfo('{"n\\u0061me":"escaped key"}', P).name).toBe("escaped key");
   });
 
@@ -429,9 +427,7 @@ describe("parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 4–5 (Go json.Unmar
 
   it("null leaves a field unchanged (Go); a null-only field is empty", () => {
     expect(parseUpgradeInfo('{"name":null,"height":null,"info":null,"time":null}', P)).toEqual(plan({}));
-    expect(parseUpgradeInfo('{"name":"a","name":null,"height":4,"height":null}', P)).toEqual(
-      plan({ name: "a", height: 4n }),
-    );
+    expect(parseUpgradeInfo('{"name":"a","name":null,"height":4,"height":null}', P)).toEqual(plan({ name: "a", height: 4n }));
   });
 
   it("ignores unknown keys, whatever their value", () => {
@@ -478,9 +474,7 @@ describe("parseUpgradeInfo: docs/spec/keeper.md §7.1 steps 4–5 (Go json.Unmar
   });
 
   it("syntax errors anywhere win over earlier type errors (Go checks the whole input first)", () => {
-    expect(parseError('{"name":1,"height":}')).toBe(
-      `invalid upgrade-info.json in "${P}": invalid character '}' looking for beginning of value`,
-    );
+    expect(parseError('{"name":1,"height":}')).toBe(`invalid upgrade-info.json in "${P}": invalid character '}' looking for beginning of value`);
   });
 
   it("decodes strings like Go: escapes, surrogate pairs, lone surrogates as U+FFFD", () => {
@@ -584,15 +578,11 @@ describe("parseUpgradeInfo: upgraded_client_state", () => {
 
   it("any other value fails as ValidateBasic would (time check first, then IBC)", async () => {
     const ibc = await caught(() => parseUpgradeInfo('{"name":"a","height":5,"upgraded_client_state":{}}', P));
-    expect([ibc.message, ibc.codespace, ibc.code]).toEqual([
-      "upgrade logic for IBC has been moved to the IBC module: invalid request",
-      "sdk",
-      18,
-    ]);
+    expect([ibc.message, ibc.codespace, ibc.code]).toEqual(["upgrade logic for IBC has been moved to the IBC module: invalid request", "sdk", 18]);
     expect((await caught(() => parseUpgradeInfo('{"upgraded_client_state":5}', P))).message).toContain("IBC module");
-    expect(
-      (await caught(() => parseUpgradeInfo('{"upgraded_client_state":{},"time":"2020-01-01T00:00:00Z"}', P))).message,
-    ).toBe("time-based upgrades have been deprecated in the SDK: invalid request");
+    expect((await caught(() => parseUpgradeInfo('{"upgraded_client_state":{},"time":"2020-01-01T00:00:00Z"}', P))).message).toBe(
+      "time-based upgrades have been deprecated in the SDK: invalid request",
+    );
   });
 });
 

@@ -113,9 +113,7 @@ describe.each(BACKENDS)("ABCI query router, %s backend", (backend) => {
   it("historical heights come from keeperAtHeight", async () => {
     const old = await createKeeper({ backend });
     old.scheduleUpgrade({ name: "old", height: 9 }, 1);
-    const r = createAbciQueryRouter(
-      createQueryEnv({ keeper, heightProvider: chain.provider, keeperAtHeight: (h) => (h === 5n ? old : undefined) }),
-    );
+    const r = createAbciQueryRouter(createQueryEnv({ keeper, heightProvider: chain.provider, keeperAtHeight: (h) => (h === 5n ? old : undefined) }));
     const qh = new QueryClientImpl(abciRpc(r, 5n));
     expect((await qh.CurrentPlan({})).plan!.name).toBe("old");
     expect(r.query("/cosmos.upgrade.v1beta1.Query/CurrentPlan", new Uint8Array(0), 5).height).toBe(5n);

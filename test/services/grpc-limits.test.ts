@@ -54,7 +54,13 @@ async function currentPlan(port: number): Promise<number> {
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   try {
     return await new Promise<number>((resolve, reject) =>
-      client.makeUnaryRequest(CURRENT_PLAN, (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), (err, res) => (err ? reject(err) : resolve(res!.length))),
+      client.makeUnaryRequest(
+        CURRENT_PLAN,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.alloc(0),
+        (err, res) => (err ? reject(err) : resolve(res!.length)),
+      ),
     );
   } finally {
     client.close();
@@ -62,7 +68,11 @@ async function currentPlan(port: number): Promise<number> {
 }
 
 /** Opens CurrentPlan on `s` and sends its request one byte every `intervalMs`, never ending it. */
-function tricklingCall(s: ClientHttp2Session, t0: number, intervalMs = 200): Promise<{ status: string | undefined; message: string | undefined; after: number }> {
+function tricklingCall(
+  s: ClientHttp2Session,
+  t0: number,
+  intervalMs = 200,
+): Promise<{ status: string | undefined; message: string | undefined; after: number }> {
   const req = s.request({ ":method": "POST", ":path": CURRENT_PLAN, "content-type": "application/grpc", te: "trailers" });
   req.on("error", () => undefined);
   const body = Buffer.from([0, 0, 0, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8]); // declares 8 bytes, sent one at a time

@@ -9,19 +9,7 @@ import { QueryClientImpl } from "cosmjs-types/cosmos/upgrade/v1beta1/query";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeeper, type UpgradeKeeper } from "../../bindings/node.js";
 import { encodeRequest, type QueryServers } from "../../bindings/services/index.js";
-import {
-  BACKENDS,
-  Chain,
-  GOV,
-  fromHex,
-  grpcClient,
-  grpcRpc,
-  hex,
-  rawUnary,
-  richKeeper,
-  serve,
-  wire,
-} from "./helpers.js";
+import { BACKENDS, Chain, GOV, fromHex, grpcClient, grpcRpc, hex, rawUnary, richKeeper, serve, wire } from "./helpers.js";
 
 const PROTO_ROOT = fileURLToPath(new URL("../../node_modules/@protobufs", import.meta.url));
 const SVC = "/cosmos.upgrade.v1beta1.Query";

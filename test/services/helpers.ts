@@ -33,11 +33,7 @@ export async function richKeeper(backend: BackendName): Promise<{ keeper: Upgrad
   return { keeper, chain: new Chain(40n) };
 }
 
-export async function serve(
-  keeper: UpgradeKeeper,
-  chain: Chain,
-  extra: Partial<ServeQueriesOptions> = {},
-): Promise<QueryServers> {
+export async function serve(keeper: UpgradeKeeper, chain: Chain, extra: Partial<ServeQueriesOptions> = {}): Promise<QueryServers> {
   return serveQueries({
     keeper,
     heightProvider: chain.provider,
@@ -50,10 +46,7 @@ export async function serve(
 const identity = (b: Buffer) => b;
 
 /** The cosmjs-types Rpc over @grpc/grpc-js (docs/spec/interfaces.md §11): makeUnaryRequest with identity serializers. */
-export function grpcRpc(
-  client: grpc.Client,
-  opts: { metadata?: grpc.Metadata; rename?: (service: string) => string } = {},
-): Rpc {
+export function grpcRpc(client: grpc.Client, opts: { metadata?: grpc.Metadata; rename?: (service: string) => string } = {}): Rpc {
   return {
     request(service, method, data) {
       const svc = opts.rename ? opts.rename(service) : service;

@@ -124,7 +124,19 @@ describe("REST gateway: hostile paths on every route", () => {
 
   it("every route × every hostile segment (GET), and every method on a few: no internal error, nothing leaked, nothing reported", async () => {
     const port = all.queries.rest!.port;
-    const prefixes = [`${P}/applied_plan`, `${P}/upgraded_consensus_state`, `${P}/module_versions`, `${P}/current_plan`, `${P}/authority`, `${T}/blocks`, `${T}/syncing`, "/ui", "/ui/assets", "/cosmos", ""];
+    const prefixes = [
+      `${P}/applied_plan`,
+      `${P}/upgraded_consensus_state`,
+      `${P}/module_versions`,
+      `${P}/current_plan`,
+      `${P}/authority`,
+      `${T}/blocks`,
+      `${T}/syncing`,
+      "/ui",
+      "/ui/assets",
+      "/cosmos",
+      "",
+    ];
     const jobs: (() => Promise<Answer>)[] = [];
     for (const prefix of prefixes) for (const path of hostilePaths(prefix)) jobs.push(() => ask(port, "GET", path));
     for (const seg of HOSTILE_SEGMENTS) {
@@ -133,7 +145,8 @@ describe("REST gateway: hostile paths on every route", () => {
       jobs.push(() => ask(port, "GET", `${P}/authority`, { headers: `x-cosmos-block-height: ${seg}\r\n` }));
     }
     for (const prefix of prefixes) {
-      for (const method of METHODS) for (const seg of ["..", "%00", "a".repeat(300)]) jobs.push(() => ask(port, method, `${prefix}/${seg}`, { body: method === "POST" ? "x" : undefined }));
+      for (const method of METHODS)
+        for (const seg of ["..", "%00", "a".repeat(300)]) jobs.push(() => ask(port, method, `${prefix}/${seg}`, { body: method === "POST" ? "x" : undefined }));
     }
     // Raw bytes no client would percent-encode: invalid UTF-8, NUL, a backslash, a tab.
     for (const raw of ["/ui/\xff\xfe", "/ui/a\x00b", "/ui/..\\..\\etc", "/ui/a\tb", `${P}/applied_plan/\xc0\xae`]) jobs.push(() => ask(port, "GET", raw));
@@ -183,7 +196,11 @@ describe("devnet RPC: hostile URIs and JSON-RPC bodies", () => {
       for (const arg of args) for (const v of VALUES) jobs.push(() => ask(port.port, "GET", `/${m}?${arg}=${v}`));
     }
     for (const path of hostilePaths("")) jobs.push(() => ask(port.port, "GET", path));
-    for (const method of METHODS) jobs.push(() => ask(port.port, method, "/status"), () => ask(port.port, method, "/%00"));
+    for (const method of METHODS)
+      jobs.push(
+        () => ask(port.port, method, "/status"),
+        () => ask(port.port, method, "/%00"),
+      );
     const answers = await pool(jobs);
     for (const a of answers) expect([200, 204, 400, 404, 405, 413, 431, 500]).toContain(a.status);
     expectClean(answers);
@@ -200,10 +217,25 @@ describe("devnet RPC: hostile URIs and JSON-RPC bodies", () => {
       for (const arg of args) for (const v of values) jobs.push(post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: m, params: { [arg]: v } })));
       jobs.push(post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: m, params: values })));
     }
-    for (const body of ["", "{", "[]", "[1,2,3]", '{"method":{}}', '{"method":"__proto__"}', '{"method":"constructor"}', '{"method":"toString"}', "null", '"x"', "[".repeat(20_000), Buffer.from([0xff, 0xfe, 0x00, 0x7b])]) {
+    for (const body of [
+      "",
+      "{",
+      "[]",
+      "[1,2,3]",
+      '{"method":{}}',
+      '{"method":"__proto__"}',
+      '{"method":"constructor"}',
+      '{"method":"toString"}',
+      "null",
+      '"x"',
+      "[".repeat(20_000),
+      Buffer.from([0xff, 0xfe, 0x00, 0x7b]),
+    ]) {
       jobs.push(post(body));
     }
-    jobs.push(post(JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: i % 2 ? "status" : "nope", params: { height: "x" } })))));
+    jobs.push(
+      post(JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: i % 2 ? "status" : "nope", params: { height: "x" } })))),
+    );
     jobs.push(post("x".repeat(2 * 1024 * 1024)));
     const answers = await pool(jobs);
     for (const a of answers) expect([200, 400, 413, 500]).toContain(a.status);
@@ -217,7 +249,12 @@ describe("gRPC and ABCI: garbage requests", () => {
   it("every method (and reflection, and an unknown one) with garbage bytes and hostile height headers", async () => {
     const client = grpcClient(all.queries.grpc!.address);
     const names = serviceNames("cosmos");
-    const paths = [...QUERY_METHODS.map((m) => names.methodPath(m)), "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "/cosmos.upgrade.v1beta1.Query/Nope", "/../../etc/passwd"];
+    const paths = [
+      ...QUERY_METHODS.map((m) => names.methodPath(m)),
+      "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+      "/cosmos.upgrade.v1beta1.Query/Nope",
+      "/../../etc/passwd",
+    ];
     const bodies = [
       Buffer.from([0xff]),
       Buffer.from([0x0a, 0x05, 0xff, 0xfe, 0xc0, 0xae, 0x00]), // field 1: invalid UTF-8
@@ -259,7 +296,13 @@ describe("gRPC and ABCI: garbage requests", () => {
 
   it("the ABCI router: hostile paths and garbage data answer with a code and a clean log", () => {
     const logs: string[] = [];
-    for (const path of [...HOSTILE_SEGMENTS.map((s) => `/${s}`), "/store/upgrade/../../key", "/store/../etc/passwd/key", "/cosmos.upgrade.v1beta1.Query/AppliedPlan", "/store/upgrade/key"]) {
+    for (const path of [
+      ...HOSTILE_SEGMENTS.map((s) => `/${s}`),
+      "/store/upgrade/../../key",
+      "/store/../etc/passwd/key",
+      "/cosmos.upgrade.v1beta1.Query/AppliedPlan",
+      "/store/upgrade/key",
+    ]) {
       for (const data of [new Uint8Array([0xff]), new Uint8Array([0x0a, 0x02, 0xc0, 0xae]), new Uint8Array(0)]) {
         for (const height of [0n, 5n, 1000n, -1n]) {
           const r = all.queries.abci.query(path, data, height);
@@ -334,9 +377,17 @@ describe("unexpected errors are answered `internal error` on every surface and r
       const port = (s.rpc.server.address() as { port: number }).port;
       const uri = await ask(port, "GET", "/blockchain");
       expect(uri.status).toBe(500);
-      expect(JSON.parse(uri.text.split("\r\n\r\n")[1])).toEqual({ jsonrpc: "2.0", id: -1, error: { code: -32603, message: "Internal error", data: INTERNAL_MESSAGE } });
+      expect(JSON.parse(uri.text.split("\r\n\r\n")[1])).toEqual({
+        jsonrpc: "2.0",
+        id: -1,
+        error: { code: -32603, message: "Internal error", data: INTERNAL_MESSAGE },
+      });
       const one = await ask(port, "POST", "/", { body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "num_unconfirmed_txs" }) });
-      expect(JSON.parse(one.text.split("\r\n\r\n")[1])).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "Internal error", data: INTERNAL_MESSAGE } });
+      expect(JSON.parse(one.text.split("\r\n\r\n")[1])).toEqual({
+        jsonrpc: "2.0",
+        id: 7,
+        error: { code: -32603, message: "Internal error", data: INTERNAL_MESSAGE },
+      });
       const rest = await ask(s.queries.rest!.port, "GET", `${T}/blocks/latest`);
       expect([rest.status, rest.text.split("\r\n\r\n")[1]]).toEqual([500, `{"code":13,"message":"${INTERNAL_MESSAGE}","details":[]}`]);
       expectCleanOf([uri.text, one.text, rest.text]);

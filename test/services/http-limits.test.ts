@@ -44,7 +44,9 @@ async function attack(s: AllServers, limits: ResolvedHttpLimits): Promise<Record
   };
   try {
     // The attack does not keep the servers from answering others.
-    expect((await exchange(rest, "GET /cosmos/upgrade/v1beta1/authority HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 200 ")).toBe(true);
+    expect((await exchange(rest, "GET /cosmos/upgrade/v1beta1/authority HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 200 ")).toBe(
+      true,
+    );
     expect((await exchange(rpc, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).startsWith("HTTP/1.1 200 ")).toBe(true);
     const upper = limits.headersTimeoutMs + checkingIntervalMs(limits) + MARGIN_MS;
     const times = await closedWithin(groups, upper + 2000);
@@ -66,7 +68,10 @@ async function attack(s: AllServers, limits: ResolvedHttpLimits): Promise<Record
 
 const summary = (t: Record<string, { slowloris: number[]; idle: number[] }>) =>
   Object.entries(t)
-    .map(([k, v]) => `${k}: slowloris ${Math.round(Math.min(...v.slowloris))}–${Math.round(Math.max(...v.slowloris))} ms, idle ${Math.round(Math.min(...v.idle))}–${Math.round(Math.max(...v.idle))} ms`)
+    .map(
+      ([k, v]) =>
+        `${k}: slowloris ${Math.round(Math.min(...v.slowloris))}–${Math.round(Math.max(...v.slowloris))} ms, idle ${Math.round(Math.min(...v.idle))}–${Math.round(Math.max(...v.idle))} ms`,
+    )
     .join("; ");
 
 describe("HTTP hardening on every HTTP server (REST gateway, devnet RPC)", () => {
@@ -139,9 +144,13 @@ describe("HTTP hardening on every HTTP server (REST gateway, devnet RPC)", () =>
       expect(await exchange(rpc, `GET /${"a".repeat(65 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431 /);
       expect(await exchange(rpc, `GET /health?x=${"a".repeat(40 * 1024)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
       const r413 = await exchange(rest, `POST /cosmos/upgrade/v1beta1/authority HTTP/1.1\r\nHost: x\r\nContent-Length: ${100 * 1024}\r\n\r\n`);
-      expect(r413).toMatch(/^HTTP\/1\.1 413 [^]*\r\nConnection: close\r\n[^]*\{"code":8,"message":"request body larger than max \(102400 vs\. 65536\)","details":\[\]\}$/);
+      expect(r413).toMatch(
+        /^HTTP\/1\.1 413 [^]*\r\nConnection: close\r\n[^]*\{"code":8,"message":"request body larger than max \(102400 vs\. 65536\)","details":\[\]\}$/,
+      );
       const j413 = await exchange(rpc, `POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${3 * 1024 * 1024}\r\n\r\n{`);
-      expect(j413).toMatch(/^HTTP\/1\.1 413 [^]*\{"jsonrpc":"2\.0","id":-1,"error":\{"code":-32600,"message":"Invalid Request","data":"request body larger than max \(3145728 vs\. 2097152\)"\}\}$/);
+      expect(j413).toMatch(
+        /^HTTP\/1\.1 413 [^]*\{"jsonrpc":"2\.0","id":-1,"error":\{"code":-32600,"message":"Invalid Request","data":"request body larger than max \(3145728 vs\. 2097152\)"\}\}$/,
+      );
       // A chunked body that outgrows the limit while it is read is refused the same way.
       const chunk = `${(64 * 1024).toString(16)}\r\n${"a".repeat(64 * 1024)}\r\n`;
       const big = await exchange(rpc, `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${chunk.repeat(40)}`, 5000);
@@ -152,12 +161,22 @@ describe("HTTP hardening on every HTTP server (REST gateway, devnet RPC)", () =>
   });
 
   it("the defaults (10 s heads, 30 s requests, 5 s keep-alive, 512 connections; 16 KiB/64 KiB, RPC 64 KiB/2 MiB), measured: slowloris and idle closed at 10 s", async () => {
-    expect(HTTP_DEFAULTS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxHeaderBytes: 16_384, maxBodyBytes: 65_536, maxConnections: 512 });
+    expect(HTTP_DEFAULTS).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      maxHeaderBytes: 16_384,
+      maxBodyBytes: 65_536,
+      maxConnections: 512,
+    });
     expect(RPC_HTTP_DEFAULTS).toEqual({ ...HTTP_DEFAULTS, maxHeaderBytes: 65_536, maxBodyBytes: 2_097_152 });
     expect(checkingIntervalMs(HTTP_DEFAULTS)).toBe(1000);
     const s = await startAll();
     try {
-      for (const [server, headerBytes] of [[s.queries.rest!.server, 16_384], [s.rpc.server, 65_536]] as const) {
+      for (const [server, headerBytes] of [
+        [s.queries.rest!.server, 16_384],
+        [s.rpc.server, 65_536],
+      ] as const) {
         expect(server.headersTimeout).toBe(10_000);
         expect(server.requestTimeout).toBe(30_000);
         expect(server.keepAliveTimeout).toBe(5_000);

@@ -146,13 +146,7 @@ describe.each(BACKENDS)("reflection, %s backend", (backend) => {
       "ModuleVersions",
       "Authority",
     ]);
-    expect(root.lookupType("cosmos.upgrade.v1beta1.Plan").fieldsArray.map((f) => f.name)).toEqual([
-      "name",
-      "time",
-      "height",
-      "info",
-      "upgradedClientState",
-    ]);
+    expect(root.lookupType("cosmos.upgrade.v1beta1.Plan").fieldsArray.map((f) => f.name)).toEqual(["name", "time", "height", "info", "upgradedClientState"]);
     // The client's own listMethods/getPackageObject re-synthesise descriptors through protobufjs and fail on
     // any set that extends google.protobuf options ("duplicate id 62001 in Type .google.protobuf.EnumOptions",
     // gogoproto), whatever the server; so the resolved root is turned into a client through proto-loader's JSON path.
@@ -218,13 +212,7 @@ describe.each(BACKENDS)("reflection, %s backend", (backend) => {
     // The served bytes are the original ones of the committed set, and they link into a registry.
     const original = fromBinary(FileDescriptorSetSchema, descriptorSetBytes());
     const registry = registryOf(files);
-    expect(registry.getMessage("cosmos.upgrade.v1beta1.Plan")?.fields.map((f) => f.name)).toEqual([
-      "name",
-      "time",
-      "height",
-      "info",
-      "upgraded_client_state",
-    ]);
+    expect(registry.getMessage("cosmos.upgrade.v1beta1.Plan")?.fields.map((f) => f.name)).toEqual(["name", "time", "height", "info", "upgraded_client_state"]);
     expect(original.file.some((f) => f.name === files[0].name)).toBe(true);
 
     expect(ts.files.map((f) => fromBinary(FileDescriptorProtoSchema, f).name)).toEqual(["google/protobuf/timestamp.proto"]);
@@ -285,9 +273,7 @@ describe("reflection under a namespace", () => {
       const registry = registryOf(files);
       const svc = registry.getService("mychain.upgrade.v1beta1.Query")!;
       expect(svc.methods.find((m) => m.name === "CurrentPlan")!.input.typeName).toBe("mychain.upgrade.v1beta1.QueryCurrentPlanRequest");
-      expect(registry.getMessage("mychain.upgrade.v1beta1.QueryCurrentPlanResponse")!.fields[0].message!.typeName).toBe(
-        "cosmos.upgrade.v1beta1.Plan",
-      );
+      expect(registry.getMessage("mychain.upgrade.v1beta1.QueryCurrentPlanResponse")!.fields[0].message!.typeName).toBe("cosmos.upgrade.v1beta1.Plan");
       const raw = Buffer.from(sym.files[0]).toString("latin1");
       expect(raw).toContain("/mychain/upgrade/v1beta1/current_plan");
       expect(raw).not.toContain("/cosmos/upgrade/v1beta1/");

@@ -93,7 +93,7 @@ describe.each(BACKENDS)("REST gateway, %s backend", (backend) => {
 
   it("Go's JSON escaping of plan strings (HTML-safe, U+2028), unicode kept", async () => {
     const unicode = wire.plans[6];
-    keeper.scheduleUpgrade({ name: unicode.name, height: BigInt(unicode.height), info: "a&b<c>d\u2028\"\\\n" }, 33);
+    keeper.scheduleUpgrade({ name: unicode.name, height: BigInt(unicode.height), info: 'a&b<c>d\u2028"\\\n' }, 33);
     try {
       const [status, body] = await text(`${P}/current_plan`);
       expect(status).toBe(200);
@@ -211,10 +211,7 @@ describe.each(BACKENDS)("REST gateway, %s backend", (backend) => {
       400,
       '{"code":3,"message":"too many values for field \\"module_name\\": bank, auth","details":[]}',
     ]);
-    expect(await text(`${P}/module_versions?module_name=%zz`)).toEqual([
-      400,
-      '{"code":3,"message":"invalid URL escape \\"%zz\\"","details":[]}',
-    ]);
+    expect(await text(`${P}/module_versions?module_name=%zz`)).toEqual([400, '{"code":3,"message":"invalid URL escape \\"%zz\\"","details":[]}']);
     expect(await text(`${P}/module_versions?a=1;b=2`)).toEqual([400, '{"code":3,"message":"invalid semicolon separator in query","details":[]}']);
     expect(await text(`${P}/module_versions?module_name=a+b`)).toEqual([500, notFound("a b")]);
     expect(await text(`${P}/authority?anything=goes`)).toEqual([200, wire.rest_json.authority]);
@@ -293,7 +290,11 @@ describe("extra GET routes of the host (rest.routes)", () => {
       { path: "/cosmos/upgrade/v1beta1/authority", handler: () => ({ body: "{}" }) },
     ];
     const reported: [unknown, string][] = [];
-    const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes }, onInternalError: (e, where) => void reported.push([e, where]) });
+    const servers = await serve(keeper, chain, {
+      grpc: false,
+      rest: { address: "127.0.0.1:0", routes },
+      onInternalError: (e, where) => void reported.push([e, where]),
+    });
     const url = servers.rest!.url;
     const get = async (path: string, init?: RequestInit) => {
       const res = await fetch(url + path, init);
@@ -337,7 +338,12 @@ describe("extra GET routes of the host (rest.routes)", () => {
     const servers = await serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes } });
     try {
       const bin = await fetch(`${servers.rest!.url}/page/x.wasm`);
-      expect([bin.status, bin.headers.get("content-type"), bin.headers.get("content-length"), bin.headers.get("cache-control")]).toEqual([200, "application/wasm", "5", "no-cache"]);
+      expect([bin.status, bin.headers.get("content-type"), bin.headers.get("content-length"), bin.headers.get("cache-control")]).toEqual([
+        200,
+        "application/wasm",
+        "5",
+        "no-cache",
+      ]);
       expect(new Uint8Array(await bin.arrayBuffer())).toEqual(bytes);
       const html = await fetch(`${servers.rest!.url}/page`);
       expect([html.headers.get("content-type"), await html.text()]).toEqual(["text/html; charset=utf-8", "<!doctype html><p>é</p>"]);
@@ -355,7 +361,13 @@ describe("extra GET routes of the host (rest.routes)", () => {
       [[{ path: "/a//b", handler: h }], /empty segment/],
       [[{ path: "/a/{x}/{x}", handler: h }], /parameter x appears twice/],
       [[{ path: "/a/x{y}", handler: h }], /bad parameter segment/],
-      [[{ path: "/a/{x}", handler: h }, { path: "/a/{y}", handler: h }], /duplicate REST route "\/a\/\{y\}"/],
+      [
+        [
+          { path: "/a/{x}", handler: h },
+          { path: "/a/{y}", handler: h },
+        ],
+        /duplicate REST route "\/a\/\{y\}"/,
+      ],
     ] as const) {
       await expect(serve(keeper, chain, { grpc: false, rest: { address: "127.0.0.1:0", routes: routes as unknown as RestRoute[] } })).rejects.toThrow(message);
     }

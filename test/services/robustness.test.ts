@@ -19,11 +19,12 @@ function openSocket(port: number): Promise<Socket> {
   });
 }
 
-const closed = (s: Socket) => new Promise<string>((resolve) => {
-  const chunks: Buffer[] = [];
-  s.on("data", (c) => chunks.push(c));
-  s.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
-});
+const closed = (s: Socket) =>
+  new Promise<string>((resolve) => {
+    const chunks: Buffer[] = [];
+    s.on("data", (c) => chunks.push(c));
+    s.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+  });
 
 describe.each(BACKENDS)("robustness, %s backend", (backend) => {
   it("REST: slow and half-open clients do not block others; slow heads get 408 after headersTimeout", async () => {

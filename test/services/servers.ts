@@ -103,7 +103,10 @@ export async function startAll(o: { http?: HttpLimits; throwing?: Error; heightP
       routes: [...devnetRestRoutes(blockSource(o.throwing)), ...devnetUiRoutes({ dir: uiDir, config: () => ({ chain_id: "hostile-1", rpc: rpcUrl }) })],
     },
   });
-  const add = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void rpcLog.push({ level, msg, fields });
+  const add =
+    (level: string) =>
+    (msg: string, fields: Record<string, unknown> = {}) =>
+      void rpcLog.push({ level, msg, fields });
   const rpc = await startRpcServer({
     address: "127.0.0.1:0",
     chain,

@@ -13,7 +13,7 @@ function rangeOf(keys: string[], lo: string, hi: string | undefined): string[] {
 function spanned(index: KeyIndex, lo: string, hi: string | undefined): string[] {
   const [c0, i0, c1, i1] = index.span(lo, hi);
   const out: string[] = [];
-  for (let c = c0, i = i0; c < c1 || (c === c1 && i < i1); ) {
+  for (let c = c0, i = i0; c < c1 || (c === c1 && i < i1);) {
     if (i < index.parts[c].length) out.push(index.parts[c][i++]);
     else {
       c++;
@@ -77,7 +77,11 @@ describe("KeyIndex", () => {
     }
     const keys = sortedSet(model);
     expect(index.toArray()).toEqual(keys);
-    for (const [lo, hi] of [[key(700), key(2900)], [key(800), undefined], ["", key(2801)]] as [string, string | undefined][]) {
+    for (const [lo, hi] of [
+      [key(700), key(2900)],
+      [key(800), undefined],
+      ["", key(2801)],
+    ] as [string, string | undefined][]) {
       expect(spanned(index, lo, hi)).toEqual(rangeOf(keys, lo, hi));
     }
   });

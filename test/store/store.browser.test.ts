@@ -7,8 +7,7 @@ import { MemoryStore } from "../../bindings/store/memory.js";
 
 const s = (str: string) => new TextEncoder().encode(str);
 const t = (v: Uint8Array | undefined) => (v === undefined ? undefined : new TextDecoder().decode(v));
-const rows = (st: KVStore, rev = false) =>
-  [...st.iterate(new Uint8Array(0), undefined, rev)].map(([k, v]) => `${t(k)}=${t(v)}`);
+const rows = (st: KVStore, rev = false) => [...st.iterate(new Uint8Array(0), undefined, rev)].map(([k, v]) => `${t(k)}=${t(v)}`);
 /** A database name no earlier run used. */
 const unique = (label: string) => `xupgrade-test-${label}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 

@@ -231,7 +231,12 @@ describe("MemoryStore", () => {
 describe("CacheStore", () => {
   function seeded() {
     const parent = new MemoryStore();
-    for (const [k, v] of [["a", "1"], ["c", "3"], ["e", "5"]]) parent.set(s(k), s(v));
+    for (const [k, v] of [
+      ["a", "1"],
+      ["c", "3"],
+      ["e", "5"],
+    ])
+      parent.set(s(k), s(v));
     return parent;
   }
 

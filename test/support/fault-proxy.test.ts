@@ -66,7 +66,12 @@ describe("the fault proxy", () => {
     expect(proxy.links.map((l) => `${l.from}→${l.to}`).sort()).toEqual(["a→b", "a→c", "b→a", "b→c", "c→a", "c→b"]);
     expect(new Set(proxy.links.map((l) => l.port)).size).toBe(6);
     expect(() => proxy.link("a", "a")).toThrow("no link a → a");
-    await expect(FaultProxy.start([{ name: "x", p2p: "nowhere" }, { name: "y", p2p: "127.0.0.1:1" }])).rejects.toThrow('not a host:port: "nowhere"');
+    await expect(
+      FaultProxy.start([
+        { name: "x", p2p: "nowhere" },
+        { name: "y", p2p: "127.0.0.1:1" },
+      ]),
+    ).rejects.toThrow('not a host:port: "nowhere"');
   });
 
   it("keeps every byte and its order under jitter, and delivers nothing before its delay", async () => {
@@ -136,11 +141,33 @@ describe("the fault proxy", () => {
   it("regions: one delay inside a region, another between regions; every node in exactly one", async () => {
     const proxy = await FaultProxy.start(["a", "b", "c", "d"].map((name, i) => ({ name, p2p: `127.0.0.1:${1000 + i}` })));
     proxies.push(proxy);
-    proxy.regions([["a", "b"], ["c", "d"]], { delayMs: 20, jitterMs: 10 }, { delayMs: 225, jitterMs: 75 });
+    proxy.regions(
+      [
+        ["a", "b"],
+        ["c", "d"],
+      ],
+      { delayMs: 20, jitterMs: 10 },
+      { delayMs: 225, jitterMs: 75 },
+    );
     expect(proxy.link("a", "b").faults).toEqual({ delayMs: 20, jitterMs: 10 });
     expect(proxy.link("d", "c").faults).toEqual({ delayMs: 20, jitterMs: 10 });
-    for (const [from, to] of [["a", "c"], ["c", "a"], ["b", "d"], ["d", "a"]]) expect(proxy.link(from, to).faults).toEqual({ delayMs: 225, jitterMs: 75 });
-    expect(() => proxy.regions([["a", "b"], ["b", "c", "d"]], {}, {})).toThrow("b is in two regions");
+    for (const [from, to] of [
+      ["a", "c"],
+      ["c", "a"],
+      ["b", "d"],
+      ["d", "a"],
+    ])
+      expect(proxy.link(from, to).faults).toEqual({ delayMs: 225, jitterMs: 75 });
+    expect(() =>
+      proxy.regions(
+        [
+          ["a", "b"],
+          ["b", "c", "d"],
+        ],
+        {},
+        {},
+      ),
+    ).toThrow("b is in two regions");
     expect(() => proxy.regions([["a", "b"], ["c"]], {}, {})).toThrow("d is in no region");
   });
 
@@ -155,7 +182,13 @@ describe("the fault proxy", () => {
     proxy.partition(["a", "b"], 60_000, "reset");
     expect(proxy.link("a", "b").cut).toBe(false);
     expect(proxy.link("b", "a").cut).toBe(false);
-    for (const [from, to] of [["a", "c"], ["c", "a"], ["b", "c"], ["c", "b"]]) expect(proxy.link(from, to).cut).toBe(true);
+    for (const [from, to] of [
+      ["a", "c"],
+      ["c", "a"],
+      ["b", "c"],
+      ["c", "b"],
+    ])
+      expect(proxy.link(from, to).cut).toBe(true);
     // Inside the group bytes flow; across it the connection is refused.
     const inside = await dial(proxy.link("a", "b").port);
     const got = collect(inside);
@@ -171,7 +204,10 @@ describe("the fault proxy", () => {
 
   it("draws its jitter and drops from the generator it is given: the same seed, the same faults", () => {
     const draws = async (seed: number) => {
-      const proxy = await FaultProxy.start(["a", "b"].map((name, i) => ({ name, p2p: `127.0.0.1:${1000 + i}` })), { random: rng(seed) });
+      const proxy = await FaultProxy.start(
+        ["a", "b"].map((name, i) => ({ name, p2p: `127.0.0.1:${1000 + i}` })),
+        { random: rng(seed) },
+      );
       proxies.push(proxy);
       return [0, 1, 2].map(() => proxy.link("a", "b").random());
     };

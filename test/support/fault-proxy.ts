@@ -122,10 +122,13 @@ class Conn {
     this.pipes = [new Pipe(inbound, outbound, link), new Pipe(outbound, inbound, link)];
     const mean = link.faults.dropMeanMs;
     if (mean !== undefined && mean > 0) {
-      this.dropTimer = setTimeout(() => {
-        link.stats.dropped++;
-        this.destroy();
-      }, -Math.log(1 - link.random()) * mean);
+      this.dropTimer = setTimeout(
+        () => {
+          link.stats.dropped++;
+          this.destroy();
+        },
+        -Math.log(1 - link.random()) * mean,
+      );
       this.dropTimer.unref();
     }
   }

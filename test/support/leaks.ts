@@ -13,8 +13,9 @@ const strip = (p: string) => p.replace(/\/+$/, "");
 
 /** Absolute paths of this machine that must never appear, plus stack-frame and exception patterns. */
 function patterns(extra: readonly string[]): { literal: string[]; regex: RegExp[] } {
-  const literal = [strip(ROOT), `${strip(tmpdir())}/`, strip(homedir()), "/home/", "/root", "node_modules", "file:///", ...FOREIGN_CONTENT, ...extra]
-    .filter((s) => s !== "" && s !== "/");
+  const literal = [strip(ROOT), `${strip(tmpdir())}/`, strip(homedir()), "/home/", "/root", "node_modules", "file:///", ...FOREIGN_CONTENT, ...extra].filter(
+    (s) => s !== "" && s !== "/",
+  );
   const regex = [
     /\bat [^\n]*:\d+:\d+\)?/, // a stack frame
     /\n\s+at /,

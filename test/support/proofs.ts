@@ -82,7 +82,14 @@ export async function provenQuery(comet: CometClient, store: string, key: Uint8A
   expect(ops.map((o) => o.type)).toEqual(["ics23:iavl", "ics23:simple"]);
   const value = res.value.length > 0 ? res.value : undefined;
   const appHash = await appHashOf(comet, h);
-  const judges = [...(await bothCores()).map((c) => (v: Uint8Array | undefined, root = appHash) => coreVerifies(c, root, ops, store, key, v)), (v: Uint8Array | undefined, root = appHash) => confioVerifies(root, ops, store, key, v)];
+  const judges = [
+    ...(await bothCores()).map(
+      (c) =>
+        (v: Uint8Array | undefined, root = appHash) =>
+          coreVerifies(c, root, ops, store, key, v),
+    ),
+    (v: Uint8Array | undefined, root = appHash) => confioVerifies(root, ops, store, key, v),
+  ];
   for (const judge of judges) {
     expect(judge(value)).toBe(true);
     expect(judge(value === undefined ? Uint8Array.of(1) : undefined)).toBe(false); // the other claim about presence
@@ -101,7 +108,12 @@ export async function checkJudgesOnVectors(): Promise<void> {
     ["tendermint", tendermintSpec, "tendermint"],
   ] as const) {
     for (const file of ["exist_left", "exist_middle", "exist_right", "nonexist_left", "nonexist_middle", "nonexist_right"]) {
-      const v = JSON.parse(readFileSync(`${ROOT}/test/vectors/ics23/${dir}/${file}.json`, "utf8")) as { key: string; value?: string; root: string; proof: string };
+      const v = JSON.parse(readFileSync(`${ROOT}/test/vectors/ics23/${dir}/${file}.json`, "utf8")) as {
+        key: string;
+        value?: string;
+        root: string;
+        proof: string;
+      };
       const [key, root, proofBytes] = [v.key, v.root, v.proof].map((h) => new Uint8Array(Buffer.from(h, "hex")));
       const value = v.value ? new Uint8Array(Buffer.from(v.value, "hex")) : undefined;
       const proof = ics23.CommitmentProof.decode(proofBytes);

@@ -82,8 +82,22 @@ async function runSender(o: LoadOptions, s: Sender, out: SentTx[]): Promise<void
   const rpc = new CometRpc(o.rpcs[s.node], 5000);
   let sequence = await accountSequence(rpc, s.key.address);
   for (let n = 0; o.keepGoing(); n++) {
-    const tx = await signTx(undefined as never, s.key, s.msgs(n), { chainId: o.chainId, accountNumber: BigInt(s.key.account_number), sequence: BigInt(sequence) });
-    const rec: SentTx = { sender: s.key.name, client: s.client, node: s.node, sequence, txhash: hexUpper(sha256(tx)), accepted: false, sentAt: Date.now(), doneAt: 0, told: { kind: "error", message: "" } };
+    const tx = await signTx(undefined as never, s.key, s.msgs(n), {
+      chainId: o.chainId,
+      accountNumber: BigInt(s.key.account_number),
+      sequence: BigInt(sequence),
+    });
+    const rec: SentTx = {
+      sender: s.key.name,
+      client: s.client,
+      node: s.node,
+      sequence,
+      txhash: hexUpper(sha256(tx)),
+      accepted: false,
+      sentAt: Date.now(),
+      doneAt: 0,
+      told: { kind: "error", message: "" },
+    };
     out.push(rec);
     try {
       const r = await broadcastTx(rpc, tx, {

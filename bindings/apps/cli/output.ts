@@ -17,7 +17,13 @@ export function toJson(value: JsonValue): string {
   if (typeof value === "string") return goJsonString(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (Array.isArray(value)) return "[" + value.map(toJson).join(",") + "]";
-  return "{" + Object.keys(value).map((k) => goJsonString(k) + ":" + toJson(value[k])).join(",") + "}";
+  return (
+    "{" +
+    Object.keys(value)
+      .map((k) => goJsonString(k) + ":" + toJson(value[k]))
+      .join(",") +
+    "}"
+  );
 }
 
 /** JSON indented by two spaces (the block record of `query upgrade applied`). */

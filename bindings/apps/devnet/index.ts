@@ -56,13 +56,7 @@ export { silentLogger, type Logger } from "../../base/logger.js";
 export { accountKeyFromMnemonic } from "./chain/keys.js";
 export { COMET_VERSION } from "./node/rpc/methods.js";
 export type { BlockMetaJson, BlockRecord, HeaderJson, TxResultJson } from "./chain/blocks.js";
-export {
-  rehearseUpgrade,
-  type RehearseOptions,
-  type RehearsalReport,
-  type ModuleReport,
-  type MigrationRun,
-} from "./rehearse/rehearse.js";
+export { rehearseUpgrade, type RehearseOptions, type RehearsalReport, type ModuleReport, type MigrationRun } from "./rehearse/rehearse.js";
 export { rehearsalToJson, failedRehearsalJson, formatRehearsal, REHEARSAL_FORMAT, type FormatOptions as RehearsalFormatOptions } from "./rehearse/report.js";
 export type { StoreChange, KeyChange } from "./rehearse/diff.js";
 export { snapshotSocketPath, snapshotEndpointPath } from "./rehearse/channel.js";

@@ -35,17 +35,19 @@ export function createLogger(o: LoggerOptions = {}): VisorLogger {
   const color = (o.color ?? true) && (o.isTTY ?? process.stderr.isTTY === true);
   const layout = o.timeFormat === undefined ? TIME_LAYOUTS.kitchen : o.timeFormat === "" ? "" : (TIME_LAYOUTS[o.timeFormat] ?? o.timeFormat);
   const paint = (code: number, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
-  const line = (level: keyof typeof LEVELS) => (msg: string, fields: LogFields = {}) => {
-    if (o.disabled) return;
-    const [tag, code] = LEVELS[level];
-    const parts: string[] = [];
-    if (layout !== "") parts.push(paint(90, formatGoTime(new Date(), layout)));
-    parts.push(paint(code, tag), msg);
-    for (const [k, v] of Object.entries({ ...fields, module: "visor" })) {
-      if (v === undefined) continue;
-      parts.push(`${paint(36, k + "=")}${value(v)}`);
-    }
-    write(parts.join(" ") + "\n");
-  };
+  const line =
+    (level: keyof typeof LEVELS) =>
+    (msg: string, fields: LogFields = {}) => {
+      if (o.disabled) return;
+      const [tag, code] = LEVELS[level];
+      const parts: string[] = [];
+      if (layout !== "") parts.push(paint(90, formatGoTime(new Date(), layout)));
+      parts.push(paint(code, tag), msg);
+      for (const [k, v] of Object.entries({ ...fields, module: "visor" })) {
+        if (v === undefined) continue;
+        parts.push(`${paint(36, k + "=")}${value(v)}`);
+      }
+      write(parts.join(" ") + "\n");
+    };
   return { info: line("info"), warn: line("warn"), error: line("error"), enabled: !o.disabled };
 }

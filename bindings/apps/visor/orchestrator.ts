@@ -34,17 +34,30 @@ export function imageOf(info: string, platform = osArch()): string {
   const entry = typeof doc === "object" && doc !== null ? Object.entries(doc).find(([k]) => k.toLowerCase() === "docker")?.[1] : undefined;
   let tag: unknown = entry;
   if (typeof entry === "object" && entry !== null) tag = (entry as Record<string, unknown>)[platform] ?? (entry as Record<string, unknown>).any;
-  if (typeof tag !== "string" || tag.trim() === "") throw new VisorError(`orchestrator mode: the plan's info has no "docker" image tag${typeof entry === "object" && entry !== null ? ` for ${platform} or any` : ""}`);
+  if (typeof tag !== "string" || tag.trim() === "")
+    throw new VisorError(
+      `orchestrator mode: the plan's info has no "docker" image tag${typeof entry === "object" && entry !== null ? ` for ${platform} or any` : ""}`,
+    );
   if (/\s/.test(tag.trim())) throw new VisorError(`orchestrator mode: the "docker" image tag ${JSON.stringify(tag)} has spaces`);
   return tag.trim();
 }
 
 /** Writes the image tag and the record; the caller exits with ORCHESTRATOR_EXIT_CODE. */
-export async function handOver(ctx: { cfg: { orchestratorImageFile: string }; layout: Layout; log: VisorLogger; events?: VisorEvents }, plan: VisorPlan): Promise<void> {
+export async function handOver(
+  ctx: { cfg: { orchestratorImageFile: string }; layout: Layout; log: VisorLogger; events?: VisorEvents },
+  plan: VisorPlan,
+): Promise<void> {
   const image = imageOf(plan.info);
   await writeFileAtomic(ctx.cfg.orchestratorImageFile, `${image}\n`, { mode: 0o644 });
-  await writeFileAtomic(orchestratorRecordPath(ctx.layout), JSON.stringify({ name: plan.name, height: plan.height.toString(), image, at: new Date().toISOString() }) + "\n", { mode: 0o600 });
-  ctx.log.info(`upgrade "${plan.name}" handed to the orchestrator: image ${image} written to ${ctx.cfg.orchestratorImageFile}; exiting with ${ORCHESTRATOR_EXIT_CODE}`, { height: plan.height });
+  await writeFileAtomic(
+    orchestratorRecordPath(ctx.layout),
+    JSON.stringify({ name: plan.name, height: plan.height.toString(), image, at: new Date().toISOString() }) + "\n",
+    { mode: 0o600 },
+  );
+  ctx.log.info(
+    `upgrade "${plan.name}" handed to the orchestrator: image ${image} written to ${ctx.cfg.orchestratorImageFile}; exiting with ${ORCHESTRATOR_EXIT_CODE}`,
+    { height: plan.height },
+  );
   ctx.events?.emit("switch", plan, { image, file: ctx.cfg.orchestratorImageFile });
 }
 

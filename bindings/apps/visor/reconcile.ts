@@ -66,7 +66,11 @@ export function decide(s: StartState): Decision {
   if ("invalid" in info) {
     // Nobody writes it while the node is stopped: a write cut short. The node cannot start with it (its
     // keeper reads it at start) and writes it anew when it halts, so it is set aside, never trusted.
-    return { action: "run", reason: `upgrade-info.json is unreadable (${info.invalid}): set aside as cosmovisor/${UNREADABLE_INFO}; the node writes it again at the halt`, setAside: true };
+    return {
+      action: "run",
+      reason: `upgrade-info.json is unreadable (${info.invalid}): set aside as cosmovisor/${UNREADABLE_INFO}; the node writes it again at the halt`,
+      setAside: true,
+    };
   }
   const { plan, manual } = info;
   const H = plan.height;
@@ -82,7 +86,10 @@ export function decide(s: StartState): Decision {
           `Restore the data of the upgrade (or \`xupgrade visor rollback\`), or point current at the binary that runs height ${N + 1n}`,
       };
     }
-    return { action: "run", reason: N === undefined ? `current is ${p} already` : N >= H ? `${p} is applied (data/ at ${N})` : `current is ${p}; it applies the upgrade at ${H}` };
+    return {
+      action: "run",
+      reason: N === undefined ? `current is ${p} already` : N >= H ? `${p} is applied (data/ at ${N})` : `current is ${p}; it applies the upgrade at ${H}`,
+    };
   }
   if (s.skip.includes(H)) return { action: "run", reason: `${p} is skipped (--unsafe-skip-upgrades)`, primeHeight: H };
   if (s.rolledBack) {
@@ -103,7 +110,8 @@ export function decide(s: StartState): Decision {
     return { action: "upgrade", plan, reason: `manual ${p}: the node is at ${N}` };
   }
   if (N === H - 1n) return { action: "upgrade", plan, reason: `the node halted at ${H} (data/ at ${N})` };
-  if (N < H - 1n) return { action: "run", reason: `too early for ${p}: data/ is at ${N}; the node halts at ${H} and the visor upgrades then`, primeHeight: H - 1n };
+  if (N < H - 1n)
+    return { action: "run", reason: `too early for ${p}: data/ is at ${N}; the node halts at ${H} and the visor upgrades then`, primeHeight: H - 1n };
   if (s.switched || s.done || s.staged) {
     return { action: "repoint", plan, reason: `data/ is at ${N}, past ${p}, which current → ${cur(s)} has not: current is stale` };
   }
@@ -151,7 +159,16 @@ export async function readStartState(
   } catch {
     current = { missing: true };
   }
-  const s: StartState = { info, current, switched: false, done: false, rolledBack: false, staged: false, committed: { source: "not read (no plan)" }, skip: o.skip };
+  const s: StartState = {
+    info,
+    current,
+    switched: false,
+    done: false,
+    rolledBack: false,
+    staged: false,
+    committed: { source: "not read (no plan)" },
+    skip: o.skip,
+  };
   if (info && "plan" in info) {
     let dir: string;
     try {
@@ -172,9 +189,14 @@ export async function readStartState(
 
 /** The one log line's "found" part. */
 export function describeState(s: StartState): string {
-  const info = s.info === undefined ? "none" : "invalid" in s.info ? "unreadable" : `${s.info.plan.name}@${s.info.plan.height}${s.info.manual ? " (manual)" : ""}`;
-  const current = "target" in s.current ? `${s.current.target}${s.current.name ? ` (${s.current.name})` : ""}` : "missing" in s.current ? "missing" : "unusable";
-  const marks = s.info && "plan" in s.info ? ` switched=${s.switched ? "yes" : "no"} done=${s.done ? "yes" : "no"}${s.rolledBack ? " rolled-back=yes" : ""} staged=${s.staged ? "yes" : "no"}` : "";
+  const info =
+    s.info === undefined ? "none" : "invalid" in s.info ? "unreadable" : `${s.info.plan.name}@${s.info.plan.height}${s.info.manual ? " (manual)" : ""}`;
+  const current =
+    "target" in s.current ? `${s.current.target}${s.current.name ? ` (${s.current.name})` : ""}` : "missing" in s.current ? "missing" : "unusable";
+  const marks =
+    s.info && "plan" in s.info
+      ? ` switched=${s.switched ? "yes" : "no"} done=${s.done ? "yes" : "no"}${s.rolledBack ? " rolled-back=yes" : ""} staged=${s.staged ? "yes" : "no"}`
+      : "";
   const h = s.committed.height === undefined ? `unknown (${s.committed.source})` : `${s.committed.height}`;
   return `upgrade-info.json=${info} current=${current}${marks} committed=${h}`;
 }

@@ -171,9 +171,15 @@ export async function runVisor(o: RunOptions): Promise<number> {
       const { rm } = await import("node:fs/promises");
       for (const p of temps) await rm(p, { recursive: true, force: true }).catch(() => {});
     }
-    await writeFileAtomic(join(layout.upgradeDir(plan.name), "upgrade-info.json"), encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }));
+    await writeFileAtomic(
+      join(layout.upgradeDir(plan.name), "upgrade-info.json"),
+      encodeUpgradeInfo({ name: plan.name, height: plan.height, info: plan.info }),
+    );
     await layout.switchTo(plan.name);
-    log.info(`current now points to ${join("upgrades", layout.upgradeDir(plan.name).slice(layout.upgradesDir.length + 1))}`, { upgrade: plan.name, height: plan.height });
+    log.info(`current now points to ${join("upgrades", layout.upgradeDir(plan.name).slice(layout.upgradesDir.length + 1))}`, {
+      upgrade: plan.name,
+      height: plan.height,
+    });
     events.emit("switch", plan, { repointed: true });
     watcher.upgraded(plan);
   };

@@ -37,7 +37,12 @@ export async function initVisor(cfg: { home: string; name: string }, path: strin
 
   log.info("checking on the genesis/bin executable");
   const target = layout.genesisBin;
-  if (await lstat(target).then(() => true, () => false)) {
+  if (
+    await lstat(target).then(
+      () => true,
+      () => false,
+    )
+  ) {
     log.info(`the ${JSON.stringify(target)} file already exists`);
   } else {
     log.info(`copying executable into place: ${JSON.stringify(target)}`);
@@ -84,7 +89,14 @@ export async function addUpgrade(
     }
   }
 
-  if ((await lstat(dest).then(() => true, () => false)) && !o.force) throw new VisorError(`file already exists at ${dest}`);
+  if (
+    (await lstat(dest).then(
+      () => true,
+      () => false,
+    )) &&
+    !o.force
+  )
+    throw new VisorError(`file already exists at ${dest}`);
   await mkdir(dirname(dest), { recursive: true, mode: 0o755 });
   const temp = `${dest}.${random()}.tmp`;
   try {

@@ -25,7 +25,16 @@ export type AlertKind =
   | "verification_failed";
 
 export const ALERT_KINDS: readonly AlertKind[] = [
-  "proposal_passed", "plan_scheduled", "plan_changed", "plan_cancelled", "lead", "readiness_low", "halt", "still_halted", "resumed", "verification_failed",
+  "proposal_passed",
+  "plan_scheduled",
+  "plan_changed",
+  "plan_cancelled",
+  "lead",
+  "readiness_low",
+  "halt",
+  "still_halted",
+  "resumed",
+  "verification_failed",
 ];
 
 export interface Alert {
@@ -127,7 +136,13 @@ function etaFacts(eta: EtaBand | undefined, now: number): { facts: [string, stri
  * The alerts a snapshot makes due, in the order they happen, and the memory after it. `known(id)` says whether
  * the ledger already has an alert (a restart: nothing is made twice).
  */
-export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRules, known: (id: string) => boolean, link?: string): { alerts: Alert[]; memory: ChainMemory } {
+export function dueAlerts(
+  prev: ChainMemory,
+  snap: ChainSnapshot,
+  rules: AlertRules,
+  known: (id: string) => boolean,
+  link?: string,
+): { alerts: Alert[]; memory: ChainMemory } {
   const memory: ChainMemory = { ...prev, proposals: [...prev.proposals], armed: prev.armed && [...prev.armed] };
   const out: Alert[] = [];
   const now = snap.at;
@@ -137,9 +152,25 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
   const make = (id: string, kind: AlertKind, title: string, facts: [string, string][], extra: Partial<Alert> = {}) => {
     if (known(id)) return;
     const lines: [string, string][] = [["chain", snap.chainId ? `${c} (${snap.chainId})` : c], ...facts];
-    if (verified) lines.push(["verified at", `header ${verified.height} (${verified.hash.slice(0, 12)}…, ${verified.time})${snap.witnesses.without ? ", no witness" : `, ${snap.witnesses.confirmed.length} witness(es) agree`}`]);
+    if (verified)
+      lines.push([
+        "verified at",
+        `header ${verified.height} (${verified.hash.slice(0, 12)}…, ${verified.time})${snap.witnesses.without ? ", no witness" : `, ${snap.witnesses.confirmed.length} witness(es) agree`}`,
+      ]);
     if (unconfirmed) lines.push(["trust", "UNCONFIRMED trust root (first use): confirm it with a root from a source you trust"]);
-    out.push({ id, kind, chain: c, chainId: snap.chainId, at: now, title: `${c}: ${title}${unconfirmed ? " [unconfirmed root]" : ""}`, facts: lines, verified, unconfirmed, link, ...extra });
+    out.push({
+      id,
+      kind,
+      chain: c,
+      chainId: snap.chainId,
+      at: now,
+      title: `${c}: ${title}${unconfirmed ? " [unconfirmed root]" : ""}`,
+      facts: lines,
+      verified,
+      unconfirmed,
+      link,
+      ...extra,
+    });
   };
 
   if (snap.status === "failed") {
@@ -148,7 +179,10 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
       memory.failing = true;
     }
     const f = snap.failure!;
-    make(`verification_failed/${c}/${memory.failures}`, "verification_failed", `verification failed (${f.check})`, [["check", f.check], ["what", f.message]]);
+    make(`verification_failed/${c}/${memory.failures}`, "verification_failed", `verification failed (${f.check})`, [
+      ["check", f.check],
+      ["what", f.message],
+    ]);
     return { alerts: out, memory };
   }
   if (snap.status !== "verified") {
@@ -158,9 +192,22 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
     const missed = memory.last?.blockMs ? BigInt(Math.ceil((2 * rules.pollMs) / memory.last.blockMs)) : 0n;
     if (snap.status === "unreachable" && p && memory.last && BigInt(memory.last.height) >= BigInt(p.height) - 1n - missed) {
       const since = now - memory.last.ms;
-      const facts: [string, string][] = [["height", p.height], ["last verified header", `${memory.last.height} at ${iso(memory.last.ms)}`], ["node", `not answering since (${snap.failure?.message ?? "no answer"})`]];
-      make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${p.height} for upgrade ${p.name} (the node stopped right below it)`, facts, { plan: { name: p.name, height: p.height } });
-      if (since >= rules.stillHaltedAfterMs) make(`still_halted/${c}/${planKey(p)}`, "still_halted", `still halted at height ${p.height}, ${spanText(since)} after the last block`, [...facts, ["halted for", spanText(since)]], { plan: { name: p.name, height: p.height } });
+      const facts: [string, string][] = [
+        ["height", p.height],
+        ["last verified header", `${memory.last.height} at ${iso(memory.last.ms)}`],
+        ["node", `not answering since (${snap.failure?.message ?? "no answer"})`],
+      ];
+      make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${p.height} for upgrade ${p.name} (the node stopped right below it)`, facts, {
+        plan: { name: p.name, height: p.height },
+      });
+      if (since >= rules.stillHaltedAfterMs)
+        make(
+          `still_halted/${c}/${planKey(p)}`,
+          "still_halted",
+          `still halted at height ${p.height}, ${spanText(since)} after the last block`,
+          [...facts, ["halted for", spanText(since)]],
+          { plan: { name: p.name, height: p.height } },
+        );
     }
     return { alerts: out, memory };
   }
@@ -177,7 +224,16 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
     for (const p of prev.proposals) {
       if (snap.proposals.some((x) => String(x.id) === p.id)) continue;
       if (p.name === plan.name && p.height === String(plan.height)) {
-        make(`proposal_passed/${c}/${p.id}`, "proposal_passed", `proposal ${p.id} passed: upgrade ${plan.name} at height ${plan.height}`, [["proposal", p.id], ["plan", `${plan.name} at height ${plan.height}`]], { plan: ref(plan) });
+        make(
+          `proposal_passed/${c}/${p.id}`,
+          "proposal_passed",
+          `proposal ${p.id} passed: upgrade ${plan.name} at height ${plan.height}`,
+          [
+            ["proposal", p.id],
+            ["plan", `${plan.name} at height ${plan.height}`],
+          ],
+          { plan: ref(plan) },
+        );
       }
     }
   }
@@ -188,9 +244,21 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
   if (plan && (!old || !same(old, plan))) {
     const e = etaFacts(snap.eta, now);
     if (old && !snap.applied) {
-      make(`plan_changed/${c}/${planKey(old)}->${planKey(plan)}${old.info !== plan.info ? `/${hashText(plan.info)}` : ""}`, "plan_changed", `upgrade plan changed: ${old.name} at ${old.height} → ${plan.name} at ${plan.height}`, [["was", `${old.name} at height ${old.height}`], ["now", `${plan.name} at height ${plan.height}`], ...e.facts], { plan: ref(plan), eta: e.eta });
+      make(
+        `plan_changed/${c}/${planKey(old)}->${planKey(plan)}${old.info !== plan.info ? `/${hashText(plan.info)}` : ""}`,
+        "plan_changed",
+        `upgrade plan changed: ${old.name} at ${old.height} → ${plan.name} at ${plan.height}`,
+        [["was", `${old.name} at height ${old.height}`], ["now", `${plan.name} at height ${plan.height}`], ...e.facts],
+        { plan: ref(plan), eta: e.eta },
+      );
     } else {
-      make(`plan_scheduled/${c}/${planKey(plan)}`, "plan_scheduled", `upgrade ${plan.name} scheduled at height ${plan.height}`, [["plan", `${plan.name} at height ${plan.height}`], ...e.facts], { plan: ref(plan), eta: e.eta });
+      make(
+        `plan_scheduled/${c}/${planKey(plan)}`,
+        "plan_scheduled",
+        `upgrade ${plan.name} scheduled at height ${plan.height}`,
+        [["plan", `${plan.name} at height ${plan.height}`], ...e.facts],
+        { plan: ref(plan), eta: e.eta },
+      );
     }
     memory.plan = { name: plan.name, height: String(plan.height), info: plan.info, firstSeen: now };
     memory.armed = undefined;
@@ -207,22 +275,54 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
         memory.armed = memory.armed.filter((l) => l !== lead);
         const e = etaFacts(eta, now);
         const late = lead - left > rules.lateAfterMs;
-        make(`lead/${c}/${key}/${leadText(lead)}`, "lead", `upgrade ${plan.name} at height ${plan.height} in about ${leadText(lead)}${late ? " (late: the watch was not running then)" : ""}`, [["plan", `${plan.name} at height ${plan.height}`], ["lead", leadText(lead)], ...e.facts], { plan: ref(plan), eta: e.eta, late });
+        make(
+          `lead/${c}/${key}/${leadText(lead)}`,
+          "lead",
+          `upgrade ${plan.name} at height ${plan.height} in about ${leadText(lead)}${late ? " (late: the watch was not running then)" : ""}`,
+          [["plan", `${plan.name} at height ${plan.height}`], ["lead", leadText(lead)], ...e.facts],
+          { plan: ref(plan), eta: e.eta, late },
+        );
       }
     }
     const r = snap.readiness;
     if (eta && r && r !== "none" && eta.p50 - now <= rules.readinessWithinMs && r.share < rules.readinessThreshold) {
-      make(`readiness_low/${c}/${key}`, "readiness_low", `only ${(r.share * 100).toFixed(1)} % of the power is ready for ${plan.name} (threshold ${(rules.readinessThreshold * 100).toFixed(0)} %)`, [["ready power", `${r.readyPower} of ${r.totalPower}`], ["tally updated at", `height ${r.updatedHeight}`], ...etaFacts(eta, now).facts], { plan: ref(plan) });
+      make(
+        `readiness_low/${c}/${key}`,
+        "readiness_low",
+        `only ${(r.share * 100).toFixed(1)} % of the power is ready for ${plan.name} (threshold ${(rules.readinessThreshold * 100).toFixed(0)} %)`,
+        [["ready power", `${r.readyPower} of ${r.totalPower}`], ["tally updated at", `height ${r.updatedHeight}`], ...etaFacts(eta, now).facts],
+        { plan: ref(plan) },
+      );
     }
   }
 
   const halted = snap.halted;
   if (halted) {
     const p = { name: halted.upgrade, height: halted.height.toString() };
-    make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${halted.height} for upgrade ${halted.upgrade}`, [["height", p.height], ["last block", iso(halted.sinceMs)], ["what now", "the nodes wait for the upgrade's binary"]], { plan: p });
+    make(
+      `halt/${c}/${planKey(p)}`,
+      "halt",
+      `halted at height ${halted.height} for upgrade ${halted.upgrade}`,
+      [
+        ["height", p.height],
+        ["last block", iso(halted.sinceMs)],
+        ["what now", "the nodes wait for the upgrade's binary"],
+      ],
+      { plan: p },
+    );
     const since = now - halted.sinceMs;
     if (since >= rules.stillHaltedAfterMs) {
-      make(`still_halted/${c}/${planKey(p)}`, "still_halted", `still halted at height ${halted.height}, ${spanText(since)} after the halt`, [["height", p.height], ["last block", iso(halted.sinceMs)], ["halted for", spanText(since)]], { plan: p });
+      make(
+        `still_halted/${c}/${planKey(p)}`,
+        "still_halted",
+        `still halted at height ${halted.height}, ${spanText(since)} after the halt`,
+        [
+          ["height", p.height],
+          ["last block", iso(halted.sinceMs)],
+          ["halted for", spanText(since)],
+        ],
+        { plan: p },
+      );
     }
   }
 
@@ -230,12 +330,38 @@ export function dueAlerts(prev: ChainMemory, snap: ChainSnapshot, rules: AlertRu
     const p = { name: old.name, height: old.height };
     if (snap.applied && snap.applied.name === old.name && snap.header && snap.header.height > snap.applied.height) {
       // Seen after the fact (the watch was not running at the halt): the halt still comes first.
-      make(`halt/${c}/${planKey(p)}`, "halt", `halted at height ${snap.applied.height} for upgrade ${old.name} (seen after the fact)`, [["height", String(snap.applied.height)]], { plan: p, late: true });
-      make(`resumed/${c}/${planKey(p)}`, "resumed", `resumed on the new version: ${old.name} applied at height ${snap.applied.height}`, [["applied at", `height ${snap.applied.height} (its Done record, proven)`], ["protocol version", String(snap.protocolVersion ?? "?")], ["app version (header)", snap.header.appVersion.toString()], ["now at", `height ${snap.header.height}`]], { plan: p });
+      make(
+        `halt/${c}/${planKey(p)}`,
+        "halt",
+        `halted at height ${snap.applied.height} for upgrade ${old.name} (seen after the fact)`,
+        [["height", String(snap.applied.height)]],
+        { plan: p, late: true },
+      );
+      make(
+        `resumed/${c}/${planKey(p)}`,
+        "resumed",
+        `resumed on the new version: ${old.name} applied at height ${snap.applied.height}`,
+        [
+          ["applied at", `height ${snap.applied.height} (its Done record, proven)`],
+          ["protocol version", String(snap.protocolVersion ?? "?")],
+          ["app version (header)", snap.header.appVersion.toString()],
+          ["now at", `height ${snap.header.height}`],
+        ],
+        { plan: p },
+      );
       memory.plan = undefined;
       memory.armed = undefined;
     } else if (!snap.applied && snap.header && snap.header.height < BigInt(old.height)) {
-      make(`plan_cancelled/${c}/${planKey(p)}`, "plan_cancelled", `upgrade ${old.name} at height ${old.height} cancelled`, [["plan", `${old.name} at height ${old.height}`], ["now", "no plan scheduled (its absence proven)"]], { plan: p });
+      make(
+        `plan_cancelled/${c}/${planKey(p)}`,
+        "plan_cancelled",
+        `upgrade ${old.name} at height ${old.height} cancelled`,
+        [
+          ["plan", `${old.name} at height ${old.height}`],
+          ["now", "no plan scheduled (its absence proven)"],
+        ],
+        { plan: p },
+      );
       memory.plan = undefined;
       memory.armed = undefined;
     }

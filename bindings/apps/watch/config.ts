@@ -86,7 +86,10 @@ export function registryRefs(raw: unknown): string[] {
 
 class Reader {
   readonly problems: string[] = [];
-  constructor(private readonly o: Record<string, unknown>, private readonly where: string) {}
+  constructor(
+    private readonly o: Record<string, unknown>,
+    private readonly where: string,
+  ) {}
 
   private bad(key: string, what: string): undefined {
     this.problems.push(`${this.where}${key}: ${what}`);
@@ -156,12 +159,35 @@ class Reader {
 }
 
 const TOP_KEYS = [
-  "chains", "webhooks", "leads", "poll", "history_window", "max_age", "still_halted_after", "readiness_threshold", "readiness_within", "listen",
-  "state_dir", "webhook_retries", "webhook_backoff", "webhook_timeout",
+  "chains",
+  "webhooks",
+  "leads",
+  "poll",
+  "history_window",
+  "max_age",
+  "still_halted_after",
+  "readiness_threshold",
+  "readiness_within",
+  "listen",
+  "state_dir",
+  "webhook_retries",
+  "webhook_backoff",
+  "webhook_timeout",
 ] as const;
 const CHAIN_KEYS = [
-  "name", "chain_id", "registry", "rpc", "witnesses", "without_witnesses", "trust_height", "trust_hash", "trust_on_first_use", "trusting_period",
-  "state", "visor", "page",
+  "name",
+  "chain_id",
+  "registry",
+  "rpc",
+  "witnesses",
+  "without_witnesses",
+  "trust_height",
+  "trust_hash",
+  "trust_on_first_use",
+  "trusting_period",
+  "state",
+  "visor",
+  "page",
 ] as const;
 const WEBHOOK_KEYS = ["url", "format", "chat_id", "chains"] as const;
 const URL_RE = /^(https?|tcp):\/\/[^\s]+$/;
@@ -190,7 +216,8 @@ function parseChain(c: unknown, i: number, registries: RegistryFiles, problems: 
   const chainId = configured ?? reg?.chainId;
   const name = r.string("name") ?? reg?.name ?? chainId;
   if (!name) r.problems.push(`${where}name: give the chain a name (or a chain_id or registry)`);
-  else if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) r.problems.push(`${where}name: ${JSON.stringify(name)} must be letters, digits, . _ - (at most 64)`);
+  else if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name))
+    r.problems.push(`${where}name: ${JSON.stringify(name)} must be letters, digits, . _ - (at most 64)`);
   // The registry's first endpoint is the primary and the next two its witnesses, unless the config names them.
   const rpc = r.string("rpc") ?? reg?.rpc[0];
   if (!rpc) r.problems.push(`${where}rpc: the chain's RPC endpoint is missing${reg ? ` (the registry lists none)` : ""}`);
@@ -268,7 +295,9 @@ export function parseWatchConfig(raw: unknown, registries: RegistryFiles = new M
   const parsed = rawChains.map((c, i) => parseChain(c, i, registries, problems));
   const chains = parsed.filter((c): c is ChainConfig => c !== undefined);
   // A chain with other problems still takes the name it was given.
-  const names = parsed.map((c, i) => c?.name ?? (isObject(rawChains[i]) && typeof rawChains[i].name === "string" ? rawChains[i].name.trim() : "")).filter((n) => n !== "");
+  const names = parsed
+    .map((c, i) => c?.name ?? (isObject(rawChains[i]) && typeof rawChains[i].name === "string" ? rawChains[i].name.trim() : ""))
+    .filter((n) => n !== "");
   for (const [i, n] of names.entries()) if (names.indexOf(n) !== i) problems.push(`chains: two chains are named ${JSON.stringify(n)}`);
   const rawHooks = raw.webhooks === undefined ? [] : Array.isArray(raw.webhooks) ? raw.webhooks : (problems.push("webhooks: must be a list"), []);
   const webhooks = rawHooks.map((w, i) => parseWebhook(w, i, names, problems)).filter((w): w is WebhookConfig => w !== undefined);

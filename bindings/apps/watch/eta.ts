@@ -131,14 +131,21 @@ export function etaBand(history: readonly HeaderTime[], target: number, nowMs: n
     method = "scaled";
   }
   // The chain's day: over a window of days, stretches shorter than a day that started near this time of day.
-  const typical = quantile(runs.map((r) => r.ms).sort((a, b) => a - b), 0.5) * scale;
+  const typical =
+    quantile(
+      runs.map((r) => r.ms).sort((a, b) => a - b),
+      0.5,
+    ) * scale;
   if (spanMs >= 2 * DAY_MS && typical < DAY_MS) {
     const sameTime = runs.filter((r) => timeOfDayDistance(r.start, latest.ms) <= TIME_OF_DAY_MS);
     if (sameTime.length >= MIN_ANALOGS) runs = sameTime;
   }
   const durations = runs.map((r) => r.ms * scale).sort((a, b) => a - b);
   // Stuck longer than the slowest usual block: the blocks left have not started yet.
-  const gaps = samples.slice(1).map((s, i) => (s.ms - samples[i].ms) / (s.height - samples[i].height)).sort((a, b) => a - b);
+  const gaps = samples
+    .slice(1)
+    .map((s, i) => (s.ms - samples[i].ms) / (s.height - samples[i].height))
+    .sort((a, b) => a - b);
   const slowBlock = quantile(gaps, 0.99);
   const stuck = Math.max(0, nowMs - latest.ms - slowBlock);
   const at = (q: number) => latest.ms + stuck + quantile(durations, q);

@@ -13,7 +13,12 @@ export interface FleetRowJson {
   chain_id: string | null;
   status: ChainSnapshot["status"];
   failure: { check: string; height: string | null; message: string } | null;
-  trust_root: { source: string; confirmed: boolean; origin: { how: string; node: string; height: string; hash: string; at: string }; warning: string | null } | null;
+  trust_root: {
+    source: string;
+    confirmed: boolean;
+    origin: { how: string; node: string; height: string; hash: string; at: string };
+    warning: string | null;
+  } | null;
   witnesses: { without: boolean; confirmed: string[]; faulty: { witness: string; reason: string }[]; unavailable: { witness: string; reason: string }[] };
   header: { height: string; hash: string; time: string; age_ms: number; app_version: string } | null;
   /** null: no plan (its absence proven); undefined → "unknown" when nothing was verified. */
@@ -46,26 +51,65 @@ export function fleetRow(s: ChainSnapshot, alerts: readonly LedgerEntry[], page?
     status: s.status,
     failure: s.failure ? { check: s.failure.check, height: s.failure.height?.toString() ?? null, message: s.failure.message } : null,
     trust_root: r
-      ? { source: r.source, confirmed: r.confirmed, origin: { how: r.origin.how, node: r.origin.node, height: r.origin.height.toString(), hash: r.origin.hash, at: r.origin.at }, warning: r.warning ?? null }
+      ? {
+          source: r.source,
+          confirmed: r.confirmed,
+          origin: { how: r.origin.how, node: r.origin.node, height: r.origin.height.toString(), hash: r.origin.hash, at: r.origin.at },
+          warning: r.warning ?? null,
+        }
       : null,
     witnesses: s.witnesses,
-    header: s.header ? { height: s.header.height.toString(), hash: s.header.hash, time: s.header.time, age_ms: s.header.ageMs, app_version: s.header.appVersion.toString() } : null,
+    header: s.header
+      ? { height: s.header.height.toString(), hash: s.header.hash, time: s.header.time, age_ms: s.header.ageMs, app_version: s.header.appVersion.toString() }
+      : null,
     plan: s.plan === undefined ? "unknown" : s.plan && { name: s.plan.name, height: s.plan.height.toString(), info: s.plan.info },
     halted: s.halted ? { height: s.halted.height.toString(), upgrade: s.halted.upgrade, since: iso(s.halted.sinceMs) } : null,
     applied: s.applied ? { name: s.applied.name, height: s.applied.height.toString() } : null,
-    proposals: s.proposals.map((p) => ({ id: p.id.toString(), name: p.plan.name, height: p.plan.height.toString(), voting_end: p.votingEnd ?? null, title: p.title })),
+    proposals: s.proposals.map((p) => ({
+      id: p.id.toString(),
+      name: p.plan.name,
+      height: p.plan.height.toString(),
+      voting_end: p.votingEnd ?? null,
+      title: p.title,
+    })),
     readiness:
       s.readiness === undefined
         ? null
         : s.readiness === "none"
           ? "none"
-          : { ready_power: s.readiness.readyPower.toString(), total_power: s.readiness.totalPower.toString(), share: s.readiness.share, updated_height: s.readiness.updatedHeight.toString() },
-    eta: s.eta ? { blocks_left: s.eta.blocksLeft, p10: iso(s.eta.p10), p50: iso(s.eta.p50), p90: iso(s.eta.p90), method: s.eta.method, analogs: s.eta.analogs, span_ms: s.eta.spanMs } : null,
+          : {
+              ready_power: s.readiness.readyPower.toString(),
+              total_power: s.readiness.totalPower.toString(),
+              share: s.readiness.share,
+              updated_height: s.readiness.updatedHeight.toString(),
+            },
+    eta: s.eta
+      ? {
+          blocks_left: s.eta.blocksLeft,
+          p10: iso(s.eta.p10),
+          p50: iso(s.eta.p50),
+          p90: iso(s.eta.p90),
+          method: s.eta.method,
+          analogs: s.eta.analogs,
+          span_ms: s.eta.spanMs,
+        }
+      : null,
     history: { samples: s.history.samples, span_ms: s.history.spanMs, covered: s.history.covered },
-    alerts: alerts.map((e) => ({ id: e.alert.id, kind: e.alert.kind, title: e.alert.title, at: iso(e.alert.at), late: e.alert.late === true, sent: count(e, "sent"), pending: count(e, "pending"), failed: count(e, "failed") })),
+    alerts: alerts.map((e) => ({
+      id: e.alert.id,
+      kind: e.alert.kind,
+      title: e.alert.title,
+      at: iso(e.alert.at),
+      late: e.alert.late === true,
+      sent: count(e, "sent"),
+      pending: count(e, "pending"),
+      failed: count(e, "failed"),
+    })),
     page: page ?? null,
     calendar: `chains/${encodeURIComponent(s.name)}.ics`,
-    visor: s.visor ? { stage: s.visor.stage ?? null, current: s.visor.current ?? null, node_height: s.visor.nodeHeight ?? null, problem: s.visor.problem ?? null } : null,
+    visor: s.visor
+      ? { stage: s.visor.stage ?? null, current: s.visor.current ?? null, node_height: s.visor.nodeHeight ?? null, problem: s.visor.problem ?? null }
+      : null,
     at: iso(s.at),
   };
 }

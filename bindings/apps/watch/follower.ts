@@ -148,7 +148,14 @@ export class ChainFollower {
       const headerMs = msOf(header.time);
       const now = this.now();
       const lb = client.light.latestTrusted.signedHeader.header;
-      snap.header = { height: header.height, hash: upper(header.hash), time: formatTimestamp(header.time), ms: headerMs, ageMs: Math.max(0, now - headerMs), appVersion: lb.version.app };
+      snap.header = {
+        height: header.height,
+        hash: upper(header.hash),
+        time: formatTimestamp(header.time),
+        ms: headerMs,
+        ageMs: Math.max(0, now - headerMs),
+        appVersion: lb.version.app,
+      };
       this.o.history.add({ height: Number(header.height), ms: headerMs });
 
       const plan = await client.currentPlan();
@@ -157,7 +164,8 @@ export class ChainFollower {
       if (plan.value && plan.value.height === header.height) snap.halted = { height: header.height, upgrade: plan.value.name, sinceMs: headerMs };
       else if (fresh.halted) snap.halted = { height: fresh.halted.height, upgrade: fresh.halted.upgrade, sinceMs: headerMs };
       // The last block before the plan's height, and nothing since for longer than the chain ever took: halted at the height.
-      else if (plan.value && plan.value.height === header.height + 1n && now - headerMs > this.stallMs()) snap.halted = { height: plan.value.height, upgrade: plan.value.name, sinceMs: headerMs };
+      else if (plan.value && plan.value.height === header.height + 1n && now - headerMs > this.stallMs())
+        snap.halted = { height: plan.value.height, upgrade: plan.value.name, sinceMs: headerMs };
       snap.proposals = await this.proposals(client);
       if (snap.plan) {
         snap.readiness = await this.readiness(client, snap.plan);
@@ -211,7 +219,12 @@ export class ChainFollower {
       const r = await client.readiness(plan);
       const t = r.value.tally;
       if (!t) return undefined;
-      return { readyPower: t.readyPower, totalPower: t.totalPower, share: t.totalPower > 0n ? Number((t.readyPower * 1_000_000n) / t.totalPower) / 1_000_000 : 0, updatedHeight: t.updatedHeight };
+      return {
+        readyPower: t.readyPower,
+        totalPower: t.totalPower,
+        share: t.totalPower > 0n ? Number((t.readyPower * 1_000_000n) / t.totalPower) / 1_000_000 : 0,
+        updatedHeight: t.updatedHeight,
+      };
     } catch (e) {
       if (e instanceof VerificationError && e.check === "provider") {
         this.noReadinessStore = true;

@@ -56,7 +56,10 @@ const roundMinute = (ms: number) => Math.round(ms / MINUTE) * MINUTE;
 
 /** `20260504T100000Z` */
 export function icsTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}Z$/, "Z");
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}Z$/, "Z");
 }
 
 /** A TEXT value, escaped (RFC 5545 §3.3.11). */

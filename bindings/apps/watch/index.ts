@@ -5,7 +5,16 @@
  */
 export { Watch, type WatchOptions } from "./watch.js";
 export { chainLink } from "./link.js";
-export { parseWatchConfig, registryRefs, DEFAULT_LEADS, WEBHOOK_FORMATS, type ChainConfig, type WatchConfig, type WebhookConfig, type WebhookFormat } from "./config.js";
+export {
+  parseWatchConfig,
+  registryRefs,
+  DEFAULT_LEADS,
+  WEBHOOK_FORMATS,
+  type ChainConfig,
+  type WatchConfig,
+  type WebhookConfig,
+  type WebhookFormat,
+} from "./config.js";
 export { loadWatchConfig } from "./config-file.js";
 export { registryChain, type RegistryChain } from "./registry.js";
 export { WatchConfigError, WatchStateError } from "./errors.js";

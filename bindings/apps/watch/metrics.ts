@@ -12,7 +12,8 @@ const L = ["chain", "chain_id"] as const;
 
 export class WatchMetrics {
   readonly registry = new Registry();
-  private readonly g = (name: string, help: string, labelNames: readonly string[] = L) => new Gauge({ name: P + name, help, labelNames, registers: [this.registry] });
+  private readonly g = (name: string, help: string, labelNames: readonly string[] = L) =>
+    new Gauge({ name: P + name, help, labelNames, registers: [this.registry] });
   private readonly blocksLeft = this.g("blocks_left", "Blocks until the scheduled plan's height (absent without a plan)");
   private readonly planHeight = this.g("plan_height", "The scheduled plan's height, verified (0 when none is scheduled, its absence proven)");
   private readonly etaP50 = this.g("eta_p50_seconds", "Seconds until the plan's height, the ETA band's median");
@@ -24,9 +25,19 @@ export class WatchMetrics {
   private readonly verified = this.g("verified", "1 when the last poll verified everything, 0 when it failed or got no answer");
   private readonly confirmed = this.g("trust_root_confirmed", "1 when the chain's trust root was confirmed (given), 0 when it rests on first use");
   private readonly halted = this.g("halted", "1 while the chain is halted at its plan's height (proven)");
-  private readonly failures = new Counter({ name: `${P}verification_failures_total`, help: "Polls whose verification failed, by check", labelNames: [...L, "check"], registers: [this.registry] });
+  private readonly failures = new Counter({
+    name: `${P}verification_failures_total`,
+    help: "Polls whose verification failed, by check",
+    labelNames: [...L, "check"],
+    registers: [this.registry],
+  });
   private readonly alerts = new Counter({ name: `${P}alerts_total`, help: "Alerts made, by kind", labelNames: ["chain", "kind"], registers: [this.registry] });
-  private readonly deliveries = new Counter({ name: `${P}webhook_deliveries_total`, help: "Webhook deliveries ended, by result", labelNames: ["result"], registers: [this.registry] });
+  private readonly deliveries = new Counter({
+    name: `${P}webhook_deliveries_total`,
+    help: "Webhook deliveries ended, by result",
+    labelNames: ["result"],
+    registers: [this.registry],
+  });
 
   /** The chain id each chain's series carry (a chain first seen unreachable has none until it answers). */
   private readonly ids = new Map<string, string>();
@@ -36,7 +47,19 @@ export class WatchMetrics {
     const was = this.ids.get(s.name);
     if (was !== undefined && was !== l.chain_id) {
       const old = { chain: s.name, chain_id: was };
-      for (const g of [this.blocksLeft, this.planHeight, this.etaP50, this.etaBand, this.readiness, this.height, this.age, this.verified, this.confirmed, this.halted]) g.remove(old);
+      for (const g of [
+        this.blocksLeft,
+        this.planHeight,
+        this.etaP50,
+        this.etaBand,
+        this.readiness,
+        this.height,
+        this.age,
+        this.verified,
+        this.confirmed,
+        this.halted,
+      ])
+        g.remove(old);
       for (const q of ["0.1", "0.5", "0.9"]) this.etaTime.remove({ ...old, quantile: q });
     }
     this.ids.set(s.name, l.chain_id);

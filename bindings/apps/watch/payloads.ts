@@ -82,7 +82,12 @@ function discord(a: Alert): Record<string, unknown> {
 }
 
 function telegram(a: Alert, chatId: string): Record<string, unknown> {
-  const body = [`<b>${html(a.title)}</b>`, ...a.facts.map(([k, v]) => `<b>${html(k)}:</b> ${html(v)}`), a.link ? `<a href="${html(a.link)}">the chain's page</a>` : "", `<i>${html(a.id)}</i>`]
+  const body = [
+    `<b>${html(a.title)}</b>`,
+    ...a.facts.map(([k, v]) => `<b>${html(k)}:</b> ${html(v)}`),
+    a.link ? `<a href="${html(a.link)}">the chain's page</a>` : "",
+    `<i>${html(a.id)}</i>`,
+  ]
     .filter((l) => l !== "")
     .join("\n");
   return { chat_id: chatId, text: cut(body, 4096), parse_mode: "HTML", link_preview_options: { is_disabled: true } };

@@ -37,7 +37,9 @@ export interface WatchServer {
 
 /** Where `npm run build:ui` writes the pages: the package's dist/ui, found from the bundles, dist/ and the sources. */
 export function defaultUiDir(): string {
-  const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../ui/", import.meta.url), new URL("../../../../dist/ui/", import.meta.url)].map((u) => fileURLToPath(u));
+  const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../ui/", import.meta.url), new URL("../../../../dist/ui/", import.meta.url)].map(
+    (u) => fileURLToPath(u),
+  );
   return candidates.find((dir) => existsSync(join(dir, "fleet.html"))) ?? candidates[0];
 }
 
@@ -67,7 +69,11 @@ async function answer(path: string, routes: WatchRoutes, uiDir: string): Promise
   }
   const m = /^\/(?:(assets)\/)?([^/]+)$/.exec(path);
   if (m && (m[1] === "assets" || m[2] === "fleet.html" || m[2] === "index.html")) {
-    const r = await serveStaticFile(decoded(m[2]), { root: uiDir, sub: m[1] ?? "", missing: () => ({ status: 404, body: "not built: run npm run build:ui\n", headers: { "Content-Type": "text/plain; charset=utf-8" } }) });
+    const r = await serveStaticFile(decoded(m[2]), {
+      root: uiDir,
+      sub: m[1] ?? "",
+      missing: () => ({ status: 404, body: "not built: run npm run build:ui\n", headers: { "Content-Type": "text/plain; charset=utf-8" } }),
+    });
     const body = typeof r.body === "string" || r.body instanceof Uint8Array ? r.body : JSON.stringify(r.body);
     return { status: r.status ?? 200, type: r.headers?.["Content-Type"] ?? "application/octet-stream", body, headers: r.headers };
   }
@@ -97,7 +103,9 @@ export async function startWatchServer(address: string, routes: WatchRoutes, o: 
       },
     );
   };
-  const server = createHardenedServer(resolveHttpLimits({ maxConnections: 256, maxBodyBytes: 1 }), handler, (res, message) => send(res, text(413, message), false));
+  const server = createHardenedServer(resolveHttpLimits({ maxConnections: 256, maxBodyBytes: 1 }), handler, (res, message) =>
+    send(res, text(413, message), false),
+  );
   const bound = await listen(server, host, port);
   return { url: `http://${joinHostPort(host, bound)}`, close: () => closeGracefully(server, 1000) };
 }

@@ -56,7 +56,9 @@ export class WatchState implements RootStore {
       throw new WatchStateError(`${path} is not the watch's state (${(e as Error).message}); move it away to start afresh (every alert would be made again)`);
     }
     if (data?.format !== FORMAT || data.version !== 1 || typeof data.chains !== "object" || !Array.isArray(data.alerts)) {
-      throw new WatchStateError(`${path} is not the watch's state (format ${JSON.stringify(data?.format)}); move it away to start afresh (every alert would be made again)`);
+      throw new WatchStateError(
+        `${path} is not the watch's state (format ${JSON.stringify(data?.format)}); move it away to start afresh (every alert would be made again)`,
+      );
     }
     data.roots ??= {};
     return new WatchState(dir, data);
@@ -88,7 +90,9 @@ export class WatchState implements RootStore {
     try {
       return savedRootFromJson(j);
     } catch (e) {
-      throw new WatchStateError(`the trust root saved for chain ${JSON.stringify(chainId)} in ${join(this.dir, "state.json")} does not read (${(e as Error).message}); remove it from "roots" and give the chain a root in the config`);
+      throw new WatchStateError(
+        `the trust root saved for chain ${JSON.stringify(chainId)} in ${join(this.dir, "state.json")} does not read (${(e as Error).message}); remove it from "roots" and give the chain a root in the config`,
+      );
     }
   }
 

@@ -75,7 +75,14 @@ export class Watch {
     const cfg = o.config;
     this.log = o.log ?? silentLogger;
     this.now = o.now ?? Date.now;
-    this.rules = { leadsMs: cfg.leadsMs, readinessThreshold: cfg.readinessThreshold, readinessWithinMs: cfg.readinessWithinMs, stillHaltedAfterMs: cfg.stillHaltedAfterMs, lateAfterMs: 2 * cfg.pollMs + 5_000, pollMs: cfg.pollMs };
+    this.rules = {
+      leadsMs: cfg.leadsMs,
+      readinessThreshold: cfg.readinessThreshold,
+      readinessWithinMs: cfg.readinessWithinMs,
+      stillHaltedAfterMs: cfg.stillHaltedAfterMs,
+      lateAfterMs: 2 * cfg.pollMs + 5_000,
+      pollMs: cfg.pollMs,
+    };
     this.ledger = new Ledger(state.alerts);
     this.followed = cfg.chains.map((chain) => {
       const history = new HeaderHistory(cfg.historyWindowMs, state.history(chain.name));
@@ -102,7 +109,11 @@ export class Watch {
       timeoutMs: cfg.timeoutMs,
       onDelivered: (hook, id, ok, detail) => {
         this.metrics.delivered(ok);
-        (ok ? this.log.info : (this.log.warn ?? this.log.error)).call(this.log, ok ? "alert delivered" : "alert not delivered", { id, webhook: redactUrl(hook), detail });
+        (ok ? this.log.info : (this.log.warn ?? this.log.error)).call(this.log, ok ? "alert delivered" : "alert not delivered", {
+          id,
+          webhook: redactUrl(hook),
+          detail,
+        });
       },
     });
   }
@@ -113,7 +124,11 @@ export class Watch {
     if (listen) {
       watch.server = await startWatchServer(
         listen,
-        { fleet: () => JSON.stringify(watch.fleet(), null, 1), calendar: (c) => watch.calendar(c), metrics: async () => ({ type: watch.metrics.registry.contentType, text: await watch.metrics.text() }) },
+        {
+          fleet: () => JSON.stringify(watch.fleet(), null, 1),
+          calendar: (c) => watch.calendar(c),
+          metrics: async () => ({ type: watch.metrics.registry.contentType, text: await watch.metrics.text() }),
+        },
         { uiDir: o.uiDir, onError: (e) => watch.log.error("serving", { err: (e as Error).message }) },
       );
       watch.log.info(`serving the fleet view at ${watch.server.url}/fleet.html`);
@@ -121,7 +136,8 @@ export class Watch {
     // Deliveries left pending by the last run go out now, in their order.
     watch.dispatcher.kick();
     for (const c of o.config.chains) {
-      if (c.withoutWitnesses) watch.log.warn?.(`${c.name}: no witness (without_witnesses = true): verified against one node, which could show a fork unnoticed`);
+      if (c.withoutWitnesses)
+        watch.log.warn?.(`${c.name}: no witness (without_witnesses = true): verified against one node, which could show a fork unnoticed`);
       if (c.trustOnFirstUse) watch.log.warn?.(`${c.name}: trust on first use: until a trust root is given, everything about it is UNCONFIRMED`);
     }
     watch.loops = watch.followed.map((f) => watch.loop(f));
@@ -174,7 +190,11 @@ export class Watch {
       this.metrics.alert(name, a.kind);
       this.log.info(`alert: ${a.title}`, { id: a.id });
     }
-    const calendar = publish(this.state.calendar(name), chainEvents(snap, before, this.state.calendar(name), f.chain.page ?? (this.url ? `${this.url}/${page}` : undefined)), snap.at);
+    const calendar = publish(
+      this.state.calendar(name),
+      chainEvents(snap, before, this.state.calendar(name), f.chain.page ?? (this.url ? `${this.url}/${page}` : undefined)),
+      snap.at,
+    );
     this.state.setChain(name, memory, calendar);
     await this.persist();
     if (alerts.length > 0) this.dispatcher.kick();
@@ -210,7 +230,10 @@ export class Watch {
       if (!this.followed.some((f) => f.chain.name === chain)) return undefined;
       return renderCalendar(`xupgrade: ${chain} upgrades`, Object.values(this.state.calendar(chain)));
     }
-    return renderCalendar("xupgrade: fleet upgrades", this.followed.flatMap((f) => Object.values(this.state.calendar(f.chain.name))));
+    return renderCalendar(
+      "xupgrade: fleet upgrades",
+      this.followed.flatMap((f) => Object.values(this.state.calendar(f.chain.name))),
+    );
   }
 
   /** Stops the loops, lets deliveries in flight finish (at most `graceMs`), writes the state and the histories. */

@@ -15,7 +15,7 @@ export function encodeUint64BE(value: bigint): Uint8Array {
 
 /** Reads BE int64 (signed) from 8 bytes at `pos`. */
 export function readInt64BE(b: Uint8Array, pos: number): bigint {
-  const hi = ((b[pos] << 24) | (b[pos + 1] << 16) | (b[pos + 2] << 8) | b[pos + 3]) | 0;
+  const hi = (b[pos] << 24) | (b[pos + 1] << 16) | (b[pos + 2] << 8) | b[pos + 3] | 0;
   const lo = ((b[pos + 4] << 24) | (b[pos + 5] << 16) | (b[pos + 6] << 8) | b[pos + 7]) >>> 0;
   if (hi === 0) return BigInt(lo);
   return (BigInt(hi) << 32n) | BigInt(lo);

@@ -13,12 +13,7 @@ import { nameOfKey } from "./keys.js";
 const SDK_NAME_AT = 9;
 
 /** Every key must start with `prefix` and hold a UTF-8 name; `make` checks the value. Keys and values are checked arrays. */
-function decodeEntries<T>(
-  prefix: number,
-  keys: Uint8Array[],
-  values: Uint8Array[],
-  make: (name: string, key: Uint8Array, value: Uint8Array) => T,
-): T[] {
+function decodeEntries<T>(prefix: number, keys: Uint8Array[], values: Uint8Array[], make: (name: string, key: Uint8Array, value: Uint8Array) => T): T[] {
   const out = new Array<T>(keys.length);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
@@ -44,8 +39,7 @@ export function decodeDoneEntriesAnyLayout(keys: Uint8Array[], values: Uint8Arra
     const key = keys[i];
     const value = values[i];
     if (key.length === 0 || key[0] !== DONE_PREFIX) throw statusError(Status.WrongPrefix, { key });
-    const l =
-      value.length === 8 ? Layout.Seed : value.length === 1 && value[0] === 1 && key.length > SDK_NAME_AT ? Layout.Sdk : Layout.None;
+    const l = value.length === 8 ? Layout.Seed : value.length === 1 && value[0] === 1 && key.length > SDK_NAME_AT ? Layout.Sdk : Layout.None;
     if (l === Layout.None) throw statusError(Status.CorruptDone, { key, length: value.length });
     if (layout === Layout.None) layout = l;
     else if (l !== layout) throw statusError(Status.MixedLayout, { key, reason: l });

@@ -7,7 +7,18 @@
  * proof both neighbours, the key strictly between them, and the neighbours adjacent. Batch proofs are read
  * as ics23 v0.11 (the Cosmos SDK v0.50's) reads them.
  */
-import { Ics23Form as Form, Ics23Message as M, Ics23Reason as R, Ics23Side as S, Ics23Where as W, Family, HashOp, LengthOp, type CheckedSpec, type Ics23Failure } from "../ics23.js";
+import {
+  Ics23Form as Form,
+  Ics23Message as M,
+  Ics23Reason as R,
+  Ics23Side as S,
+  Ics23Where as W,
+  Family,
+  HashOp,
+  LengthOp,
+  type CheckedSpec,
+  type Ics23Failure,
+} from "../ics23.js";
 import { Malformed } from "../constants.generated.js";
 import { sha256 } from "./sha256.js";
 import { readVarint, varintMinimal, type Varint } from "./varint.js";
@@ -45,11 +56,7 @@ interface NonExist {
 
 type Entry = { exist: Exist } | { nonexist: NonExist } | undefined;
 
-type Proof =
-  | { kind: 0 }
-  | { kind: 1; exist: Exist }
-  | { kind: 2; nonexist: NonExist }
-  | { kind: 3; entries: Entry[] };
+type Proof = { kind: 0 } | { kind: 1; exist: Exist } | { kind: 2; nonexist: NonExist } | { kind: 3; entries: Entry[] };
 
 const NONE = 0;
 const EXIST = 1;
@@ -237,7 +244,9 @@ function decodeExist(r: Reader, compressed = false): Exist | CompressedExist {
   let last = 0;
   while (r.pos < r.end) {
     // the compressed path is one packed run of indices (an empty run is ts-proto's way to write no path)
-    const f = (last = compressed ? nextField(r, M.CompressedExistenceProof, 4, 0, 0, F4, false, last) : nextField(r, M.ExistenceProof, 4, 0, F4, 0, false, last));
+    const f = (last = compressed
+      ? nextField(r, M.CompressedExistenceProof, 4, 0, 0, F4, false, last)
+      : nextField(r, M.ExistenceProof, 4, 0, F4, 0, false, last));
     if (f === 1) ep.key = bytesField(r, f);
     else if (f === 2) ep.value = bytesField(r, f);
     else {
@@ -698,7 +707,8 @@ export function verifyMembership(cs: CheckedSpec, root: Uint8Array | undefined, 
       return { root: verifyExist(p.exist, cs, key, value, root), proven: p.exist };
     case BATCH: {
       root ??= calculateProof(p);
-      for (const e of p.entries) if (e !== undefined && "exist" in e && equal(e.exist.key, key)) return { root: verifyExist(e.exist, cs, key, value, root), proven: e.exist };
+      for (const e of p.entries)
+        if (e !== undefined && "exist" in e && equal(e.exist.key, key)) return { root: verifyExist(e.exist, cs, key, value, root), proven: e.exist };
       return refuse(R.NoBatchEntry, W.Proof, 0, 1);
     }
     case NONEXIST:
@@ -719,7 +729,10 @@ export function verifyNonMembership(cs: CheckedSpec, root: Uint8Array | undefine
       for (const e of p.entries) {
         if (e === undefined || !("nonexist" in e)) continue;
         const { left, right } = e.nonexist;
-        if ((left === undefined || compare(keyForComparison(cs, left.key), k) < 0) && (right === undefined || compare(keyForComparison(cs, right.key), k) > 0)) {
+        if (
+          (left === undefined || compare(keyForComparison(cs, left.key), k) < 0) &&
+          (right === undefined || compare(keyForComparison(cs, right.key), k) > 0)
+        ) {
           return { root: verifyNonExist(e.nonexist, cs, key, root), proven: e.nonexist };
         }
       }
@@ -766,6 +779,7 @@ export function verifyChain(
       throw e;
     }
   }
-  if (!equal(root!, appHash)) return { op: ops.length, refusal: new Refusal({ reason: R.AppHashMismatch, where: W.Proof, side: S.None, step: 0, a: 0, b: 0, c: 0, v: 0n }) };
+  if (!equal(root!, appHash))
+    return { op: ops.length, refusal: new Refusal({ reason: R.AppHashMismatch, where: W.Proof, side: S.None, step: 0, a: 0, b: 0, c: 0, v: 0n }) };
   return { proven: proven! };
 }

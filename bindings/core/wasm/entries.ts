@@ -89,12 +89,7 @@ const CHUNK_BYTES = 16 * 1024;
  * time and each one is a slice of its chunk's string: V8 makes a slice of 13+ characters a view of the
  * chunk, so a surviving name keeps at most its 16 KB chunk alive.
  */
-export function readEntries<T>(
-  c: CoreInstance,
-  count: number,
-  kind: "int64" | "uint64",
-  make: (name: string, value: bigint) => T,
-): T[] {
+export function readEntries<T>(c: CoreInstance, count: number, kind: "int64" | "uint64", make: (name: string, value: bigint) => T): T[] {
   const out = new Array<T>(count);
   if (count === 0) return out;
   const base = c.x.outPtr();
@@ -108,7 +103,7 @@ export function readEntries<T>(
   const value = (i: number) =>
     aligned ? values[(base >> 3) + i * 2 + 1] : kind === "int64" ? dv.getBigInt64(base + i * 16 + 8, true) : dv.getBigUint64(base + i * 16 + 8, true);
   let at = base + count * 16;
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     let j = i;
     let bytes = 0;
     while (j < count && (j === i || bytes + nameBytes(j) <= CHUNK_BYTES)) bytes += nameBytes(j++);

@@ -18,7 +18,23 @@ function encodeSpec(cs: CheckedSpec): Uint8Array {
   const n = i.childOrder.length;
   bytes = new Uint8Array(60 + 8 * n + l.prefix.length + i.emptyChild.length);
   const dv = new DataView(bytes.buffer);
-  const fields = [cs.family, l.hash, l.prehashKey, l.prehashValue, l.length, i.hash, i.childSize, i.minPrefixLength, i.maxPrefixLength, cs.maxDepth, cs.spec.minDepth, cs.spec.prehashKeyBeforeComparison ? 1 : 0, n, l.prefix.length, i.emptyChild.length];
+  const fields = [
+    cs.family,
+    l.hash,
+    l.prehashKey,
+    l.prehashValue,
+    l.length,
+    i.hash,
+    i.childSize,
+    i.minPrefixLength,
+    i.maxPrefixLength,
+    cs.maxDepth,
+    cs.spec.minDepth,
+    cs.spec.prehashKeyBeforeComparison ? 1 : 0,
+    n,
+    l.prefix.length,
+    i.emptyChild.length,
+  ];
   fields.forEach((v, k) => dv.setInt32(4 * k, v, true));
   for (let k = 0; k < n; k++) {
     dv.setInt32(60 + 4 * k, i.childOrder[k], true);
@@ -37,7 +53,16 @@ function failure(c: CoreInstance, reason: number): { f: Ics23Failure; op: number
   const at = c.x.ics23Detail();
   c.view();
   const i = at >> 2;
-  const f: Ics23Failure = { reason, where: c.i32[i + 1], side: c.i32[i + 2], step: c.i32[i + 3], a: c.i32[i + 4], b: c.i32[i + 5], c: c.i32[i + 6], v: c.i64[(at + 32) >> 3] };
+  const f: Ics23Failure = {
+    reason,
+    where: c.i32[i + 1],
+    side: c.i32[i + 2],
+    step: c.i32[i + 3],
+    a: c.i32[i + 4],
+    b: c.i32[i + 5],
+    c: c.i32[i + 6],
+    v: c.i64[(at + 32) >> 3],
+  };
   return { f, op: c.i32[i + 7] };
 }
 
@@ -85,7 +110,14 @@ export function verifyNonMembership(c: CoreInstance, cs: CheckedSpec, root: Uint
 }
 
 /** The planned ops of a store proof in one call: IO = app hash, value, then [u32 len][spec][u32 len][key][u32 len][data] per op. */
-export function verifyStoreProof(c: CoreInstance, ops: readonly PlannedOp[], proofOps: readonly ProofOp[], appHash: Uint8Array, key: Uint8Array, value: Uint8Array | undefined): StoreProofFacts {
+export function verifyStoreProof(
+  c: CoreInstance,
+  ops: readonly PlannedOp[],
+  proofOps: readonly ProofOp[],
+  appHash: Uint8Array,
+  key: Uint8Array,
+  value: Uint8Array | undefined,
+): StoreProofFacts {
   const parts: Uint8Array[] = [appHash];
   if (value !== undefined) parts.push(value);
   for (const op of ops) {

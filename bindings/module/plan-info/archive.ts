@@ -70,7 +70,8 @@ function limitStream(limits: DownloadLimits, counter: { bytes: number }): Transf
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       counter.bytes += chunk.length;
-      if (counter.bytes > limits.maxBytes) return done(new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`));
+      if (counter.bytes > limits.maxBytes)
+        return done(new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`));
       done(null, chunk);
     },
   });
@@ -134,7 +135,8 @@ async function extractTar(file: string, out: string, gzip: boolean, limits: Down
       if (why) problem = refuse(name, why);
       else if (!["File", "OldFile", "ContiguousFile", "Directory"].includes(entry.type)) problem = refuse(name, `${entry.type} entries are not allowed`);
       else if (count > MAX_ENTRIES) problem = new UnsafeArchiveError(`refusing archive: more than ${MAX_ENTRIES} entries`);
-      else if ((total += entry.size ?? 0) > limits.maxBytes) problem = new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
+      else if ((total += entry.size ?? 0) > limits.maxBytes)
+        problem = new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     },
   });
   await runTar(listing, file, "end", limits.signal).catch((e: Error) => {
@@ -196,9 +198,11 @@ async function extractZip(file: string, out: string, limits: DownloadLimits): Pr
       const unix = e.versionMadeBy >> 8 === 3;
       const mode = unix ? e.externalFileAttributes >>> 16 : 0;
       const type = mode & S_IFMT;
-      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR) throw refuse(e.fileName, type === 0o120000 ? "symlinks are not allowed" : "special files are not allowed");
+      if (type !== 0 && type !== S_IFREG && type !== S_IFDIR)
+        throw refuse(e.fileName, type === 0o120000 ? "symlinks are not allowed" : "special files are not allowed");
       if (e.isEncrypted()) throw refuse(e.fileName, "encrypted entries are not supported");
-      if ((total += e.uncompressedSize) > limits.maxBytes) throw new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
+      if ((total += e.uncompressedSize) > limits.maxBytes)
+        throw new UnsafeArchiveError(`refusing archive: more than ${limits.maxBytes} bytes extracted (DAEMON_DOWNLOAD_MAX_BYTES)`);
     }
     const counter = { bytes: 0 };
     for (const e of entries) {
@@ -248,7 +252,14 @@ async function walk(dir: string, rel = ""): Promise<string[]> {
  * Not an archive: the file itself. An archive with one regular file: that file. Otherwise `bin/<daemon>`,
  * or `<daemon>` at the top moved into `bin/`.
  */
-export async function installBinary(downloaded: string, kind: ArchiveKind | undefined, out: string, daemon: string, url: string, limits: DownloadLimits): Promise<string> {
+export async function installBinary(
+  downloaded: string,
+  kind: ArchiveKind | undefined,
+  out: string,
+  daemon: string,
+  url: string,
+  limits: DownloadLimits,
+): Promise<string> {
   checkAborted(limits.signal);
   await mkdir(out, { recursive: true, mode: 0o700 });
   const bin = join(out, "bin", daemon);

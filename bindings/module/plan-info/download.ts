@@ -99,7 +99,11 @@ function requestTarget(raw: string): string {
 /** A file name for the download: the last path segment of the URL. */
 export function fileNameOf(raw: string): string {
   const path = requestTarget(raw).split("?")[0].split("#")[0];
-  const last = path.split("/").filter((s) => s !== "").pop() ?? "";
+  const last =
+    path
+      .split("/")
+      .filter((s) => s !== "")
+      .pop() ?? "";
   let name: string;
   try {
     name = decodeURIComponent(last);
@@ -194,7 +198,9 @@ function watchdog(limits: DownloadLimits, bytes: () => number, controller: Abort
     const now = performance.now();
     const got = bytes();
     if (limits.timeoutMs !== undefined && now - start >= limits.timeoutMs) {
-      return controller.abort(new DownloadError(`download not complete after ${formatGoDuration(BigInt(limits.timeoutMs) * 1_000_000n)} (DAEMON_DOWNLOAD_TIMEOUT)`));
+      return controller.abort(
+        new DownloadError(`download not complete after ${formatGoDuration(BigInt(limits.timeoutMs) * 1_000_000n)} (DAEMON_DOWNLOAD_TIMEOUT)`),
+      );
     }
     samples.push({ t: now, bytes: got });
     if (minRate <= 0) return void samples.shift();
@@ -326,7 +332,9 @@ function httpGet(url: URL, limits: DownloadLimits, signal: AbortSignal, redirect
         },
       });
       res.on("error", (e) => checked.destroy(new DownloadError(networkText(e))));
-      res.on("aborted", () => checked.destroy(new DownloadError(`connection closed after ${received}${expected === undefined ? "" : ` of ${expected}`} bytes`)));
+      res.on("aborted", () =>
+        checked.destroy(new DownloadError(`connection closed after ${received}${expected === undefined ? "" : ` of ${expected}`} bytes`)),
+      );
       req.on("error", (e) => checked.destroy(new DownloadError(networkText(e))));
       res.pipe(checked);
       resolve({ body: checked, length: expected });

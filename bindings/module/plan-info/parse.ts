@@ -34,7 +34,8 @@ export function parseInfoDocument(text: string): { binaries: Map<string, string>
     throw parseError(`json: cannot unmarshal ${found.kind} into Go struct field Info.binaries of type plan.BinaryDownloadURLMap`);
   }
   for (const [key, value] of jsonObjectEntries(text, found)) {
-    if (value.kind === "null") binaries.set(key, ""); // a map element starts as "" and null leaves it so
+    if (value.kind === "null")
+      binaries.set(key, ""); // a map element starts as "" and null leaves it so
     else if (value.kind === "string") binaries.set(key, jsonUnquote(text, value));
     else throw parseError(`json: cannot unmarshal ${value.kind} into Go struct field Info.binaries of type string`);
   }

@@ -63,7 +63,8 @@ export function checkAttestation(a: ReadinessAttestation): void {
   if (nameBytes === 0) throw fail("plan-name", "the plan name is empty");
   if (nameBytes > MAX_PLAN_NAME_BYTES) throw fail("plan-name", `the plan name is ${nameBytes} bytes, more than ${MAX_PLAN_NAME_BYTES}`);
   if (a.planHeight <= 0n) throw fail("plan-height", `the plan height ${a.planHeight} is not positive`);
-  if (!PLATFORM.test(a.platform) || a.platform.length > MAX_PLATFORM_BYTES) throw fail("platform", `invalid platform ${JSON.stringify(a.platform)}: expected <os>/<arch> (lower case) or "any"`);
+  if (!PLATFORM.test(a.platform) || a.platform.length > MAX_PLATFORM_BYTES)
+    throw fail("platform", `invalid platform ${JSON.stringify(a.platform)}: expected <os>/<arch> (lower case) or "any"`);
   if (a.binarySha256.length !== 0 && a.binarySha256.length !== 32) throw fail("binary-sha256", `the binary's sha256 is ${a.binarySha256.length} bytes, not 32`);
   if (a.preflightOk && a.binarySha256.length === 0) throw fail("binary-sha256", "a passing pre-flight must name the binary's sha256");
   if (!REHEARSAL_VERDICTS.includes(a.rehearsal)) throw fail("rehearsal", `unknown rehearsal verdict ${JSON.stringify(a.rehearsal)}`);
@@ -71,16 +72,24 @@ export function checkAttestation(a: ReadinessAttestation): void {
   if (rehearsed && a.binarySha256.length === 0) throw fail("binary-sha256", `a ${a.rehearsal} rehearsal must name the binary's sha256`);
   if (a.rehearsal === "passed" && a.appHash.length !== 32) throw fail("app-hash", `a passed rehearsal's app hash is ${a.appHash.length} bytes, not 32`);
   if (a.rehearsal !== "passed" && a.appHash.length !== 0) throw fail("app-hash", `a ${a.rehearsal} rehearsal carries no app hash`);
-  if (!Number.isInteger(a.rehearsalExitCode) || a.rehearsalExitCode < 0 || a.rehearsalExitCode > 0xffffffff) throw fail("exit-code", `invalid exit code ${a.rehearsalExitCode}`);
+  if (!Number.isInteger(a.rehearsalExitCode) || a.rehearsalExitCode < 0 || a.rehearsalExitCode > 0xffffffff)
+    throw fail("exit-code", `invalid exit code ${a.rehearsalExitCode}`);
   if ((a.rehearsal === "failed") !== (a.rehearsalExitCode !== 0)) {
-    throw fail("exit-code", a.rehearsal === "failed" ? "a failed rehearsal must name its non-zero exit code" : `a ${a.rehearsal} rehearsal has exit code 0, not ${a.rehearsalExitCode}`);
+    throw fail(
+      "exit-code",
+      a.rehearsal === "failed"
+        ? "a failed rehearsal must name its non-zero exit code"
+        : `a ${a.rehearsal} rehearsal has exit code 0, not ${a.rehearsalExitCode}`,
+    );
   }
   if (rehearsed && (a.snapshotHeight < 1n || a.snapshotHeight >= a.planHeight)) {
     throw fail("snapshot-height", `the rehearsed state's height ${a.snapshotHeight} is not between 1 and the plan height ${a.planHeight} (excluded)`);
   }
-  if (!rehearsed && a.snapshotHeight !== 0n) throw fail("snapshot-height", `an attestation that was not rehearsed names a snapshot height (${a.snapshotHeight})`);
+  if (!rehearsed && a.snapshotHeight !== 0n)
+    throw fail("snapshot-height", `an attestation that was not rehearsed names a snapshot height (${a.snapshotHeight})`);
   const versionBytes = utf8.encode(a.binaryVersion).length;
-  if (versionBytes > MAX_BINARY_VERSION_BYTES) throw fail("binary-version", `the binary version is ${versionBytes} bytes, more than ${MAX_BINARY_VERSION_BYTES}`);
+  if (versionBytes > MAX_BINARY_VERSION_BYTES)
+    throw fail("binary-version", `the binary version is ${versionBytes} bytes, more than ${MAX_BINARY_VERSION_BYTES}`);
   if (CONTROL.test(a.binaryVersion)) throw fail("binary-version", "the binary version contains control characters");
 }
 
@@ -120,11 +129,21 @@ export function decodeAttestation(bytes: Uint8Array, kind: "malformed" | "corrup
   };
   walk(bytes, "readiness attestation", kind, ATTESTATION_FIELDS, (f) => {
     switch (f.no) {
-      case 1: a.planName = f.string(); break;
-      case 2: a.planHeight = f.int64(); break;
-      case 3: a.platform = f.string(); break;
-      case 4: a.binarySha256 = f.bytes(); break;
-      case 5: a.preflightOk = f.bool(); break;
+      case 1:
+        a.planName = f.string();
+        break;
+      case 2:
+        a.planHeight = f.int64();
+        break;
+      case 3:
+        a.platform = f.string();
+        break;
+      case 4:
+        a.binarySha256 = f.bytes();
+        break;
+      case 5:
+        a.preflightOk = f.bool();
+        break;
       case 6: {
         const n = f.varintU32();
         const verdict = REHEARSAL_VERDICTS[n];
@@ -132,10 +151,18 @@ export function decodeAttestation(bytes: Uint8Array, kind: "malformed" | "corrup
         a.rehearsal = verdict;
         break;
       }
-      case 7: a.rehearsalExitCode = f.varintU32(); break;
-      case 8: a.appHash = f.bytes(); break;
-      case 9: a.snapshotHeight = f.int64(); break;
-      case 10: a.binaryVersion = f.string(); break;
+      case 7:
+        a.rehearsalExitCode = f.varintU32();
+        break;
+      case 8:
+        a.appHash = f.bytes();
+        break;
+      case 9:
+        a.snapshotHeight = f.int64();
+        break;
+      case 10:
+        a.binaryVersion = f.string();
+        break;
     }
   });
   return a;
@@ -153,7 +180,8 @@ export function encodeVoteExtension(a: ReadinessAttestation | undefined): Uint8A
  * VoteExtension of at most MAX_VOTE_EXTENSION_BYTES.
  */
 export function decodeVoteExtension(bytes: Uint8Array): ReadinessAttestation | undefined {
-  if (bytes.length > MAX_VOTE_EXTENSION_BYTES) throw new ReadinessError("too-large", `the vote extension is ${bytes.length} bytes, more than ${MAX_VOTE_EXTENSION_BYTES}`);
+  if (bytes.length > MAX_VOTE_EXTENSION_BYTES)
+    throw new ReadinessError("too-large", `the vote extension is ${bytes.length} bytes, more than ${MAX_VOTE_EXTENSION_BYTES}`);
   if (bytes.length === 0) return undefined;
   let inner: Uint8Array | undefined;
   walk(bytes, "vote extension", "malformed", { 1: LEN }, (f) => {
@@ -161,7 +189,11 @@ export function decodeVoteExtension(bytes: Uint8Array): ReadinessAttestation | u
   });
   const a = inner === undefined ? undefined : decodeAttestation(inner);
   const again = encodeVoteExtension(a);
-  if (!equalBytes(again, bytes)) throw new ReadinessError("not-canonical", "the vote extension is not in its canonical encoding (fields out of order, repeated, or a default value written)");
+  if (!equalBytes(again, bytes))
+    throw new ReadinessError(
+      "not-canonical",
+      "the vote extension is not in its canonical encoding (fields out of order, repeated, or a default value written)",
+    );
   if (a !== undefined) checkAttestation(a);
   return a;
 }

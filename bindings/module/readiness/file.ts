@@ -23,9 +23,7 @@ export async function writeReadinessFile(home: string, json: ReadinessJson): Pro
 
 /** What the file holds now: nothing, an attestation, or why it cannot be used. */
 export type ReadinessFileState =
-  | { kind: "none" }
-  | { kind: "attestation"; attestation: ReadinessAttestation; json: ReadinessJson }
-  | { kind: "invalid"; problem: string };
+  { kind: "none" } | { kind: "attestation"; attestation: ReadinessAttestation; json: ReadinessJson } | { kind: "invalid"; problem: string };
 
 /**
  * Reads the file when it changed (its mtime, ctime, size or inode), else answers from the last read: the

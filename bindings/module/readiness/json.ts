@@ -82,7 +82,8 @@ export function attestationFromJson(value: unknown): ReadinessAttestation {
   if (typeof value.platform !== "string") throw bad("platform is not a string");
   if (typeof preflight.ok !== "boolean") throw bad("preflight.ok is not a boolean");
   const verdict = rehearsal.verdict;
-  if (typeof verdict !== "string" || !REHEARSAL_VERDICTS.includes(verdict as RehearsalVerdict)) throw bad(`rehearsal.verdict must be one of ${REHEARSAL_VERDICTS.join(", ")}`);
+  if (typeof verdict !== "string" || !REHEARSAL_VERDICTS.includes(verdict as RehearsalVerdict))
+    throw bad(`rehearsal.verdict must be one of ${REHEARSAL_VERDICTS.join(", ")}`);
   const exit = rehearsal.exit_code;
   if (typeof exit !== "number" || !Number.isInteger(exit) || exit < 0 || exit > 0xffffffff) throw bad("rehearsal.exit_code is not an exit code");
   const a: ReadinessAttestation = {

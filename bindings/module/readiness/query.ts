@@ -40,7 +40,10 @@ export function decodeReadinessRequest(bytes: Uint8Array): QueryReadinessRequest
 }
 
 export function encodeReadinessResponse(r: QueryReadinessResponse): Uint8Array {
-  return new Writer().message(1, r.tally && encodeTally(r.tally)).message(2, encodeParams(r.params)).finish();
+  return new Writer()
+    .message(1, r.tally && encodeTally(r.tally))
+    .message(2, encodeParams(r.params))
+    .finish();
 }
 
 export function decodeReadinessResponse(bytes: Uint8Array): QueryReadinessResponse {
@@ -54,7 +57,13 @@ export function decodeReadinessResponse(bytes: Uint8Array): QueryReadinessRespon
 
 // ---- proto3 JSON (the REST gateway's form) ----
 
-const STATUS = { ready: "READY", different_binary: "DIFFERENT_BINARY", failed: "FAILED", not_rehearsed: "NOT_REHEARSED", no_attestation: "NO_ATTESTATION" } as const;
+const STATUS = {
+  ready: "READY",
+  different_binary: "DIFFERENT_BINARY",
+  failed: "FAILED",
+  not_rehearsed: "NOT_REHEARSED",
+  no_attestation: "NO_ATTESTATION",
+} as const;
 const VERDICT = { not_rehearsed: "NOT_REHEARSED", passed: "PASSED", failed: "FAILED" } as const;
 const SOURCE = { plan_info: "PLAN_INFO", most_power: "MOST_POWER" } as const;
 
@@ -98,7 +107,11 @@ export function tallyJson(t: ReadinessTally) {
       power: g.power.toString(),
       validators: g.validators.map(toBase64),
     })),
-    expected_binaries: t.expectedBinaries.map((e) => ({ platform: e.platform, sha256: toBase64(e.sha256), source: `EXPECTED_BINARY_SOURCE_${SOURCE[e.source]}` })),
+    expected_binaries: t.expectedBinaries.map((e) => ({
+      platform: e.platform,
+      sha256: toBase64(e.sha256),
+      source: `EXPECTED_BINARY_SOURCE_${SOURCE[e.source]}`,
+    })),
     app_hashes_disagree: t.appHashesDisagree,
   };
 }

@@ -12,7 +12,14 @@ import { equalBytes } from "../../base/bytes.js";
 import { prefixEnd, type KVStore } from "../../core/kv.js";
 import { decodeAttestation, encodeAttestation } from "./attestation.js";
 import { ReadinessError } from "./errors.js";
-import { READINESS_STATUSES, type AppHashGroup, type ExpectedBinary, type ExpectedBinarySource, type ReadinessTally, type ValidatorReadiness } from "./tally.js";
+import {
+  READINESS_STATUSES,
+  type AppHashGroup,
+  type ExpectedBinary,
+  type ExpectedBinarySource,
+  type ReadinessTally,
+  type ValidatorReadiness,
+} from "./tally.js";
 import { LEN, V, walk, Writer } from "./wire.js";
 
 export const READINESS_STORE = "readiness";
@@ -80,7 +87,11 @@ function encodeGroup(g: AppHashGroup): Uint8Array {
 }
 
 function encodeExpected(e: ExpectedBinary): Uint8Array {
-  return new Writer().string(1, e.platform).bytes(2, e.sha256).uint32(3, SOURCES.indexOf(e.source) + 1).finish();
+  return new Writer()
+    .string(1, e.platform)
+    .bytes(2, e.sha256)
+    .uint32(3, SOURCES.indexOf(e.source) + 1)
+    .finish();
 }
 
 export function encodeTally(t: ReadinessTally): Uint8Array {
@@ -104,17 +115,27 @@ function decodeValidator(bytes: Uint8Array): ValidatorReadiness {
   const v: ValidatorReadiness = { address: new Uint8Array(0), name: "", power: 0n, status: "no_attestation", attestedHeight: 0n };
   walk(bytes, "validator readiness", "corrupt", { 1: LEN, 2: LEN, 3: V, 4: V, 5: LEN, 6: V }, (f) => {
     switch (f.no) {
-      case 1: v.address = f.bytes(); break;
-      case 2: v.name = f.string(); break;
-      case 3: v.power = f.int64(); break;
+      case 1:
+        v.address = f.bytes();
+        break;
+      case 2:
+        v.name = f.string();
+        break;
+      case 3:
+        v.power = f.int64();
+        break;
       case 4: {
         const s = READINESS_STATUSES[f.varintU32() - 1];
         if (s === undefined) throw corrupt("unknown readiness status");
         v.status = s;
         break;
       }
-      case 5: v.attestation = decodeAttestation(f.bytes(), "corrupt"); break;
-      case 6: v.attestedHeight = f.int64(); break;
+      case 5:
+        v.attestation = decodeAttestation(f.bytes(), "corrupt");
+        break;
+      case 6:
+        v.attestedHeight = f.int64();
+        break;
     }
   });
   return v;
@@ -161,7 +182,18 @@ export function decodeTally(bytes: Uint8Array): ReadinessTally {
     expectedBinaries: [],
     appHashesDisagree: false,
   };
-  const ints = ["", "", "planHeight", "updatedHeight", "totalPower", "readyPower", "differentBinaryPower", "failedPower", "notRehearsedPower", "noAttestationPower"] as const;
+  const ints = [
+    "",
+    "",
+    "planHeight",
+    "updatedHeight",
+    "totalPower",
+    "readyPower",
+    "differentBinaryPower",
+    "failedPower",
+    "notRehearsedPower",
+    "noAttestationPower",
+  ] as const;
   walk(bytes, "readiness tally", "corrupt", { 1: LEN, 2: V, 3: V, 4: V, 5: V, 6: V, 7: V, 8: V, 9: V, 10: LEN, 11: LEN, 12: LEN, 13: V }, (f) => {
     if (f.no === 1) t.planName = f.string();
     else if (f.no >= 2 && f.no <= 9) (t as unknown as Record<string, bigint>)[ints[f.no]] = f.int64();

@@ -173,8 +173,16 @@ export function tallyReadiness(input: TallyInput): ReadinessTally {
     g.power += v.power;
     g.validators.push(v.address);
   }
-  const appHashGroups = [...groups.values()].sort(
-    (a, b) => (a.snapshotHeight !== b.snapshotHeight ? (a.snapshotHeight < b.snapshotHeight ? -1 : 1) : a.power !== b.power ? (a.power > b.power ? -1 : 1) : compareBytes(a.appHash, b.appHash)),
+  const appHashGroups = [...groups.values()].sort((a, b) =>
+    a.snapshotHeight !== b.snapshotHeight
+      ? a.snapshotHeight < b.snapshotHeight
+        ? -1
+        : 1
+      : a.power !== b.power
+        ? a.power > b.power
+          ? -1
+          : 1
+        : compareBytes(a.appHash, b.appHash),
   );
   const heights = appHashGroups.map((g) => g.snapshotHeight);
   return {
@@ -210,7 +218,12 @@ export interface ReadinessVote {
  * extension that is empty, or attests another plan, withdraws it; an unsigned vote changes nothing.
  * Extensions that fail the shape check change nothing either (ProcessProposal refuses blocks carrying them).
  */
-export function recordVotes(previous: AttestedMap, votes: readonly ReadinessVote[], plan: { name: string; height: bigint }, height: bigint): Map<string, Attested> {
+export function recordVotes(
+  previous: AttestedMap,
+  votes: readonly ReadinessVote[],
+  plan: { name: string; height: bigint },
+  height: bigint,
+): Map<string, Attested> {
   const next = new Map(previous);
   for (const vote of votes) {
     if (vote.extension === undefined) continue;
@@ -254,4 +267,5 @@ export function attestedOf(tally: ReadinessTally | undefined): Map<string, Attes
 }
 
 /** More than two thirds of the power is ready (what the chain needs to resume after the halt). */
-export const moreThanTwoThirdsReady = (t: Pick<ReadinessTally, "readyPower" | "totalPower">): boolean => t.totalPower > 0n && t.readyPower * 3n > t.totalPower * 2n;
+export const moreThanTwoThirdsReady = (t: Pick<ReadinessTally, "readyPower" | "totalPower">): boolean =>
+  t.totalPower > 0n && t.readyPower * 3n > t.totalPower * 2n;

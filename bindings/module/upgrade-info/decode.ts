@@ -95,4 +95,3 @@ function decodePlan(text: string): ParsedUpgradeInfo {
 function typeError(what: string, field: string, type: string): string {
   return `json: cannot unmarshal ${what} into Go struct field Plan.${field} of type ${type}`;
 }
-

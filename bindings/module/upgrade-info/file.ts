@@ -18,10 +18,7 @@ export function upgradeInfoPath(homePath: string): string {
  * Writes the file atomically and durably (D2, base/file.ts), mode exactly 0600. A crash leaves either the old
  * file, the new one, or no file, plus at worst a stray `.upgrade-info.json.*.tmp` that readers never look at.
  */
-export async function writeUpgradeInfo(
-  homePath: string | undefined,
-  plan: { name: string; height: bigint; info?: string },
-): Promise<void> {
+export async function writeUpgradeInfo(homePath: string | undefined, plan: { name: string; height: bigint; info?: string }): Promise<void> {
   const data = encodeUpgradeInfo(plan); // misuse is a TypeError (docs/spec/keeper.md §10), not a write failure
   if (homePath === undefined || homePath === "") throw errors.infoWriteFailed("homePath is not set");
 
@@ -61,4 +58,3 @@ export async function readUpgradeInfo(homePath: string | undefined): Promise<Par
   // ignoreBOM keeps a leading BOM in the text, so it is rejected as Go rejects it.
   return parseUpgradeInfo(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes), path);
 }
-

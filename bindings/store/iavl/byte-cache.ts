@@ -154,7 +154,7 @@ export class ByteCache {
     const old = this.buf;
     const oldWords = this.words;
     const entries: number[] = [];
-    for (let t = this.tail, left = this.used; left > 0; ) {
+    for (let t = this.tail, left = this.used; left > 0;) {
       if (t === this.capacity || oldWords[t >> 2] === WRAP) {
         left -= this.capacity - t;
         t = 0;

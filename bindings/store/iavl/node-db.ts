@@ -152,7 +152,8 @@ export class NodeDb {
       decoded = this.decode(version, nonce, stored, hash);
     } else {
       const bytes = this.read(version, nonce);
-      if (bytes === undefined) throw new MissingNodeError(`node (${version}, ${nonce}) of store ${this.storeName} is missing: it was pruned, or the database is damaged`);
+      if (bytes === undefined)
+        throw new MissingNodeError(`node (${version}, ${nonce}) of store ${this.storeName} is missing: it was pruned, or the database is damaged`);
       cache.stats.read++;
       // As a plain Uint8Array: Node hands out Buffers, whose slice() is a view, not a copy.
       const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);

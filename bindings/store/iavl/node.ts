@@ -184,7 +184,9 @@ export function decodeNode(version: number, nonce: number, bytes: Uint8Array, ha
       throw new CorruptStoreError(`inner node of height ${height} with children of heights ${node.leftHeight} and ${node.rightHeight}`);
     }
     if (!childKeyOk(node.leftVersion, node.leftNonce, version) || !childKeyOk(node.rightVersion, node.rightNonce, version)) {
-      throw new CorruptStoreError(`inner node with a child (${node.leftVersion}, ${node.leftNonce}) / (${node.rightVersion}, ${node.rightNonce}) not saved before it`);
+      throw new CorruptStoreError(
+        `inner node with a child (${node.leftVersion}, ${node.leftNonce}) / (${node.rightVersion}, ${node.rightNonce}) not saved before it`,
+      );
     }
   }
   if (r.pos !== bytes.length) throw new CorruptStoreError(`${bytes.length - r.pos} trailing bytes after the node`);

@@ -191,7 +191,8 @@ export class CommitMultiStore implements MultiStore {
     const height = decodeHeight(h);
     for (const key of (await this.db.keys({ ...VIEW, ...RECORD_RANGE }).all()) as Uint8Array[]) this.retained.push(versionOfRecordKey(key));
     this.latest = this.readVersion(height) ?? fail(`the record of the last committed height ${height} is missing`);
-    if (this.retained.at(-1) !== height) throw new CorruptStoreError(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
+    if (this.retained.at(-1) !== height)
+      throw new CorruptStoreError(`corrupt multistore: last committed height ${height}, last record ${this.retained.at(-1)}`);
     for (const s of this.latest.stores.values()) {
       const ndb = this.ndb(s.name);
       const root = s.root && ndb.get(s.root.version, s.root.nonce, s.hash);
@@ -566,7 +567,11 @@ export class VersionView {
   /** The store as it was at this version; writes are refused. */
   store(name: string): KVStore {
     const tree = this.tree(name);
-    return new ReadOnlyStore(() => tree, name, () => this.v.height);
+    return new ReadOnlyStore(
+      () => tree,
+      name,
+      () => this.v.height,
+    );
   }
 
   /** The store's tree at this version (reads by index, its nodes). */

@@ -30,7 +30,8 @@ export function compareAppVersion(stored: Part<bigint>, status: string | undefin
   if (status === undefined) return { topic, verdict: "unknown", detail: "the RPC status is not available" };
   if (stored.value.toString() === status) return { topic, verdict: "agree", detail: `${status} (store key 0x03 = RPC status)` };
   // Cosmos SDK nodes (simd v0.50) report app version 0 in their status whatever the store holds.
-  if (status === "0") return { topic, verdict: "unknown", detail: `store key 0x03 says ${stored.value}, RPC status says 0 (the node does not report its app version)` };
+  if (status === "0")
+    return { topic, verdict: "unknown", detail: `store key 0x03 says ${stored.value}, RPC status says 0 (the node does not report its app version)` };
   return { topic, verdict: "differ", detail: `store key 0x03 says ${stored.value}, RPC status says ${status}` };
 }
 
@@ -53,7 +54,8 @@ function unread(side: string, problem: Problem): string {
 }
 
 function one<T>(topic: string, rest: Part<T>, raw: Part<T>, key: (v: T) => string, text: (v: T) => string): Agreement {
-  if (!rest.ok && !raw.ok) return { topic, verdict: "unknown", detail: `cannot compare: ${unread("REST", rest.problem)}, ${unread("the raw store", raw.problem)}` };
+  if (!rest.ok && !raw.ok)
+    return { topic, verdict: "unknown", detail: `cannot compare: ${unread("REST", rest.problem)}, ${unread("the raw store", raw.problem)}` };
   if (!rest.ok) return { topic, verdict: "unknown", detail: `cannot compare: ${unread("REST", rest.problem)}` };
   if (!raw.ok) return { topic, verdict: "unknown", detail: `cannot compare: ${unread("the raw store", raw.problem)}` };
   if (key(rest.value) === key(raw.value)) return { topic, verdict: "agree", detail: text(rest.value) };

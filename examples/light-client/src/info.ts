@@ -27,7 +27,8 @@ export function parseInfo(info: string): InfoView {
   } catch (e) {
     if (!(e instanceof PlanInfoError)) throw e;
     if (/into Go value of type plan\.Info$/.test(e.message)) return { kind: "text", text: info, note: "JSON, but not an object" };
-    if (/Go struct field Info\.binaries of type plan\.BinaryDownloadURLMap$/.test(e.message)) return { kind: "text", text: info, note: 'JSON without a "binaries" object' };
+    if (/Go struct field Info\.binaries of type plan\.BinaryDownloadURLMap$/.test(e.message))
+      return { kind: "text", text: info, note: 'JSON without a "binaries" object' };
     if (/Go struct field Info\.binaries of type string$/.test(e.message)) return { kind: "text", text: info, note: 'a "binaries" entry is not a URL string' };
     if (/^(https?|file):\/\/\S+$/i.test(text)) return { kind: "url", url: text, checksum: checksumOf(text) };
     return { kind: "text", text: info };

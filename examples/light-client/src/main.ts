@@ -21,7 +21,20 @@ import { doneLayoutText, readRawState, type RawState } from "./raw.js";
 import { readRestState, RestClient } from "./rest.js";
 import { readReadinessRaw, readReadinessRest, type ReadinessView } from "./readiness.js";
 import { RpcClient, type BlockMeta } from "./rpc.js";
-import { countdownText, h, renderAgreement, renderApplied, renderBanner, renderChain, renderPlan, renderReadiness, renderReadinessNotVerified, renderReadinessVerified, renderVersions, type VersionChange } from "./view.js";
+import {
+  countdownText,
+  h,
+  renderAgreement,
+  renderApplied,
+  renderBanner,
+  renderChain,
+  renderPlan,
+  renderReadiness,
+  renderReadinessNotVerified,
+  renderReadinessVerified,
+  renderVersions,
+  type VersionChange,
+} from "./view.js";
 import { VerifiedReader, type VerifiedState } from "./verified.js";
 import { renderNoRoot, renderRootRefused, renderUnprovable, renderVerificationFailure, renderVerified, tickAge, verifiedHaltLine } from "./view-verified.js";
 import { renderTrustPanel, type TrustActions, type TrustPanel } from "./view-trust.js";
@@ -136,7 +149,14 @@ function applyConfig(texts: Config, updateUrl: boolean): void {
 }
 
 function resetCards(note: string): void {
-  const titles: Record<string, string> = { chain: "Chain", plan: "Scheduled upgrade", readiness: "Readiness", applied: "Applied upgrades", versions: "Module versions", agreement: "REST and raw store" };
+  const titles: Record<string, string> = {
+    chain: "Chain",
+    plan: "Scheduled upgrade",
+    readiness: "Readiness",
+    applied: "Applied upgrades",
+    versions: "Module versions",
+    agreement: "REST and raw store",
+  };
   for (const [id, title] of Object.entries(titles)) $(id).replaceChildren(h("h2", {}, title), h("p", { class: "muted" }, note));
   document.querySelector("main")!.classList.remove("stale");
 }
@@ -190,7 +210,8 @@ async function verifiedPoll(gen: number, rpcBase: string): Promise<void> {
   if (state.kind !== "verified") renderReadinessNotVerified($("readiness"));
   delete document.body.dataset.root;
   if (state.kind === "verified") {
-    if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height) heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
+    if (heightSeen?.key !== state.header.chainId || heightSeen.height !== state.header.height)
+      heightSeen = { key: state.header.chainId, height: state.header.height, at: Date.now() };
     // A verified header at the plan's height over a state that still holds the plan: the halt, proven — at once
     // when the header is older than the freshness bound (the library found it), else from the second poll.
     const stale = state.fresh.halted && state.plan ? state.plan : undefined;
@@ -309,7 +330,16 @@ async function poll(gen: number): Promise<void> {
   if (chain.ok && (heightSeen?.key !== chain.value.chainKey || heightSeen.height !== chain.value.height)) {
     heightSeen = { key: chain.value.chainKey, height: chain.value.height, at: seenAt };
   }
-  const next: Snapshot = { chain, rest: restState, raw, blocks, change, avgBlockMs, seenAt: heightSeen?.at ?? seenAt, readiness: { rest: readinessRest, raw: readinessRaw } };
+  const next: Snapshot = {
+    chain,
+    rest: restState,
+    raw,
+    blocks,
+    change,
+    avgBlockMs,
+    seenAt: heightSeen?.at ?? seenAt,
+    readiness: { rest: readinessRest, raw: readinessRaw },
+  };
   if (chain.ok) lastSeen = { chain: chain.value, plan: shown.plan.ok ? shown.plan.value : lastSeen?.plan, at: seenAt };
   render(next);
 }

@@ -48,7 +48,10 @@ export function parseBaseUrl(text: string, field: string): string {
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`);
   } catch {
-    throw new Problem("bad-url", `The ${field} address “${trimmed}” is not a URL: expected something like http://127.0.0.1:${field === "REST" ? 1317 : 26657}.`);
+    throw new Problem(
+      "bad-url",
+      `The ${field} address “${trimmed}” is not a URL: expected something like http://127.0.0.1:${field === "REST" ? 1317 : 26657}.`,
+    );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new Problem("bad-url", `The ${field} address “${trimmed}” uses ${url.protocol.slice(0, -1)}: only http:// and https:// work in a browser.`);
@@ -175,8 +178,18 @@ export function field(json: unknown, path: string, what: string, type: keyof Fie
     v = (v as Record<string, unknown>)[key];
   }
   const ok =
-    type === "any" ? v !== undefined : type === "array" ? Array.isArray(v) : type === "object" ? v !== null && typeof v === "object" && !Array.isArray(v) : typeof v === type;
-  if (!ok) throw new Problem("garbage", `${what} answered JSON without the expected ${type === "any" ? "" : `${type} `}field “${path}” — is this a Cosmos node of the expected kind?`);
+    type === "any"
+      ? v !== undefined
+      : type === "array"
+        ? Array.isArray(v)
+        : type === "object"
+          ? v !== null && typeof v === "object" && !Array.isArray(v)
+          : typeof v === type;
+  if (!ok)
+    throw new Problem(
+      "garbage",
+      `${what} answered JSON without the expected ${type === "any" ? "" : `${type} `}field “${path}” — is this a Cosmos node of the expected kind?`,
+    );
   return v;
 }
 

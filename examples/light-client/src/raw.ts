@@ -66,7 +66,14 @@ export async function readRawState(rpc: RpcClient, core: Core): Promise<RawState
         );
       }),
     ),
-    part(range("02").then(({ keys, values, height }) => ok(decodeWith(() => core.decodeModuleVersionEntries(keys, values), "a module version (range 0x02)"), height))),
+    part(
+      range("02").then(({ keys, values, height }) =>
+        ok(
+          decodeWith(() => core.decodeModuleVersionEntries(keys, values), "a module version (range 0x02)"),
+          height,
+        ),
+      ),
+    ),
   ]);
   entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { source: "raw", plan, applied, versions, protocolVersion, entries, doneLayout };
@@ -116,7 +123,10 @@ function decodeWith<T>(decode: () => T, what: string, value?: Uint8Array): T {
     return decode();
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    throw new Problem("corrupt", `The upgrade store holds a corrupt value: ${what} cannot be decoded — ${reason}.${value ? ` Raw bytes: ${hex(value, 48)}` : ""}`);
+    throw new Problem(
+      "corrupt",
+      `The upgrade store holds a corrupt value: ${what} cannot be decoded — ${reason}.${value ? ` Raw bytes: ${hex(value, 48)}` : ""}`,
+    );
   }
 }
 

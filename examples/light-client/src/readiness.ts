@@ -7,7 +7,15 @@
  *         cover once the node's app hash is a Merkle root.
  * A node without the extension (simd, an older devnet) answers 501 or refuses the store: said in words.
  */
-import { decodeReadinessParams, decodeTally, tallyKey, type ReadinessParams, type ReadinessStatus, type ReadinessTally, type ValidatorReadiness } from "xupgrade";
+import {
+  decodeReadinessParams,
+  decodeTally,
+  tallyKey,
+  type ReadinessParams,
+  type ReadinessStatus,
+  type ReadinessTally,
+  type ValidatorReadiness,
+} from "xupgrade";
 import { failed, ok, type Part, type PlanView } from "./model.js";
 import { field, getJson, httpProblem, int, originOf, Problem, toProblem } from "./net.js";
 import type { RpcClient } from "./rpc.js";
@@ -30,7 +38,8 @@ const STATUS: Record<string, ReadinessStatus> = {
 const VERDICT = { REHEARSAL_VERDICT_NOT_REHEARSED: "not_rehearsed", REHEARSAL_VERDICT_PASSED: "passed", REHEARSAL_VERDICT_FAILED: "failed" } as const;
 
 function b64(text: unknown, what: string): Uint8Array {
-  if (typeof text !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new Problem("garbage", `${what} answered “${String(text)}” where base64 bytes belong.`);
+  if (typeof text !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(text))
+    throw new Problem("garbage", `${what} answered “${String(text)}” where base64 bytes belong.`);
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
@@ -97,7 +106,15 @@ export async function readReadinessRest(restBase: string): Promise<Part<Readines
   const url = `${restBase}/xupgrade/upgrade/v1/readiness`;
   try {
     const { json, status, headers } = await getJson(url, what, { acceptErrorStatus: true });
-    if (status === 501 || status === 404) return ok({ tally: undefined, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" }, unsupported: `${originOf(url)} does not serve readiness (HTTP ${status}): not an xupgrade node.` }, undefined);
+    if (status === 501 || status === 404)
+      return ok(
+        {
+          tally: undefined,
+          params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" },
+          unsupported: `${originOf(url)} does not serve readiness (HTTP ${status}): not an xupgrade node.`,
+        },
+        undefined,
+      );
     if (status >= 400) throw httpProblem(what, originOf(url), status, json);
     const h = headers.get("x-cosmos-block-height");
     const tally = field(json, "tally", what, "any");
@@ -122,7 +139,15 @@ export async function readReadinessRaw(rpc: RpcClient, plan: Part<PlanView | und
       params = p.value.length === 0 ? { voteExtensionsEnableHeight: 0n, activationThreshold: "" } : decodeReadinessParams(p.value);
     } catch (e) {
       const problem = toProblem(e);
-      if (problem.kind === "abci") return ok({ tally: undefined, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" }, unsupported: `the node keeps no readiness store (${problem.detail})` }, undefined);
+      if (problem.kind === "abci")
+        return ok(
+          {
+            tally: undefined,
+            params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" },
+            unsupported: `the node keeps no readiness store (${problem.detail})`,
+          },
+          undefined,
+        );
       throw e;
     }
     if (!plan.ok) return failed(plan.problem);

@@ -64,4 +64,3 @@ async function applieds(rest: RestClient, names: Promise<string[]>): Promise<Par
   const heights = answers.map((a) => a.at).filter((h): h is bigint => h !== undefined);
   return ok(applied, heights.length ? heights.reduce((a, b) => (a < b ? a : b)) : undefined);
 }
-

@@ -16,7 +16,18 @@ function parse(text: string, chainId: string): SavedRoot | undefined {
   const v = JSON.parse(text) as Record<string, unknown> | null;
   if (v && typeof v === "object" && "chainId" in v) {
     const o = (v.origin ?? {}) as Record<string, unknown>;
-    return parse(JSON.stringify({ chain_id: v.chainId, height: v.height, hash: v.hash, time: v.time, confirmed: v.confirmed === true, origin: { ...o, how: o.how === "address" ? "link" : o.how }, updated_at: v.updatedAt }), chainId);
+    return parse(
+      JSON.stringify({
+        chain_id: v.chainId,
+        height: v.height,
+        hash: v.hash,
+        time: v.time,
+        confirmed: v.confirmed === true,
+        origin: { ...o, how: o.how === "address" ? "link" : o.how },
+        updated_at: v.updatedAt,
+      }),
+      chainId,
+    );
   }
   const saved = savedRootFromJson(v);
   return saved.chainId === chainId ? saved : undefined;

@@ -40,7 +40,11 @@ export class RpcClient {
     const { json, status } = await getJson(url, what, { acceptErrorStatus: true });
     if (json === null || typeof json !== "object" || (json as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
       if (status >= 400) throw httpProblem(what, originOf(url), status, json);
-      throw new Problem("garbage", `${originOf(url)} answered JSON that is not a JSON-RPC 2.0 response. Is this the node's RPC address (port 26657 by default)?`, what);
+      throw new Problem(
+        "garbage",
+        `${originOf(url)} answered JSON that is not a JSON-RPC 2.0 response. Is this the node's RPC address (port 26657 by default)?`,
+        what,
+      );
     }
     const { result, error } = json as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (error !== undefined) {
@@ -80,7 +84,8 @@ export class RpcClient {
     const what = `RPC block ${height}`;
     const r = await this.call("block", { height: height.toString() });
     const txs = (field(r, "block.data", what, "object") as { txs?: unknown }).txs ?? [];
-    if (!Array.isArray(txs) || !txs.every((t): t is string => typeof t === "string")) throw new Problem("garbage", "block.data.txs is not a list of base64 strings.", what);
+    if (!Array.isArray(txs) || !txs.every((t): t is string => typeof t === "string"))
+      throw new Problem("garbage", "block.data.txs is not a list of base64 strings.", what);
     return txs.map((t) => base64(t, what));
   }
 

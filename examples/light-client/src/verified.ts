@@ -110,7 +110,11 @@ export interface Unprovable {
 
 export type VerifiedState = VerifiedFacts | VerificationFailure | NoRoot | RootRefused | Unprovable;
 
-const hex = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+const hex = (b: Uint8Array) =>
+  [...b]
+    .map((x) => x.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 const ms = (t: { seconds: bigint; nanos: number }) => Number(t.seconds) * 1000 + t.nanos / 1e6;
 
 /** One store for the page's lifetime: what private mode keeps lives in it. */
@@ -218,7 +222,8 @@ export class VerifiedReader {
       const client = this.client!;
       const trust = this.trust!;
       const header = await client.sync();
-      for (const s of this.steps) if (s.kind === "witness" && s.witness) (this.confirmedBy.get(s.height) ?? this.confirmedBy.set(s.height, new Set()).get(s.height)!).add(s.witness);
+      for (const s of this.steps)
+        if (s.kind === "witness" && s.witness) (this.confirmedBy.get(s.height) ?? this.confirmedBy.set(s.height, new Set()).get(s.height)!).add(s.witness);
       let fresh: Freshness;
       try {
         fresh = await client.freshness({ maxAgeMs: bound });

@@ -40,7 +40,11 @@ export function rootWords(root: ResolvedRoot, words: string): string {
   return root.confirmed ? words : words.split(root.origin.hash).join(shortHash(root.origin.hash));
 }
 
-const upper = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+const upper = (b: Uint8Array) =>
+  [...b]
+    .map((x) => x.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 
 /** A root typed by the user, checked as the library checks a root (height > 0, a 32-byte hash): or why not. */
 export function parseRoot(heightText: string, hashText: string): { height: bigint; hash: string } | { error: string } {
@@ -59,11 +63,23 @@ function errorLine(): HTMLElement {
 }
 
 /** A form of labelled inputs and one button; `submit` gets the values and returns an error to show, or nothing. */
-function form(testid: string, fields: { name: string; label: string; placeholder: string; size?: string }[], button: string, submit: (values: Record<string, string>) => string | undefined): HTMLElement {
+function form(
+  testid: string,
+  fields: { name: string; label: string; placeholder: string; size?: string }[],
+  button: string,
+  submit: (values: Record<string, string>) => string | undefined,
+): HTMLElement {
   const error = errorLine();
   const el = h("form", { class: "trust-form", "data-testid": testid, autocomplete: "off" });
   for (const f of fields) {
-    el.append(h("label", {}, `${f.label} `, h("input", { name: f.name, type: "text", spellcheck: "false", placeholder: f.placeholder, class: f.size ?? "", "data-testid": `${testid}-${f.name}` })));
+    el.append(
+      h(
+        "label",
+        {},
+        `${f.label} `,
+        h("input", { name: f.name, type: "text", spellcheck: "false", placeholder: f.placeholder, class: f.size ?? "", "data-testid": `${testid}-${f.name}` }),
+      ),
+    );
   }
   el.append(h("button", { type: "submit", "data-testid": `${testid}-submit` }, button), error);
   el.addEventListener("submit", (ev) => {
@@ -147,7 +163,11 @@ export function renderTrustPanel(el: HTMLElement, p: TrustPanel, a: TrustActions
         {},
         h("button", { type: "button", class: "secondary", "data-testid": "trust-first-use" }, "Trust this node's latest header, unverified"),
         " ",
-        h("span", { class: "muted" }, `${p.node}'s own word for the chain: everything is then verified against it, marked amber, until you confirm its hash from a source you trust.`),
+        h(
+          "span",
+          { class: "muted" },
+          `${p.node}'s own word for the chain: everything is then verified against it, marked amber, until you confirm its hash from a source you trust.`,
+        ),
       ),
     );
     el.querySelector('[data-testid="trust-first-use"]')!.addEventListener("click", () => a.trustFirstUse());

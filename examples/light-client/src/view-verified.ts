@@ -15,7 +15,11 @@ import type { NoRoot, RootRefused, TrustView, Unprovable, VerificationFailure, V
 
 type Els = Record<"chain" | "plan" | "applied" | "versions" | "agreement" | "banner", HTMLElement>;
 
-const hexOf = (b: Uint8Array) => [...b].map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+const hexOf = (b: Uint8Array) =>
+  [...b]
+    .map((x) => x.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 const timeOf = (t: { seconds: bigint; nanos: number }) => new Date(Number(t.seconds) * 1000 + t.nanos / 1e6);
 
 /** A block hash in full under a confirmed root; shortened under another (view-trust.ts says why). */
@@ -62,7 +66,12 @@ function freshnessView(f: VerifiedFacts): HTMLElement {
 
 /** The ETA of a height from the verified block times, counted from when this page saw the verified header. */
 export function verifiedEta(height: bigint, f: VerifiedFacts, seenAt: number): Eta | undefined {
-  return etaWithBand(height, f.header.height, f.blockTimes.map((b) => b.ms), seenAt);
+  return etaWithBand(
+    height,
+    f.header.height,
+    f.blockTimes.map((b) => b.ms),
+    seenAt,
+  );
 }
 
 export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>, seenAt: number, halted = false): Eta | undefined {
@@ -97,7 +106,11 @@ export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>
     [
       "witnesses",
       f.withoutWitnesses
-        ? h("span", { class: "warn-note" }, "no witness: verified against this node alone — it cannot forge a header, but only a witness would reveal a fork it shows you (add &witness=<rpc>, repeatable)")
+        ? h(
+            "span",
+            { class: "warn-note" },
+            "no witness: verified against this node alone — it cannot forge a header, but only a witness would reveal a fork it shows you (add &witness=<rpc>, repeatable)",
+          )
         : f.witnesses.length
           ? `confirmed by ${f.witnesses.join(", ")}`
           : "—",
@@ -109,7 +122,13 @@ export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>
   const list = h("dl");
   for (const [t, v, id] of rows) list.append(h("dt", {}, t), h("dd", { "data-testid": id }, v));
   const warning = unconfirmedWarning(f.trust.root);
-  cardWith(els.chain, "Chain", "verified · light client", list, warning ? h("p", { class: "warn-box", "data-testid": "unconfirmed-warning" }, `${rootWords(f.trust.root, warning)} — the panel above takes its hash.`) : "");
+  cardWith(
+    els.chain,
+    "Chain",
+    "verified · light client",
+    list,
+    warning ? h("p", { class: "warn-box", "data-testid": "unconfirmed-warning" }, `${rootWords(f.trust.root, warning)} — the panel above takes its hash.`) : "",
+  );
   badge(els.chain, `header ${f.header.height}, signed by the validators, from the trust root`, confirmed);
 
   // Plan, with its ETA band and the proposals in their voting period.
@@ -119,7 +138,14 @@ export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>
   if (f.proposals.length) els.plan.append(proposalsView(f, seenAt));
 
   const blocks = new Map([...f.appliedHeaders].map(([height, b]) => [height, { ...b, hash: blockHash(b.hash, confirmed) }]));
-  renderApplied(els.applied, ok(f.applied, f.provenAt), "verified", blocks, false, f.doneLayout ? `Done records: ${f.doneLayout === "sdk" ? "SDK layout (height in the key)" : "seed layout (height in the value)"}` : undefined);
+  renderApplied(
+    els.applied,
+    ok(f.applied, f.provenAt),
+    "verified",
+    blocks,
+    false,
+    f.doneLayout ? `Done records: ${f.doneLayout === "sdk" ? "SDK layout (height in the key)" : "seed layout (height in the value)"}` : undefined,
+  );
   badge(els.applied, `${f.applied.length ? f.applied.map((u) => `${u.name}@${u.height}`).join(", ") : "none"}, the whole Done range ${provenText}`, confirmed);
 
   const last = f.applied.at(-1);
@@ -133,7 +159,16 @@ export function renderVerified(els: Els, f: VerifiedFacts, node: Part<ChainView>
   renderVersions(els.versions, ok(f.versions, f.provenAt), "verified", change);
   badge(els.versions, `all ${f.versions.length} modules, the whole range ${provenText}; protocol version ${f.protocolVersion}`, confirmed);
 
-  cardWith(els.agreement, "REST and raw store", "not read in verified mode", h("p", { class: "muted" }, "Verified mode proves every value above instead of comparing what the node says two ways. Switch to REST or raw store to see the node's own (unverified) answers."));
+  cardWith(
+    els.agreement,
+    "REST and raw store",
+    "not read in verified mode",
+    h(
+      "p",
+      { class: "muted" },
+      "Verified mode proves every value above instead of comparing what the node says two ways. Switch to REST or raw store to see the node's own (unverified) answers.",
+    ),
+  );
   return eta;
 }
 
@@ -147,8 +182,20 @@ function proposalsView(f: VerifiedFacts, seenAt: number): HTMLElement {
       h(
         "li",
         { "data-testid": "proposal", "data-id": p.proposalId.toString() },
-        h("p", {}, `Proposal #${p.proposalId} (${p.title || "untitled"}) would schedule `, h("strong", {}, p.plan.name), ` at height ${p.plan.height}; voting ends ${end ? when(end.getTime()) : "—"}.`),
-        eta ? h("p", { class: "muted" }, `That height is due ≈ ${when(eta.at)}${eta.band ? ` (between ${when(eta.band.earliest)} and ${when(eta.band.latest)})` : ""}, in ${formatDuration(eta.at - Date.now())}.`) : "",
+        h(
+          "p",
+          {},
+          `Proposal #${p.proposalId} (${p.title || "untitled"}) would schedule `,
+          h("strong", {}, p.plan.name),
+          ` at height ${p.plan.height}; voting ends ${end ? when(end.getTime()) : "—"}.`,
+        ),
+        eta
+          ? h(
+              "p",
+              { class: "muted" },
+              `That height is due ≈ ${when(eta.at)}${eta.band ? ` (between ${when(eta.band.earliest)} and ${when(eta.band.latest)})` : ""}, in ${formatDuration(eta.at - Date.now())}.`,
+            )
+          : "",
         late
           ? h(
               "p",
@@ -172,7 +219,12 @@ function nothingVerified(els: Els, source: string, why: string, testid: string |
   ] as const) {
     cardWith(els[key], title, source, h("p", { class: "not-verified", "data-testid": testid }, why));
   }
-  cardWith(els.agreement, "REST and raw store", "not read in verified mode", h("p", { class: "muted" }, "Switch to REST or raw store to see what the node says, unverified."));
+  cardWith(
+    els.agreement,
+    "REST and raw store",
+    "not read in verified mode",
+    h("p", { class: "muted" }, "Switch to REST or raw store to see what the node says, unverified."),
+  );
 }
 
 /** A failure: one red message naming the check and the height; every card says nothing is verified. */
@@ -206,7 +258,10 @@ export function renderRootRefused(els: Els, r: RootRefused): void {
 }
 
 export function renderUnprovable(els: Els, u: Unprovable): void {
-  renderBanner(els.banner, "degraded", "This chain cannot be verified yet.", [`${u.reason[0].toUpperCase()}${u.reason.slice(1)}.`, "Switch to REST or raw store to see its state, unverified."]);
+  renderBanner(els.banner, "degraded", "This chain cannot be verified yet.", [
+    `${u.reason[0].toUpperCase()}${u.reason.slice(1)}.`,
+    "Switch to REST or raw store to see its state, unverified.",
+  ]);
   els.banner.querySelector("strong")?.setAttribute("data-testid", "unprovable");
   nothingVerified(els, "not verifiable", "Nothing here can be verified on this chain yet.", undefined);
 }

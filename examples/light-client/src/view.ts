@@ -8,7 +8,15 @@ import { parseInfo } from "./info.js";
 import type { AppliedView, ChainView, Part, PlanView, Source, VersionView } from "./model.js";
 import { Problem } from "./net.js";
 import type { BlockMeta } from "./rpc.js";
-import { moreThanTwoThirdsReady, percentOf, preflightText, readinessWarnings, type ReadinessStatus, type ReadinessTally, type ValidatorReadiness } from "xupgrade";
+import {
+  moreThanTwoThirdsReady,
+  percentOf,
+  preflightText,
+  readinessWarnings,
+  type ReadinessStatus,
+  type ReadinessTally,
+  type ValidatorReadiness,
+} from "xupgrade";
 import type { ReadinessView } from "./readiness.js";
 
 type Child = Node | string | false | null | undefined;
@@ -100,7 +108,15 @@ export function renderChain(el: HTMLElement, chain: Part<ChainView>, avgBlockMs:
 // ---- plan ----
 
 /** `halted`: the node stopped at the plan's height and waits for its binary (docs/spec/keeper.md §6.2). */
-export function renderPlan(el: HTMLElement, plan: Part<PlanView | undefined>, source: Source, chain: ChainView | undefined, eta: Eta | undefined, appliedCount: number, halted = false): void {
+export function renderPlan(
+  el: HTMLElement,
+  plan: Part<PlanView | undefined>,
+  source: Source,
+  chain: ChainView | undefined,
+  eta: Eta | undefined,
+  appliedCount: number,
+  halted = false,
+): void {
   if (!plan.ok) {
     card(el, "Scheduled upgrade", SOURCE[source].plan, problemBox(plan.problem));
     return;
@@ -167,7 +183,11 @@ function infoView(info: string): HTMLElement {
     case "text":
       return h("div", { "data-testid": "plan-info" }, v.note ? h("p", { class: "muted" }, `Free text (${v.note}):`) : null, h("pre", {}, v.text));
     case "binaries": {
-      const table = h("table", { "data-testid": "binaries" }, h("thead", {}, h("tr", {}, h("th", {}, "platform"), h("th", {}, "binary"), h("th", {}, "checksum"))));
+      const table = h(
+        "table",
+        { "data-testid": "binaries" },
+        h("thead", {}, h("tr", {}, h("th", {}, "platform"), h("th", {}, "binary"), h("th", {}, "checksum"))),
+      );
       const body = h("tbody");
       for (const b of v.binaries) {
         body.append(
@@ -211,7 +231,12 @@ export function renderApplied(
       "Applied upgrades",
       SOURCE[source].applied,
       h("p", { class: "empty", "data-testid": "no-applied" }, "No upgrade has been applied on this chain yet."),
-      restNote && h("p", { class: "muted" }, "REST cannot list applied upgrades: the page asks applied_plan for the names it knows from the store and from plans it saw."),
+      restNote &&
+        h(
+          "p",
+          { class: "muted" },
+          "REST cannot list applied upgrades: the page asks applied_plan for the names it knows from the store and from plans it saw.",
+        ),
     );
     return;
   }
@@ -245,13 +270,24 @@ function blockView(b: BlockMeta): HTMLElement {
       ...(v
         ? ([
             ["header", "verified backwards by the hash chain of last block ids"],
-            ["txs", v.txsProven ? `${b.numTxs} (proven: they hash to the header's data_hash)` : "— (unverified: the node did not give the block's transactions)", "block-txs"],
+            [
+              "txs",
+              v.txsProven ? `${b.numTxs} (proven: they hash to the header's data_hash)` : "— (unverified: the node did not give the block's transactions)",
+              "block-txs",
+            ],
             ["size", "— (unverified: no header field commits to it)", "block-size"],
           ] as [string, Child, string?][])
         : ([["txs · size", `${b.numTxs} · ${b.blockSize} bytes`]] as [string, Child, string?][])),
       ["header app version", b.appVersion],
     ]),
-    v ? null : h("details", { "data-key": `block-${b.height}` }, h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"), h("pre", {}, JSON.stringify(b.raw, null, 2))),
+    v
+      ? null
+      : h(
+          "details",
+          { "data-key": `block-${b.height}` },
+          h("summary", {}, "block record (RPC blockchain, legacy-amino JSON)"),
+          h("pre", {}, JSON.stringify(b.raw, null, 2)),
+        ),
   );
 }
 
@@ -277,7 +313,11 @@ export function renderVersions(el: HTMLElement, versions: Part<VersionView[]>, s
   const now = new Map(versions.value.map((v) => [v.name, v.version]));
   const names = [...new Set([...now.keys(), ...(before?.keys() ?? [])])].sort();
   const changeHead = change ? `at “${change.upgrade.name}” (${change.upgrade.height})` : "last upgrade";
-  const table = h("table", { "data-testid": "versions-table" }, h("thead", {}, h("tr", {}, h("th", {}, "module"), h("th", {}, "version"), h("th", {}, `change ${changeHead}`))));
+  const table = h(
+    "table",
+    { "data-testid": "versions-table" },
+    h("thead", {}, h("tr", {}, h("th", {}, "module"), h("th", {}, "version"), h("th", {}, `change ${changeHead}`))),
+  );
   const body = h("tbody");
   const summary: string[] = [];
   for (const name of names) {
@@ -292,7 +332,15 @@ export function renderVersions(el: HTMLElement, versions: Part<VersionView[]>, s
       else text = "—";
       if (cls) summary.push(`${name} ${text}`);
     } else text = change ? "?" : "";
-    body.append(h("tr", { class: cls || undefined, "data-testid": "module", "data-name": name }, h("td", {}, name), h("td", {}, v?.toString() ?? "—"), h("td", { "data-testid": "module-change" }, text)));
+    body.append(
+      h(
+        "tr",
+        { class: cls || undefined, "data-testid": "module", "data-name": name },
+        h("td", {}, name),
+        h("td", {}, v?.toString() ?? "—"),
+        h("td", { "data-testid": "module-change" }, text),
+      ),
+    );
   }
   table.append(body);
   let caption: HTMLElement | undefined;
@@ -323,7 +371,16 @@ export function renderAgreement(el: HTMLElement, rows: Agreement[], entries: { k
   const all = rows.every((r) => r.verdict === "agree");
   const list = h("ul", { class: "agreement" });
   for (const r of rows) {
-    list.append(h("li", { class: r.verdict, "data-testid": "agreement-row", "data-verdict": r.verdict }, h("span", { class: "mark" }, MARK[r.verdict]), h("strong", {}, r.topic), " ", h("span", {}, r.detail)));
+    list.append(
+      h(
+        "li",
+        { class: r.verdict, "data-testid": "agreement-row", "data-verdict": r.verdict },
+        h("span", { class: "mark" }, MARK[r.verdict]),
+        h("strong", {}, r.topic),
+        " ",
+        h("span", {}, r.detail),
+      ),
+    );
   }
   card(
     el,
@@ -349,7 +406,12 @@ function rawEntries(entries: { key: string; value: string }[], open: boolean): H
   const body = h("tbody");
   for (const e of entries) body.append(h("tr", { "data-testid": "raw-entry" }, h("td", {}, h("code", {}, e.key)), h("td", {}, h("code", {}, e.value))));
   table.append(body);
-  const details = h("details", { "data-testid": "raw-entries", "data-key": `raw-${open}` }, h("summary", {}, `raw upgrade store: ${entries.length} entries (abci_query /store/upgrade/key 00, 03; /store/upgrade/subspace 01, 02)`), table);
+  const details = h(
+    "details",
+    { "data-testid": "raw-entries", "data-key": `raw-${open}` },
+    h("summary", {}, `raw upgrade store: ${entries.length} entries (abci_query /store/upgrade/key 00, 03; /store/upgrade/subspace 01, 02)`),
+    table,
+  );
   if (open) details.setAttribute("open", "");
   return details;
 }
@@ -378,7 +440,12 @@ const READINESS_SOURCE: Record<Source, string> = {
 
 /** Verified mode when verification itself failed or the chain cannot be verified: nothing about readiness is shown. */
 export function renderReadinessNotVerified(el: HTMLElement): void {
-  card(el, "Readiness", READINESS_SOURCE.verified, h("p", { class: "muted", "data-testid": "readiness-not-verified" }, "Nothing verified: switch to REST or raw store to see readiness, unverified."));
+  card(
+    el,
+    "Readiness",
+    READINESS_SOURCE.verified,
+    h("p", { class: "muted", "data-testid": "readiness-not-verified" }, "Nothing verified: switch to REST or raw store to see readiness, unverified."),
+  );
 }
 
 /**
@@ -394,15 +461,40 @@ export function renderReadinessVerified(
   confirmed: boolean,
 ): void {
   const source = `proven · readiness store at height ${provenAt}`;
-  if (r === undefined) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, "No upgrade is scheduled (proven): nothing to be ready for."));
-  if ("problem" in r) return void card(el, "Readiness", "not proven", h("p", { class: "not-verified", "data-testid": "readiness-not-verified" }, `Readiness cannot be proven on this chain: ${r.problem}`));
-  if (!r.tally) return void card(el, "Readiness", source, h("p", { class: "empty", "data-testid": "no-readiness" }, `No readiness tally for this plan: its absence is proven at height ${provenAt}.`));
+  if (r === undefined)
+    return void card(
+      el,
+      "Readiness",
+      source,
+      h("p", { class: "empty", "data-testid": "no-readiness" }, "No upgrade is scheduled (proven): nothing to be ready for."),
+    );
+  if ("problem" in r)
+    return void card(
+      el,
+      "Readiness",
+      "not proven",
+      h("p", { class: "not-verified", "data-testid": "readiness-not-verified" }, `Readiness cannot be proven on this chain: ${r.problem}`),
+    );
+  if (!r.tally)
+    return void card(
+      el,
+      "Readiness",
+      source,
+      h("p", { class: "empty", "data-testid": "no-readiness" }, `No readiness tally for this plan: its absence is proven at height ${provenAt}.`),
+    );
   const proven = verifiedBadge(
     `Proven at height ${provenAt} against the app hash of verified header ${provenAt + 1n}; each attestation in it was checked against its validator's signature by every validator.`,
     confirmed,
     "readiness-proven",
   );
-  renderReadiness(el, { ok: true, value: { tally: r.tally, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" } }, at: provenAt }, "verified", chain, warnBlocks, proven);
+  renderReadiness(
+    el,
+    { ok: true, value: { tally: r.tally, params: { voteExtensionsEnableHeight: 0n, activationThreshold: "" } }, at: provenAt },
+    "verified",
+    chain,
+    warnBlocks,
+    proven,
+  );
 }
 
 const STATUS_TEXT: Record<ReadinessStatus, string> = {
@@ -413,7 +505,10 @@ const STATUS_TEXT: Record<ReadinessStatus, string> = {
   no_attestation: "nothing attested",
 };
 
-const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+const hexOf = (b: Uint8Array) =>
+  Array.from(b, (x) => x.toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase();
 const short = (b: Uint8Array) => (b.length ? `${hexOf(b).slice(0, 10)}…` : "—");
 
 function whyNot(v: ValidatorReadiness): string {
@@ -431,7 +526,14 @@ function whyNot(v: ValidatorReadiness): string {
  * group, and the same warnings as `xupgrade query upgrade readiness` (fewer than 2/3 ready within `warnBlocks`
  * of the height; app hashes that disagree).
  */
-export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, source: Source, chain: Pick<ChainView, "height"> | undefined, warnBlocks: bigint, proven?: HTMLElement): void {
+export function renderReadiness(
+  el: HTMLElement,
+  part: Part<ReadinessView>,
+  source: Source,
+  chain: Pick<ChainView, "height"> | undefined,
+  warnBlocks: bigint,
+  proven?: HTMLElement,
+): void {
   const title = "Readiness";
   if (!part.ok) {
     card(el, title, READINESS_SOURCE[source], problemBox(part.problem));
@@ -501,9 +603,9 @@ export function renderReadiness(el: HTMLElement, part: Part<ReadinessView>, sour
     t.appHashGroups.length ? groups : h("p", { class: "muted" }, "No rehearsal reported yet."),
     proven ??
       h(
-          "p",
-          { class: "muted", "data-testid": "readiness-unverified" },
-          "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; read unverified here — verified mode proves the tally against a verified header.",
-        ),
+        "p",
+        { class: "muted", "data-testid": "readiness-unverified" },
+        "Attested by each validator in its vote extensions, signed with its consensus key and checked by every validator; read unverified here — verified mode proves the tally against a verified header.",
+      ),
   );
 }

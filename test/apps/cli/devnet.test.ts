@@ -25,10 +25,14 @@ let node: Node | undefined;
 /** `xupgrade devnet start` as a child process; resolves once it prints where its RPC listens. */
 function startNode(app: string): Promise<Node> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "bindings/apps/cli/main.ts"), "devnet", "start", "--home", home, "--app", app, "--log-level", "warn"], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "bindings/apps/cli/main.ts"), "devnet", "start", "--home", home, "--app", app, "--log-level", "warn"],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     const exit = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
     const onData = (d: Buffer) => {
@@ -64,14 +68,35 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 beforeAll(async () => {
   home = tempDir("xupgrade-cli-devnet-");
   const init = await runCli([
-    "devnet", "init", "--home", home, "--voting-period", `${VOTING}s`, "--deposit-period", `${VOTING}s`, "--block-time", `${BLOCK_MS}ms`,
-    "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+    "devnet",
+    "init",
+    "--home",
+    home,
+    "--voting-period",
+    `${VOTING}s`,
+    "--deposit-period",
+    `${VOTING}s`,
+    "--block-time",
+    `${BLOCK_MS}ms`,
+    "--rpc",
+    "127.0.0.1:0",
+    "--rest",
+    "127.0.0.1:0",
+    "--grpc",
+    "127.0.0.1:0",
   ]);
   expect(init.stderr).toMatch(/^initialised devnet xupgrade-devnet-1 in /);
   expect(init.code).toBe(0);
   const imported = await runCli(["keys", "import-genesis", "-o", "json", ...keyring()]);
   expect(imported.code).toBe(0);
-  expect((JSON.parse(imported.stdout) as { name: string }[]).map((k) => k.name)).toEqual(["validator0", "validator1", "validator2", "validator3", "alice", "bob"]);
+  expect((JSON.parse(imported.stdout) as { name: string }[]).map((k) => k.name)).toEqual([
+    "validator0",
+    "validator1",
+    "validator2",
+    "validator3",
+    "alice",
+    "bob",
+  ]);
   node = await startNode(join(ROOT, "examples/apps/v1"));
 }, 120_000);
 
@@ -102,8 +127,26 @@ describe.sequential("the CLI against a running devnet", () => {
   }, 120_000);
 
   it("a cancel proposal with nothing scheduled warns and is submitted", async () => {
-    const r = await cli(["tx", "upgrade", "cancel-software-upgrade", "--title", "Cancel", "--summary", "Nothing to cancel", "--deposit", "10000000stake", "--from", "alice", ...keyring(), "-y", "-o", "json"]);
-    expect(r.stderr).toBe("warning: no upgrade is currently scheduled; this proposal has an effect only if an upgrade proposal passes before its voting period ends\n");
+    const r = await cli([
+      "tx",
+      "upgrade",
+      "cancel-software-upgrade",
+      "--title",
+      "Cancel",
+      "--summary",
+      "Nothing to cancel",
+      "--deposit",
+      "10000000stake",
+      "--from",
+      "alice",
+      ...keyring(),
+      "-y",
+      "-o",
+      "json",
+    ]);
+    expect(r.stderr).toBe(
+      "warning: no upgrade is currently scheduled; this proposal has an effect only if an upgrade proposal passes before its voting period ends\n",
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out)).toEqual(["txhash", "code", "height", "proposal_id"]);
@@ -112,7 +155,23 @@ describe.sequential("the CLI against a running devnet", () => {
   }, 120_000);
 
   it("refuses a height that is not in the future", async () => {
-    const r = await cli(["tx", "upgrade", "software-upgrade", "v2", "--title", "t", "--summary", "s", "--upgrade-height", "2", "--no-validate", "--from", "alice", ...keyring(), "-y"]);
+    const r = await cli([
+      "tx",
+      "upgrade",
+      "software-upgrade",
+      "v2",
+      "--title",
+      "t",
+      "--summary",
+      "s",
+      "--upgrade-height",
+      "2",
+      "--no-validate",
+      "--from",
+      "alice",
+      ...keyring(),
+      "-y",
+    ]);
     expect(errorLine(r)).toMatch(/^upgrade height 2 must be greater than the current height \d+$/);
   }, 60_000);
 
@@ -132,12 +191,29 @@ describe.sequential("the CLI against a running devnet", () => {
 
   it("schedules an upgrade through gov: submit, vote, plan", async () => {
     // The votes are staged before the proposal exists (stageCli): the voting period holds their broadcasts only.
-    const ballots = [0, 1, 2, 3].map((v) => stageCli(["tx", "gov", "vote", "2", "yes", "--from", `validator${v}`, ...keyring(), "--node", node!.url, "-o", "json"]));
+    const ballots = [0, 1, 2, 3].map((v) =>
+      stageCli(["tx", "gov", "vote", "2", "yes", "--from", `validator${v}`, ...keyring(), "--node", node!.url, "-o", "json"]),
+    );
     await Promise.all(ballots.map((b) => b.ready));
     upgradeHeight = (await height()) + Math.ceil((2.2 * VOTING * 1000) / BLOCK_MS);
     const submit = await cli([
-      "tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Switch to v2", "--deposit", "10000000stake",
-      "--upgrade-height", String(upgradeHeight), "--no-validate", "--from", "alice", ...keyring(), "-y",
+      "tx",
+      "upgrade",
+      "software-upgrade",
+      "v2",
+      "--title",
+      "Upgrade to v2",
+      "--summary",
+      "Switch to v2",
+      "--deposit",
+      "10000000stake",
+      "--upgrade-height",
+      String(upgradeHeight),
+      "--no-validate",
+      "--from",
+      "alice",
+      ...keyring(),
+      "-y",
     ]);
     if (submit.code !== 0) await Promise.all(ballots.map((b) => b.cancel()));
     expect(submit.code).toBe(0);
@@ -154,15 +230,28 @@ describe.sequential("the CLI against a running devnet", () => {
 
     const proposal = await cli(["query", "gov", "proposal", "2", "-o", "json"]);
     const p = JSON.parse(proposal.stdout).proposal;
-    expect(p).toMatchObject({ id: "2", title: "Upgrade to v2", status: "PROPOSAL_STATUS_VOTING_PERIOD", total_deposit: [{ denom: "stake", amount: "10000000" }] });
+    expect(p).toMatchObject({
+      id: "2",
+      title: "Upgrade to v2",
+      status: "PROPOSAL_STATUS_VOTING_PERIOD",
+      total_deposit: [{ denom: "stake", amount: "10000000" }],
+    });
     expect(p.messages).toEqual([
-      { "@type": "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade", authority: GOV, plan: { name: "v2", time: "0001-01-01T00:00:00Z", height: String(upgradeHeight), info: "", upgraded_client_state: null } },
+      {
+        "@type": "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade",
+        authority: GOV,
+        plan: { name: "v2", time: "0001-01-01T00:00:00Z", height: String(upgradeHeight), info: "", upgraded_client_state: null },
+      },
     ]);
 
-    const plan = await until("the plan", async () => {
-      const r = await cli(["query", "upgrade", "plan"]);
-      return r.code === 0 ? r.stdout : undefined;
-    }, (VOTING + 30) * 1000);
+    const plan = await until(
+      "the plan",
+      async () => {
+        const r = await cli(["query", "upgrade", "plan"]);
+        return r.code === 0 ? r.stdout : undefined;
+      },
+      (VOTING + 30) * 1000,
+    );
     expect(plan).toBe(`height: "${upgradeHeight}"\ninfo: ""\nname: v2\ntime: "0001-01-01T00:00:00Z"\nupgraded_client_state: null\n`);
     expect((await cli(["query", "upgrade", "plan", "-o", "json"])).stdout).toBe(
       `{"name":"v2","time":"0001-01-01T00:00:00Z","height":"${upgradeHeight}","info":"","upgraded_client_state":null}\n`,
@@ -176,7 +265,23 @@ describe.sequential("the CLI against a running devnet", () => {
   }, 60_000);
 
   it("a cancel whose voting would end after the height warns", async () => {
-    const r = await cli(["tx", "upgrade", "cancel-software-upgrade", "--title", "Late", "--summary", "Too late", "--deposit", "1stake", "--from", "bob", ...keyring(), "-y", "-o", "json"]);
+    const r = await cli([
+      "tx",
+      "upgrade",
+      "cancel-software-upgrade",
+      "--title",
+      "Late",
+      "--summary",
+      "Too late",
+      "--deposit",
+      "1stake",
+      "--from",
+      "bob",
+      ...keyring(),
+      "-y",
+      "-o",
+      "json",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`warning: the voting period of this proposal ends after upgrade height ${upgradeHeight}; the upgrade would happen first\n`);
   }, 60_000);
@@ -188,17 +293,33 @@ describe.sequential("the CLI against a running devnet", () => {
     expect(infoFile).toMatchObject({ name: "v2", height: upgradeHeight });
 
     node = await startNode(join(ROOT, "examples/apps/v2"));
-    const applied = await until("the applied upgrade", async () => {
-      const r = await cli(["query", "upgrade", "applied", "v2", "-o", "text"]);
-      return r.code === 0 ? r.stdout : undefined;
-    }, 60_000);
+    const applied = await until(
+      "the applied upgrade",
+      async () => {
+        const r = await cli(["query", "upgrade", "applied", "v2", "-o", "text"]);
+        return r.code === 0 ? r.stdout : undefined;
+      },
+      60_000,
+    );
     // The block record: always JSON, two-space indent, keys in the seed's order (docs/spec/interfaces.md §6).
     const record = JSON.parse(applied);
     expect(applied).toBe(JSON.stringify(record, null, 2) + "\n");
     expect(Object.keys(record)).toEqual(["block_id", "block_size", "header", "num_txs"]);
     expect(Object.keys(record.header)).toEqual([
-      "version", "chain_id", "height", "time", "last_block_id", "last_commit_hash", "data_hash", "validators_hash", "next_validators_hash",
-      "consensus_hash", "app_hash", "last_results_hash", "evidence_hash", "proposer_address",
+      "version",
+      "chain_id",
+      "height",
+      "time",
+      "last_block_id",
+      "last_commit_hash",
+      "data_hash",
+      "validators_hash",
+      "next_validators_hash",
+      "consensus_hash",
+      "app_hash",
+      "last_results_hash",
+      "evidence_hash",
+      "proposer_address",
     ]);
     expect(record.header).toMatchObject({ chain_id: "xupgrade-devnet-1", height: String(upgradeHeight), version: { block: "11" } });
     expect(record.block_id.hash).toMatch(/^[0-9A-F]{64}$/);
@@ -206,7 +327,10 @@ describe.sequential("the CLI against a running devnet", () => {
     expect(record.header.proposer_address).toMatch(/^[0-9A-F]{40}$/);
     expect(record.header.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z$/);
 
-    const versions = JSON.parse((await cli(["query", "upgrade", "module_versions", "-o", "json"])).stdout).module_versions as { name: string; version: string }[];
+    const versions = JSON.parse((await cli(["query", "upgrade", "module_versions", "-o", "json"])).stdout).module_versions as {
+      name: string;
+      version: string;
+    }[];
     expect(versions).toContainEqual({ name: "tags", version: "1" });
     expect(versions).toContainEqual({ name: "counter", version: "2" });
     expect(errorLine(await cli(["query", "upgrade", "plan"]))).toBe("no upgrade scheduled");

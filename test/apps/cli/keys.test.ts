@@ -11,7 +11,26 @@ const ABANDON_ADDRESS = "cosmos19rl4cm2hmr8afy4kldpxz3fka4jguq0auqdal4"; // m/44
 const TEST_PUBKEY_JSON = '{"@type":"/cosmos.crypto.secp256k1.PubKey","key":"A/drTFNNQxBfioovWCtA+Qi4GKcFJZH/Oq7UIkwWHny0"}';
 
 const offlineVote = (home: string, from: string, extra: string[] = []) => [
-  "tx", "gov", "vote", "1", "yes", "--from", from, "--home", home, "--offline", "--chain-id", "c", "--account-number", "0", "--sequence", "0", "--yes", "-o", "json", ...extra,
+  "tx",
+  "gov",
+  "vote",
+  "1",
+  "yes",
+  "--from",
+  from,
+  "--home",
+  home,
+  "--offline",
+  "--chain-id",
+  "c",
+  "--account-number",
+  "0",
+  "--sequence",
+  "0",
+  "--yes",
+  "-o",
+  "json",
+  ...extra,
 ];
 
 describe("test backend (unencrypted)", () => {

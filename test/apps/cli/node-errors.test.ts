@@ -33,7 +33,26 @@ describe("a node that is down", () => {
     expect((await runCli(["keys", "import-hex", "k", TEST_KEY.privkey, "--keyring-backend", "test", "--home", home])).code).toBe(0);
     const commands = [
       ...queries,
-      ["tx", "upgrade", "software-upgrade", "v2", "--title", "t", "--summary", "s", "--upgrade-height", "100", "--no-validate", "--from", "k", "--keyring-backend", "test", "--home", home, "-y"],
+      [
+        "tx",
+        "upgrade",
+        "software-upgrade",
+        "v2",
+        "--title",
+        "t",
+        "--summary",
+        "s",
+        "--upgrade-height",
+        "100",
+        "--no-validate",
+        "--from",
+        "k",
+        "--keyring-backend",
+        "test",
+        "--home",
+        home,
+        "-y",
+      ],
       ["tx", "upgrade", "cancel-software-upgrade", "--title", "t", "--summary", "s", "--from", "k", "--keyring-backend", "test", "--home", home, "-y"],
       ["tx", "gov", "vote", "1", "yes", "--from", "k", "--keyring-backend", "test", "--home", home, "-y"],
     ];
@@ -58,13 +77,29 @@ describe("a node that is down", () => {
 describe("a node that answers garbage", () => {
   const answers: [string, (body: { id: number; method: string }) => { status?: number; body: string; type?: string }, RegExp][] = [
     ["plain text", () => ({ body: "hello" }), /^invalid response from node http:\/\/127\.0\.0\.1:\d+ to abci_query: not JSON \("hello"\)$/],
-    ["an HTML error page", () => ({ status: 502, body: "<html><body>Bad Gateway</body></html>", type: "text/html" }), /: HTTP 502, not JSON \("<html><body>Bad Gateway<\/body><\/html>"\)$/],
+    [
+      "an HTML error page",
+      () => ({ status: 502, body: "<html><body>Bad Gateway</body></html>", type: "text/html" }),
+      /: HTTP 502, not JSON \("<html><body>Bad Gateway<\/body><\/html>"\)$/,
+    ],
     ["JSON that is not JSON-RPC", () => ({ body: '{"ok":true}' }), /to abci_query: not a JSON-RPC 2\.0 answer/],
-    ["a JSON-RPC error", (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, error: { code: -32603, message: "Internal error", data: "boom" } }) }), /^node error on abci_query: boom \(Internal error, code -32603\)$/],
+    [
+      "a JSON-RPC error",
+      (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, error: { code: -32603, message: "Internal error", data: "boom" } }) }),
+      /^node error on abci_query: boom \(Internal error, code -32603\)$/,
+    ],
     ["no result", (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id }) }), /to abci_query: no result object/],
     ["a response without fields", (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, result: {} }) }), /to abci_query: no response object$/],
-    ["a value that is not base64", (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { response: { code: 0, value: "%%%", height: "5" } } }) }), /response\.value is not base64$/],
-    ["undecodable protobuf", (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { response: { code: 0, value: "/////w==", height: "5" } } }) }), /cannot decode the \/cosmos\.upgrade\.v1beta1\.Query\/CurrentPlan response/],
+    [
+      "a value that is not base64",
+      (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { response: { code: 0, value: "%%%", height: "5" } } }) }),
+      /response\.value is not base64$/,
+    ],
+    [
+      "undecodable protobuf",
+      (b) => ({ body: JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { response: { code: 0, value: "/////w==", height: "5" } } }) }),
+      /cannot decode the \/cosmos\.upgrade\.v1beta1\.Query\/CurrentPlan response/,
+    ],
     ["an empty body", () => ({ body: "" }), /not JSON \(empty body\)$/],
   ];
 

@@ -27,8 +27,7 @@ const TX_BODY =
 const AUTH_INFO =
   "0a4e0a460a1f2f636f736d6f732e63727970746f2e736563703235366b312e5075624b657912230a2103f76b4c534d43105f8a8a2f582b40f908b818a7052591ff3aaed4224c161e7cb412040a020801120410c09a0c";
 const SIGN_DOC = "0a8b02" + TX_BODY + "1256" + AUTH_INFO + "1a1178757067726164652d6465766e65742d312005";
-const SIGNATURE =
-  "a86dc6149d5a14540a6bf4758a1a41272cc3b5d46d1393fd0a895de0be297d084ee41fdcb4d529a04dd6bce58b79b1e73cef1cc3e5e35a165ec08aad76ee66ea";
+const SIGNATURE = "a86dc6149d5a14540a6bf4758a1a41272cc3b5d46d1393fd0a895de0be297d084ee41fdcb4d529a04dd6bce58b79b1e73cef1cc3e5e35a165ec08aad76ee66ea";
 const TX_RAW = "0a8b02" + TX_BODY + "1256" + AUTH_INFO + "1a40" + SIGNATURE;
 const TX_HASH = "6D45233A37A82CC9E28CD1F14D2CF60A1FFD7D3F6AD7A8C80D030B6033A074A5";
 
@@ -38,7 +37,20 @@ const GENERATE_ONLY =
   PROPOSER +
   '","metadata":"","title":"Upgrade to v2","summary":"Switch to v2 at height 1000","expedited":false}],"memo":"","timeout_height":"0","extension_options":[],"non_critical_extension_options":[]},"auth_info":{"signer_infos":[],"fee":{"amount":[],"gas_limit":"200000","payer":"","granter":""},"tip":null},"signatures":[]}\n';
 
-const upgradeArgs = ["tx", "upgrade", "software-upgrade", "v2", "--title", "Upgrade to v2", "--summary", "Switch to v2 at height 1000", "--deposit", "10000000stake", "--upgrade-height", "1000"];
+const upgradeArgs = [
+  "tx",
+  "upgrade",
+  "software-upgrade",
+  "v2",
+  "--title",
+  "Upgrade to v2",
+  "--summary",
+  "Switch to v2 at height 1000",
+  "--deposit",
+  "10000000stake",
+  "--upgrade-height",
+  "1000",
+];
 
 describe.each(["wasm", "js"] as const)("the CLI (%s core)", (backend) => {
   const env = { XUPGRADE_CORE: backend };
@@ -55,7 +67,26 @@ describe.each(["wasm", "js"] as const)("the CLI (%s core)", (backend) => {
     const home = tempDir();
     expect((await runCli(["keys", "import-hex", "test1", TEST_KEY.privkey, "--keyring-backend", "test", "--home", home], { env })).code).toBe(0);
     const r = await runCli(
-      [...upgradeArgs, "--from", "test1", "--keyring-backend", "test", "--home", home, "--no-validate", "--offline", "--chain-id", "xupgrade-devnet-1", "--account-number", "5", "--sequence", "0", "--yes", "-o", "json"],
+      [
+        ...upgradeArgs,
+        "--from",
+        "test1",
+        "--keyring-backend",
+        "test",
+        "--home",
+        home,
+        "--no-validate",
+        "--offline",
+        "--chain-id",
+        "xupgrade-devnet-1",
+        "--account-number",
+        "5",
+        "--sequence",
+        "0",
+        "--yes",
+        "-o",
+        "json",
+      ],
       { env },
     );
     expect(r.stderr).toBe("");
@@ -68,13 +99,35 @@ describe.each(["wasm", "js"] as const)("the CLI (%s core)", (backend) => {
 describe("--generate-only for the other transactions", () => {
   it("cancel-software-upgrade with fees, gas, note and metadata", async () => {
     const r = await runCli([
-      "tx", "upgrade", "cancel-software-upgrade", "--title", "Cancel v2", "--summary", "Abort the v2 upgrade", "--deposit", "10000000stake,5uatom,0zero",
-      "--from", PROPOSER, "--generate-only", "--fees", "500stake", "--gas", "3000000000", "--note", "memo <&>", "--metadata", "ipfs://x", "--home", tempDir(),
+      "tx",
+      "upgrade",
+      "cancel-software-upgrade",
+      "--title",
+      "Cancel v2",
+      "--summary",
+      "Abort the v2 upgrade",
+      "--deposit",
+      "10000000stake,5uatom,0zero",
+      "--from",
+      PROPOSER,
+      "--generate-only",
+      "--fees",
+      "500stake",
+      "--gas",
+      "3000000000",
+      "--note",
+      "memo <&>",
+      "--metadata",
+      "ipfs://x",
+      "--home",
+      tempDir(),
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      '{"body":{"messages":[{"@type":"/cosmos.gov.v1.MsgSubmitProposal","messages":[{"@type":"/cosmos.upgrade.v1beta1.MsgCancelUpgrade","authority":"' + GOV +
-        '"}],"initial_deposit":[{"denom":"stake","amount":"10000000"},{"denom":"uatom","amount":"5"}],"proposer":"' + PROPOSER +
+      '{"body":{"messages":[{"@type":"/cosmos.gov.v1.MsgSubmitProposal","messages":[{"@type":"/cosmos.upgrade.v1beta1.MsgCancelUpgrade","authority":"' +
+        GOV +
+        '"}],"initial_deposit":[{"denom":"stake","amount":"10000000"},{"denom":"uatom","amount":"5"}],"proposer":"' +
+        PROPOSER +
         '","metadata":"ipfs://x","title":"Cancel v2","summary":"Abort the v2 upgrade","expedited":false}],"memo":"memo \\u003c\\u0026\\u003e","timeout_height":"0","extension_options":[],"non_critical_extension_options":[]},' +
         '"auth_info":{"signer_infos":[],"fee":{"amount":[{"denom":"stake","amount":"500"}],"gas_limit":"3000000000","payer":"","granter":""},"tip":null},"signatures":[]}\n',
     );
@@ -84,7 +137,8 @@ describe("--generate-only for the other transactions", () => {
     const r = await runCli(["tx", "gov", "vote", "7", "no_with_veto", "--from", PROPOSER, "--generate-only", "--home", tempDir()]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      '{"body":{"messages":[{"@type":"/cosmos.gov.v1.MsgVote","proposal_id":"7","voter":"' + PROPOSER +
+      '{"body":{"messages":[{"@type":"/cosmos.gov.v1.MsgVote","proposal_id":"7","voter":"' +
+        PROPOSER +
         '","option":"VOTE_OPTION_NO_WITH_VETO","metadata":""}],"memo":"","timeout_height":"0","extension_options":[],"non_critical_extension_options":[]},"auth_info":{"signer_infos":[],"fee":{"amount":[],"gas_limit":"200000","payer":"","granter":""},"tip":null},"signatures":[]}\n',
     );
   });
@@ -101,7 +155,10 @@ describe("the pieces the CLI signs with", () => {
       summary: "Switch to v2 at height 1000",
     });
     const body = encodeTxBody({ messages: [msg.any], memo: "", timeoutHeight: 0n });
-    const auth = encodeAuthInfo({ signerInfos: [{ pubkey: unhex(TEST_KEY.pubkey), sequence: 0n }], fee: { amount: [], gasLimit: 200000n, payer: "", granter: "" } });
+    const auth = encodeAuthInfo({
+      signerInfos: [{ pubkey: unhex(TEST_KEY.pubkey), sequence: 0n }],
+      fee: { amount: [], gasLimit: 200000n, payer: "", granter: "" },
+    });
     expect(hex(body)).toBe(TX_BODY);
     expect(hex(auth)).toBe(AUTH_INFO);
     const doc = { bodyBytes: body, authInfoBytes: auth, chainId: "xupgrade-devnet-1", accountNumber: 5n };
@@ -133,7 +190,8 @@ describe("the pieces the CLI signs with", () => {
     });
     const anyHex = "0a282f636f736d6f732e757067726164652e763162657461312e4d736743616e63656c55706772616465122f" + wire.messages.msg_cancel_upgrade;
     expect(hex(cancel.any.value)).toBe(
-      "0a5b" + anyHex +
+      "0a5b" +
+        anyHex +
         "12110a057374616b65120831303030303030301a2d636f736d6f7331717970717870713971637273737a673270767871367273307a716733797963356c7a763778752a0943616e63656c207632321441626f7274207468652076322075706772616465",
     );
   });
@@ -156,7 +214,25 @@ describe("plan info through the CLI flags", () => {
     writeFileSync(join(dir, "pkg/README"), "x");
     await tar.c({ file: join(dir, "app.tar.gz"), cwd: join(dir, "pkg"), gzip: true }, ["bin", "README"]);
     const infoText = JSON.stringify({ binaries: { any: `file://${dir}/app.tar.gz` } });
-    const args = ["tx", "upgrade", "software-upgrade", "v2", "--title", "t", "--summary", "s", "--upgrade-height", "10", "--from", PROPOSER, "--generate-only", "--home", dir, "--upgrade-info", infoText];
+    const args = [
+      "tx",
+      "upgrade",
+      "software-upgrade",
+      "v2",
+      "--title",
+      "t",
+      "--summary",
+      "s",
+      "--upgrade-height",
+      "10",
+      "--from",
+      PROPOSER,
+      "--generate-only",
+      "--home",
+      dir,
+      "--upgrade-info",
+      infoText,
+    ];
 
     const enforced = await runCli(args);
     expect(enforced.code).toBe(1);

@@ -32,7 +32,10 @@ beforeAll(async () => {
   witness = await node.chain.serve();
   const old = BigInt(Date.now()) * 1_000_000n - 2n * HOUR_NS - 30n * 1_000_000_000n;
   stale = await syntheticSdkNode({ chain: { chainId: "sdk-stale-1", validators: 4, latest: 30n, genesisNs: old }, state: { plan: PLAN } });
-  halted = await syntheticSdkNode({ chain: { chainId: "sdk-halted-1", validators: 4, latest: 30n, genesisNs: old }, state: { plan: { name: "v3", height: 30n, info: "" } } });
+  halted = await syntheticSdkNode({
+    chain: { chainId: "sdk-halted-1", validators: 4, latest: 30n, genesisNs: old },
+    state: { plan: { name: "v3", height: 30n, info: "" } },
+  });
   servers.push(witness);
   builtCliMain(); // the CLI transpiled once, before the first test's clock starts
 }, 120_000);
@@ -84,7 +87,9 @@ describe("trust is never taken silently", () => {
     expect(first.code, first.stderr).toBe(0);
     const v = JSON.parse(first.stdout).verification;
     expect(v.trust_root).toMatchObject({ source: "first-use", confirmed: false, height: "30" });
-    expect(v.warnings[0]).toMatch(/^UNCONFIRMED TRUST ROOT: trust began on first use: the node http:\/\/127\.0\.0\.1:\d+'s own header at height 30 \([0-9A-F]{64}\) was taken unverified/);
+    expect(v.warnings[0]).toMatch(
+      /^UNCONFIRMED TRUST ROOT: trust began on first use: the node http:\/\/127\.0\.0\.1:\d+'s own header at height 30 \([0-9A-F]{64}\) was taken unverified/,
+    );
     expect(first.stderr).toMatch(/^verified: plan "v2" .*, confirmed by 1 witness, UNCONFIRMED trust root$/m);
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ chain_id: CHAIN, confirmed: false, origin: { how: "first-use", height: "30" } });
 
@@ -110,11 +115,28 @@ describe("trust is never taken silently", () => {
     const down = await serveJsonRpc(() => Promise.reject(new Error("closed")));
     servers.push(garbage);
     await down.close();
-    const r = await plan([...rootFlags(node), "--node", node.url, "--witness", witness.url, "--witness", garbage.url, "--witness", down.url, "--home", tempDir("xupgrade-verify-"), "-o", "json"]);
+    const r = await plan([
+      ...rootFlags(node),
+      "--node",
+      node.url,
+      "--witness",
+      witness.url,
+      "--witness",
+      garbage.url,
+      "--witness",
+      down.url,
+      "--home",
+      tempDir("xupgrade-verify-"),
+      "-o",
+      "json",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const v = JSON.parse(r.stdout).verification;
     expect(v.witnesses).toEqual([witness.url]);
-    expect(v.warnings).toEqual([expect.stringMatching(new RegExp(`^witness ${garbage.url} is faulty: `)), expect.stringMatching(new RegExp(`^witness ${down.url} did not answer: `))]);
+    expect(v.warnings).toEqual([
+      expect.stringMatching(new RegExp(`^witness ${garbage.url} is faulty: `)),
+      expect.stringMatching(new RegExp(`^witness ${down.url} did not answer: `)),
+    ]);
     expect(r.stderr).toMatch(new RegExp(`^witness ${garbage.url} is faulty: `, "m"));
   });
 
@@ -160,9 +182,24 @@ describe("freshness", () => {
 
 describe("the forged range is refused", () => {
   it("module_versions --verify: an absence proof with an invented neighbour stacked on the genuine one", async () => {
-    const liar = await forgedRangeNode(node.url, { prefix: Uint8Array.of(0x02), invented: [{ key: Uint8Array.of(0x02, ...new TextEncoder().encode("evil")), value: new Uint8Array([0, 0, 0, 0, 0, 0, 3, 231]) }] });
+    const liar = await forgedRangeNode(node.url, {
+      prefix: Uint8Array.of(0x02),
+      invented: [{ key: Uint8Array.of(0x02, ...new TextEncoder().encode("evil")), value: new Uint8Array([0, 0, 0, 0, 0, 0, 3, 231]) }],
+    });
     servers.push(liar);
-    const r = await runCli(["query", "upgrade", "module_versions", "--verify", ...rootFlags(node), "--node", liar.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "module_versions",
+      "--verify",
+      ...rootFlags(node),
+      "--node",
+      liar.url,
+      "--witness",
+      witness.url,
+      "--home",
+      tempDir("xupgrade-verify-"),
+    ]);
     expect(liar.forged).toBeGreaterThan(0);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
@@ -194,7 +231,20 @@ describe("applied --verify prints no unproven field as verified", () => {
   it("the block record comes from the verified header; num_txs from the transactions that hash to data_hash; block_size is labelled unverified", async () => {
     // The record of one height, as the plain query asks for it, is altered; the headers the hash chain follows are not.
     const liar = await alteringNode((p) => p.minHeight === p.maxHeight);
-    const r = await runCli(["query", "upgrade", "applied", "v1", "--verify", ...rootFlags(node), "--node", liar.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "applied",
+      "v1",
+      "--verify",
+      ...rootFlags(node),
+      "--node",
+      liar.url,
+      "--witness",
+      witness.url,
+      "--home",
+      tempDir("xupgrade-verify-"),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     const h = node.chain.header(12n);
@@ -203,15 +253,32 @@ describe("applied --verify prints no unproven field as verified", () => {
     expect(out.num_txs).toBe("0");
     expect(out).not.toHaveProperty("block_size");
     expect(out.verification.unverified).toEqual({ block_size: "4242" });
-    expect(r.stderr).toMatch(/^verified: the block record of height 12 \([0-9A-F]{64}\), by the hash chain down from header 30, its 0 transactions by its data_hash$/m);
+    expect(r.stderr).toMatch(
+      /^verified: the block record of height 12 \([0-9A-F]{64}\), by the hash chain down from header 30, its 0 transactions by its data_hash$/m,
+    );
   });
 
   it("altered headers on the hash chain itself are refused (last-block-id)", async () => {
     const liar = await alteringNode(() => true);
-    const r = await runCli(["query", "upgrade", "applied", "v1", "--verify", ...rootFlags(node), "--node", liar.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "applied",
+      "v1",
+      "--verify",
+      ...rootFlags(node),
+      "--node",
+      liar.url,
+      "--witness",
+      witness.url,
+      "--home",
+      tempDir("xupgrade-verify-"),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 29: the header hashes to [0-9A-F]{64}, but the verified header above it names [0-9A-F]{64} as its last block$/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(
+      /^Error: verification failed: at height 29: the header hashes to [0-9A-F]{64}, but the verified header above it names [0-9A-F]{64} as its last block$/,
+    );
   });
 
   it("transactions that do not hash to the verified data_hash are refused", async () => {
@@ -220,9 +287,24 @@ describe("applied --verify prints no unproven field as verified", () => {
       return call(node.url, method, params);
     });
     servers.push(liar);
-    const r = await runCli(["query", "upgrade", "applied", "v1", "--verify", ...rootFlags(node), "--node", liar.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
+    const r = await runCli([
+      "query",
+      "upgrade",
+      "applied",
+      "v1",
+      "--verify",
+      ...rootFlags(node),
+      "--node",
+      liar.url,
+      "--witness",
+      witness.url,
+      "--home",
+      tempDir("xupgrade-verify-"),
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height 12: the 1 transactions the node gave hash to [0-9A-F]{64}, not the verified header's data_hash [0-9A-F]{64}$/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(
+      /^Error: verification failed: at height 12: the 1 transactions the node gave hash to [0-9A-F]{64}, not the verified header's data_hash [0-9A-F]{64}$/,
+    );
   });
 });

@@ -14,7 +14,16 @@ import { QueryCurrentPlanResponse } from "cosmjs-types/cosmos/upgrade/v1beta1/qu
 import { afterAll, describe, expect, it } from "vitest";
 import { AbciHalt } from "../../../bindings/abci/index.js";
 import { UpgradeError } from "../../../bindings/core/errors.js";
-import { CometApp, exitCodeFor, initTestnet, loadApp, openNode, readGenesisKeys, type GenesisKey, type OpenedNode } from "../../../bindings/apps/devnet/index.js";
+import {
+  CometApp,
+  exitCodeFor,
+  initTestnet,
+  loadApp,
+  openNode,
+  readGenesisKeys,
+  type GenesisKey,
+  type OpenedNode,
+} from "../../../bindings/apps/devnet/index.js";
 import { startNodeQueries } from "../../../bindings/apps/devnet/node/queries.js";
 import { loadCore } from "../../../bindings/core/index.js";
 import type { QueryServers } from "../../../bindings/services/serve.js";
@@ -32,7 +41,6 @@ interface Node extends OpenedNode {
   app: CometApp;
   logger: ReturnType<typeof captureLogger>;
 }
-
 
 /** A node home opened for `app` as `devnet start --engine cometbft` opens it, with its ABCI app (queries included). */
 async function open(home: string, app: string): Promise<Node> {
@@ -52,7 +60,11 @@ async function open(home: string, app: string): Promise<Node> {
   });
   servers.push(queries);
   const readiness = new ReadinessFileReader(readinessFilePath(home));
-  return { ...node, logger, app: new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness }) };
+  return {
+    ...node,
+    logger,
+    app: new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness }),
+  };
 }
 
 describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }, () => {
@@ -89,10 +101,15 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     expect(hex(ia.appHash)).toBe(hex(ib.appHash));
     const hashes = [await both(block(g, 1n))];
     const alice = key("alice");
-    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", 20n)])], { accountNumber: BigInt(alice.account_number), sequence: 0n });
+    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", 20n)])], {
+      accountNumber: BigInt(alice.account_number),
+      sequence: 0n,
+    });
     hashes.push(await both(block(g, 2n, [proposal])));
     const votes = await Promise.all(
-      ["validator0", "validator1"].map((n) => signTx({} as never, key(n), [voteAny(1n, key(n).address)], { accountNumber: BigInt(key(n).account_number), sequence: 0n })),
+      ["validator0", "validator1"].map((n) =>
+        signTx({} as never, key(n), [voteAny(1n, key(n).address)], { accountNumber: BigInt(key(n).account_number), sequence: 0n }),
+      ),
     );
     hashes.push(await both(block(g, 3n, votes)));
     for (let h = 4n; h <= 10n; h++) hashes.push(await both(block(g, h)));
@@ -122,7 +139,11 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     const bob = key("bob");
     const send = (sequence: bigint) => signTx({} as never, bob, [voteAny(1n, bob.address)], { accountNumber: BigInt(bob.account_number), sequence });
     expect(a.app.checkTx({ tx: await send(0n), type: 0 })).toMatchObject({ code: 0 });
-    expect(a.app.checkTx({ tx: await send(0n), type: 0 })).toMatchObject({ code: 32, codespace: "sdk", log: expect.stringMatching(/^account sequence mismatch, expected 1, got 0/) });
+    expect(a.app.checkTx({ tx: await send(0n), type: 0 })).toMatchObject({
+      code: 32,
+      codespace: "sdk",
+      log: expect.stringMatching(/^account sequence mismatch, expected 1, got 0/),
+    });
     expect(a.app.checkTx({ tx: Uint8Array.of(1, 2, 3), type: 0 })).toMatchObject({ code: 2, codespace: "sdk" });
     await a.app.finalizeBlock(block(g, 12n));
     await a.app.commit();
@@ -165,7 +186,10 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     b = await open(join(dir, "node1"), V1);
 
     for (let h = 13n; h < 20n; h++) await both(block(g, h));
-    for (const [n, name] of [[a, "node0"], [b, "node1"]] as const) {
+    for (const [n, name] of [
+      [a, "node0"],
+      [b, "node1"],
+    ] as const) {
       const halt = await rejection(n.app.finalizeBlock(block(g, 20n)));
       expect(halt).toBeInstanceOf(AbciHalt);
       expect(halt).toMatchObject({ exitCode: 20, message: 'UPGRADE "v2" NEEDED at height: 20: ' });
@@ -218,7 +242,10 @@ describe("the devnet as an ABCI++ application (in process)", { timeout: 60_000 }
     const og = genesisOf(join(other, "node0"));
     const cases: [Partial<RequestInitChain>, RegExp][] = [
       [{ chainId: "another-chain" }, /^CometBFT's genesis is for chain "another-chain", the devnet's for "xupgrade-devnet-1"$/],
-      [{ validators: [{ pubKey: { ed25519: new Uint8Array(32).fill(7) }, power: 10n }] }, /has no entry in app_state.staking.validators, so it has no gov account/],
+      [
+        { validators: [{ pubKey: { ed25519: new Uint8Array(32).fill(7) }, power: 10n }] },
+        /has no entry in app_state.staking.validators, so it has no gov account/,
+      ],
       [{ appStateBytes: new TextEncoder().encode("{not json") }, /^invalid app_state in CometBFT's genesis: /],
     ];
     for (const [overrides, message] of cases) {

@@ -33,7 +33,12 @@ export function initChainRequest(g: Genesis, overrides: Partial<RequestInitChain
 
 /** Block `height` at genesis + height seconds. */
 export function block(g: Genesis, height: bigint, txs: Uint8Array[] = []): RequestFinalizeBlock {
-  return RequestFinalizeBlock.fromPartial({ height, time: { seconds: seconds(g.genesis_time) + height, nanos: 0 }, txs, hash: sha256(new TextEncoder().encode(`block ${height}`)) });
+  return RequestFinalizeBlock.fromPartial({
+    height,
+    time: { seconds: seconds(g.genesis_time) + height, nanos: 0 },
+    txs,
+    hash: sha256(new TextEncoder().encode(`block ${height}`)),
+  });
 }
 
 /** What `p` rejects with (fails when it resolves). */

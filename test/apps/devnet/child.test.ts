@@ -7,7 +7,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { V1, V2, clients, committedState as committed, fixtureApp, newHome, proposeAndPass, removeTempDirs, softwareUpgradeAny, startChild, type DevnetChild } from "./helpers.js";
+import {
+  V1,
+  V2,
+  clients,
+  committedState as committed,
+  fixtureApp,
+  newHome,
+  proposeAndPass,
+  removeTempDirs,
+  softwareUpgradeAny,
+  startChild,
+  type DevnetChild,
+} from "./helpers.js";
 
 const children: DevnetChild[] = [];
 afterEach(async () => {

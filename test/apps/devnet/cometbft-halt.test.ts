@@ -45,7 +45,9 @@ describe("which peers hold the decision for H", () => {
     const commit = { step: 8 };
     expect(holdingDecision(withPeer(0, { ...commit, proposal_block_parts: "_" }), 30n, BLOCK)).toEqual([]);
     expect(holdingDecision(withPeer(0, { ...commit, proposal_block_parts: null }), 30n, BLOCK)).toEqual([]);
-    expect(holdingDecision(withPeer(0, { ...commit, proposal_block_part_set_header: { total: 2, hash: BLOCK }, proposal_block_parts: "x_" }), 30n, BLOCK)).toEqual([]);
+    expect(
+      holdingDecision(withPeer(0, { ...commit, proposal_block_part_set_header: { total: 2, hash: BLOCK }, proposal_block_parts: "x_" }), 30n, BLOCK),
+    ).toEqual([]);
     expect(holdingDecision(withPeer(0, { ...commit, proposal_block_part_set_header: { total: 1, hash: "AB".repeat(32) } }), 30n, BLOCK)).toEqual([]);
     expect(holdingDecision(withPeer(0, { ...commit, height: "29" }), 30n, BLOCK)).toEqual([]);
   });
@@ -90,7 +92,9 @@ describe("the CometBFT of an earlier run on the same home", () => {
     const old = await lookalike(h);
     writeFileSync(cometPidPath(h), `${old.child.pid}\n`);
     try {
-      await expect(waitForEarlierCometbft(h, silentLogger, 300)).rejects.toThrow(`the CometBFT of an earlier run on ${h} (pid ${old.child.pid}) is still running after 0.3 s: stop it first`);
+      await expect(waitForEarlierCometbft(h, silentLogger, 300)).rejects.toThrow(
+        `the CometBFT of an earlier run on ${h} (pid ${old.child.pid}) is still running after 0.3 s: stop it first`,
+      );
     } finally {
       old.child.kill("SIGKILL");
     }

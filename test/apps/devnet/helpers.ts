@@ -99,7 +99,13 @@ export async function signTx(auth: AuthQuery, key: GenesisKey, msgs: Any[], o: S
     sequence ??= base.sequence;
   }
   const bodyBytes = TxBody.encode(TxBody.fromPartial({ messages: msgs, memo: o.memo ?? "" })).finish();
-  const authInfoBytes = makeAuthInfoBytes([{ pubkey: encodePubkey(encodeSecp256k1Pubkey(acc.pubkey)), sequence: Number(sequence) }], [], o.gas ?? 200000, undefined, undefined);
+  const authInfoBytes = makeAuthInfoBytes(
+    [{ pubkey: encodePubkey(encodeSecp256k1Pubkey(acc.pubkey)), sequence: Number(sequence) }],
+    [],
+    o.gas ?? 200000,
+    undefined,
+    undefined,
+  );
   const doc = makeSignDoc(bodyBytes, authInfoBytes, o.chainId ?? "xupgrade-devnet-1", Number(accountNumber));
   const signer = o.signWith ? await DirectSecp256k1Wallet.fromKey(fromHex(o.signWith)) : wallet;
   const signerAddress = (await signer.getAccounts())[0].address;
@@ -207,7 +213,9 @@ export function openNodeStore(home: string): Promise<CommitMultiStore> {
  * The committed state of a stopped node's database: height, app hash, store names, and text values by store
  * and key (read into memory, so `get` works after the database is closed).
  */
-export async function committedState(home: string): Promise<{ height: bigint; appHash: Uint8Array; stores: string[]; get(store: string, key: string | Uint8Array): string | undefined }> {
+export async function committedState(
+  home: string,
+): Promise<{ height: bigint; appHash: Uint8Array; stores: string[]; get(store: string, key: string | Uint8Array): string | undefined }> {
   const ms = await openNodeStore(home);
   try {
     const stores = ms.committedStores();

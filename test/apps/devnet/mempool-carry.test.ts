@@ -84,7 +84,8 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     typeUrl: "/cosmos.bank.v1beta1.MsgSend",
     value: MsgSend.encode({ fromAddress: from.address, toAddress: key("alice").address, amount: [{ denom: "stake", amount }] }).finish(),
   });
-  const send = (from: string, sequence: bigint, amount = "1") => signTx({} as never, key(from), [sendAny(key(from), amount)], { accountNumber: BigInt(key(from).account_number), sequence });
+  const send = (from: string, sequence: bigint, amount = "1") =>
+    signTx({} as never, key(from), [sendAny(key(from), amount)], { accountNumber: BigInt(key(from).account_number), sequence });
 
   /** One validator with v2 scheduled at H, at height `top` (default H-1, every block committed). */
   async function chainAt(o: { skip?: bigint[]; top?: bigint } = {}): Promise<Node> {
@@ -96,8 +97,14 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     const n = await open(home, V1, o.skip);
     await n.app.initChain(initChainRequest(g));
     const alice = key("alice");
-    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", H)])], { accountNumber: BigInt(alice.account_number), sequence: 0n });
-    const vote = await signTx({} as never, key("validator0"), [voteAny(1n, key("validator0").address)], { accountNumber: BigInt(key("validator0").account_number), sequence: 0n });
+    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", H)])], {
+      accountNumber: BigInt(alice.account_number),
+      sequence: 0n,
+    });
+    const vote = await signTx({} as never, key("validator0"), [voteAny(1n, key("validator0").address)], {
+      accountNumber: BigInt(key("validator0").account_number),
+      sequence: 0n,
+    });
     for (let h = 1n; h <= (o.top ?? H - 1n); h++) {
       await n.app.finalizeBlock(block(g, h, h === 2n ? [proposal] : h === 3n ? [vote] : []));
       await n.app.commit();
@@ -122,7 +129,9 @@ describe("the devnet's mempool across an upgrade switch (in process)", { timeout
     expect(halt).toMatchObject({ exitCode: 20 });
     const carry = JSON.parse(readFileSync(carryPath(home), "utf8")) as { chain_id: string; height: string; txs: string[] };
     expect(carry).toEqual({ chain_id: g.chain_id, height: String(H), txs: [Buffer.from(kept).toString("base64")] });
-    expect(v1.records.findIndex((r) => r.msg === "kept the mempool for the upgrade's block")).toBeLessThan(v1.records.findIndex((r) => r.msg === "halting the node"));
+    expect(v1.records.findIndex((r) => r.msg === "kept the mempool for the upgrade's block")).toBeLessThan(
+      v1.records.findIndex((r) => r.msg === "halting the node"),
+    );
     // Halted: CheckTx takes nothing, and says why.
     expect(v1.app.checkTx({ tx: await send("bob", 1n), type: 0 })).toEqual({
       code: HALTED_TX.code,

@@ -164,15 +164,7 @@ describe("CometBFT RPC subset through cosmjs", () => {
 describe("queries through cosmjs QueryClient + cosmjs-types QueryClientImpl (abci_query)", () => {
   it("the upgrade Query service: module versions, plan, applied plan, authority, errors", async () => {
     const mv = await c.upgrade.ModuleVersions({ moduleName: "" });
-    expect(mv.moduleVersions.map((m) => `${m.name}=${m.version}`)).toEqual([
-      "auth=5",
-      "bank=4",
-      "counter=1",
-      "gov=5",
-      "notes=1",
-      "staking=5",
-      "upgrade=2",
-    ]);
+    expect(mv.moduleVersions.map((m) => `${m.name}=${m.version}`)).toEqual(["auth=5", "bank=4", "counter=1", "gov=5", "notes=1", "staking=5", "upgrade=2"]);
     expect((await c.upgrade.CurrentPlan({})).plan).toBeUndefined();
     expect((await c.upgrade.AppliedPlan({ name: "v2" })).height).toBe(0n);
     expect((await c.upgrade.Authority({})).address).toBe(GOV);
@@ -204,7 +196,9 @@ describe("queries through cosmjs QueryClient + cosmjs-types QueryClientImpl (abc
   });
 
   it("devnet routes: gov params, auth accounts (not found → sdk 22), gov proposals", async () => {
-    const params = QueryParamsResponse.decode((await c.query.queryAbci("/cosmos.gov.v1.Query/Params", QueryParamsRequest.encode({ paramsType: "" }).finish())).value);
+    const params = QueryParamsResponse.decode(
+      (await c.query.queryAbci("/cosmos.gov.v1.Query/Params", QueryParamsRequest.encode({ paramsType: "" }).finish())).value,
+    );
     expect(params.params!.votingPeriod).toEqual({ seconds: 1n, nanos: 0 });
     expect(params.params!.minDeposit).toEqual([{ denom: "stake", amount: "10000000" }]);
     const acc = await c.auth.Account({ address: key("alice").address });
@@ -244,10 +238,22 @@ describe("proofs of the state (docs/spec/store.md §5): verified against the nex
       const r = await c.comet.abciQuery({ path, data, height, prove });
       return [r.code ?? 0, r.codespace, r.log ?? "", r.value.length, r.proof === undefined];
     };
-    expect(await q("/store/upgrade/key", Uint8Array.of(0), 1, true)).toEqual([18, "sdk", "cannot query with proof when height <= 1; please provide a valid height: invalid request", 0, true]);
+    expect(await q("/store/upgrade/key", Uint8Array.of(0), 1, true)).toEqual([
+      18,
+      "sdk",
+      "cannot query with proof when height <= 1; please provide a valid height: invalid request",
+      0,
+      true,
+    ]);
     const latest = (await c.comet.status()).syncInfo.latestBlockHeight;
     expect(await q("/store/upgrade/key", Uint8Array.of(0x02, ...utf8("bank")), latest + 1000, false)).toEqual([0, "", "version does not exist", 0, true]);
-    expect(await q("/store/upgrade/key", Uint8Array.of(0x02), latest + 1000, true)).toEqual([18, "sdk", "proof is unexpectedly empty; ensure height has not been pruned: invalid request", 0, true]);
+    expect(await q("/store/upgrade/key", Uint8Array.of(0x02), latest + 1000, true)).toEqual([
+      18,
+      "sdk",
+      "proof is unexpectedly empty; ensure height has not been pruned: invalid request",
+      0,
+      true,
+    ]);
     expect(await q("/store/_node/key", utf8("block_time"), 0, true)).toEqual([6, "sdk", "no such store: _node: unknown request", 0, true]);
     expect(await q("/store/upgrade/key", new Uint8Array(0), 0, false)).toEqual([2, "sdk", "query cannot be zero length: tx parse error", 0, true]);
     // A prefix scan is never proven.
@@ -273,7 +279,7 @@ describe("REST and gRPC (serveQueries on the devnet)", () => {
     expect(await future.json()).toEqual({ code: 3, message: "requested block height is bigger then the chain length", details: [] });
     const nan = await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/abc`);
     expect(nan.status).toBe(400);
-    expect((await (await fetch(`${node.restUrl}/cosmos/upgrade/v1beta1/current_plan`)).text())).toBe('{"plan":null}');
+    expect(await (await fetch(`${node.restUrl}/cosmos/upgrade/v1beta1/current_plan`)).text()).toBe('{"plan":null}');
     const zero = await fetch(`${node.restUrl}/cosmos/base/tendermint/v1beta1/blocks/0`);
     expect([zero.status, await zero.json()]).toEqual([500, { code: 2, message: "height must be greater than 0, but got 0", details: [] }]);
     expect(res.headers.get("x-cosmos-block-height")).toMatch(/^\d+$/);
@@ -289,8 +295,14 @@ describe("REST and gRPC (serveQueries on the devnet)", () => {
       const q = new UpgradeGrpc({
         request: (service, method, data) =>
           new Promise((resolve, reject) =>
-            client.makeUnaryRequest(`/${service}/${method}`, (b: Buffer) => b, (b: Buffer) => b, Buffer.from(data), new grpc.Metadata(), { deadline: Date.now() + 5000 }, (err, v) =>
-              err ? reject(err) : resolve(new Uint8Array(v!)),
+            client.makeUnaryRequest(
+              `/${service}/${method}`,
+              (b: Buffer) => b,
+              (b: Buffer) => b,
+              Buffer.from(data),
+              new grpc.Metadata(),
+              { deadline: Date.now() + 5000 },
+              (err, v) => (err ? reject(err) : resolve(new Uint8Array(v!))),
             ),
           ),
       });
@@ -306,7 +318,11 @@ describe("REST and gRPC (serveQueries on the devnet)", () => {
 describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps running", () => {
   it("a replayed tx: 19 while in the mempool, 32 once included", async () => {
     const alice = key("alice");
-    const tx = await signTx(c.auth, alice, [cancelUpgradeAny()].map((m) => submitProposalAny(alice.address, [m], "", "Cancel", "Nothing to cancel")));
+    const tx = await signTx(
+      c.auth,
+      alice,
+      [cancelUpgradeAny()].map((m) => submitProposalAny(alice.address, [m], "", "Cancel", "Nothing to cancel")),
+    );
     const first = await c.comet.broadcastTxSync({ tx });
     expect(first.code).toBe(0);
     const again = await c.comet.broadcastTxSync({ tx });
@@ -328,10 +344,18 @@ describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps runni
     const wrongKey = await c.comet.broadcastTxSync({ tx: await signTx(c.auth, bob, msg, { signWith: key("alice").private_key }) });
     expect(wrongKey.code).toBe(4);
     expect(wrongKey.codespace).toBe("sdk");
-    expect(wrongKey.log).toMatch(/^signature verification failed; please verify account number \(\d+\), sequence \(\d+\) and chain-id \(xupgrade-devnet-1\): unauthorized$/);
+    expect(wrongKey.log).toMatch(
+      /^signature verification failed; please verify account number \(\d+\), sequence \(\d+\) and chain-id \(xupgrade-devnet-1\): unauthorized$/,
+    );
     // bob's proposal carrying alice's public key (and signature).
-    const other = await c.comet.broadcastTxSync({ tx: await signTx(c.auth, { ...key("alice") }, [submitProposalAny(bob.address, [cancelUpgradeAny()])], { accountNumber: 5n, sequence: 0n }) });
-    expect([other.code, other.codespace, other.log]).toEqual([8, "sdk", `pubKey does not match signer address ${bob.address} with signer index: 0: invalid pubkey`]);
+    const other = await c.comet.broadcastTxSync({
+      tx: await signTx(c.auth, { ...key("alice") }, [submitProposalAny(bob.address, [cancelUpgradeAny()])], { accountNumber: 5n, sequence: 0n }),
+    });
+    expect([other.code, other.codespace, other.log]).toEqual([
+      8,
+      "sdk",
+      `pubKey does not match signer address ${bob.address} with signer index: 0: invalid pubkey`,
+    ]);
     const chain = await c.comet.broadcastTxSync({ tx: await signTx(c.auth, bob, msg, { chainId: "other-chain" }) });
     expect(chain.code).toBe(4);
     // The node reports its own chain id (as the SDK does): the signer must compare.
@@ -349,15 +373,27 @@ describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps runni
     let r = await deliver(await signTx(c.auth, alice, [submitProposalAny(alice.address, [])]));
     expect([r.code, r.codespace, r.log]).toEqual([11, "gov", "failed to execute message; message index: 0: no messages proposed"]);
     r = await deliver(await signTx(c.auth, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("x", 10_000n, "", alice.address)])]));
-    expect([r.code, r.codespace, r.log]).toEqual([13, "gov", `failed to execute message; message index: 0: ${alice.address}: expected gov account as only signer for proposal message`]);
+    expect([r.code, r.codespace, r.log]).toEqual([
+      13,
+      "gov",
+      `failed to execute message; message index: 0: ${alice.address}: expected gov account as only signer for proposal message`,
+    ]);
     r = await deliver(await signTx(c.auth, alice, [submitProposalAny(alice.address, [{ typeUrl: "/foo.Bar", value: new Uint8Array() }])]));
-    expect([r.code, r.codespace, r.log]).toEqual([10, "gov", "failed to execute message; message index: 0: /foo.Bar: proposal message not recognized by router"]);
+    expect([r.code, r.codespace, r.log]).toEqual([
+      10,
+      "gov",
+      "failed to execute message; message index: 0: /foo.Bar: proposal message not recognized by router",
+    ]);
     r = await deliver(await signTx(c.auth, alice, [voteAny(999n, alice.address)]));
     expect([r.code, r.codespace, r.log]).toEqual([2, "gov", "failed to execute message; message index: 0: 999: unknown proposal"]);
     r = await deliver(await signTx(c.auth, alice, [voteAny(1n, alice.address, 9)]));
     expect([r.code, r.codespace, r.log]).toEqual([7, "gov", "failed to execute message; message index: 0: 9: invalid vote option"]);
     r = await deliver(await signTx(c.auth, alice, [submitProposalAny(alice.address, [cancelUpgradeAny()], "5", "t", "")]));
-    expect([r.code, r.codespace, r.log]).toEqual([12, "gov", "failed to execute message; message index: 0: proposal summary cannot be empty: invalid proposal message"]);
+    expect([r.code, r.codespace, r.log]).toEqual([
+      12,
+      "gov",
+      "failed to execute message; message index: 0: proposal summary cannot be empty: invalid proposal message",
+    ]);
   });
 
   it("a passed proposal whose upgrade message fails ends FAILED, nothing scheduled; a finished proposal is inactive (3)", async () => {
@@ -368,15 +404,23 @@ describe("tx-level errors (docs/spec/interfaces.md §7) and the node keeps runni
     for (const v of ["validator0", "validator1", "validator2"]) {
       expect((await c.comet.broadcastTxSync({ tx: await signTx(c.auth, key(v), [voteAny(id, key(v).address)]) })).code).toBe(0);
     }
-    const p = await waitUntil(async () => {
-      const { proposal } = await c.gov.Proposal({ proposalId: id });
-      return proposal!.status === ProposalStatus.PROPOSAL_STATUS_FAILED ? proposal : undefined;
-    }, 10_000, "the proposal to fail");
+    const p = await waitUntil(
+      async () => {
+        const { proposal } = await c.gov.Proposal({ proposalId: id });
+        return proposal!.status === ProposalStatus.PROPOSAL_STATUS_FAILED ? proposal : undefined;
+      },
+      10_000,
+      "the proposal to fail",
+    );
     expect(p.failedReason).toBe("upgrade cannot be scheduled in the past: invalid request");
     expect(p.finalTallyResult!.yesCount).toBe("300000000");
     expect((await c.upgrade.CurrentPlan({})).plan).toBeUndefined();
     const late = await broadcastAndWait(c.comet, await signTx(c.auth, key("validator3"), [voteAny(id, key("validator3").address)]));
-    expect([late.result.code, late.result.codespace, late.result.log]).toEqual([3, "gov", `failed to execute message; message index: 0: ${id}: inactive proposal`]);
+    expect([late.result.code, late.result.codespace, late.result.log]).toEqual([
+      3,
+      "gov",
+      `failed to execute message; message index: 0: ${id}: inactive proposal`,
+    ]);
   });
 });
 
@@ -402,7 +446,15 @@ describe("deposits, the deposit period and cosmjs' signing client", () => {
     r = await deliver(await signTx(c.auth, v3, [submitProposalAny(v3.address, [cancelUpgradeAny()], "1000")]));
     const short = BigInt(r.events.find((e) => e.type === "submit_proposal")!.attributes.find((a) => a.key === "proposal_id")!.value);
     expect(await balance(v3.address)).toBe(before - 1000n);
-    await waitUntil(() => c.gov.Proposal({ proposalId: short }).then(() => undefined, () => true), 10_000, "the proposal to be dropped");
+    await waitUntil(
+      () =>
+        c.gov.Proposal({ proposalId: short }).then(
+          () => undefined,
+          () => true,
+        ),
+      10_000,
+      "the proposal to be dropped",
+    );
     expect(await balance(v3.address)).toBe(before);
     r = await deliver(await signTx(c.auth, bob, [depositAny(short, bob.address, "1")]));
     expect([r.code, r.codespace]).toEqual([2, "gov"]);
@@ -414,7 +466,10 @@ describe("deposits, the deposit period and cosmjs' signing client", () => {
     const bob = key("bob");
     const errors: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const send = { typeUrl: "/cosmos.bank.v1beta1.MsgSend", value: MsgSend.encode({ fromAddress: bob.address, toAddress: key("alice").address, amount: [{ denom: "stake", amount: "1" }] }).finish() };
+      const send = {
+        typeUrl: "/cosmos.bank.v1beta1.MsgSend",
+        value: MsgSend.encode({ fromAddress: bob.address, toAddress: key("alice").address, amount: [{ denom: "stake", amount: "1" }] }).finish(),
+      };
       const r = await c.comet.broadcastTxSync({ tx: await signTx(c.auth, bob, [send]) });
       expect(r.code).toBe(0);
       const end = Date.now() + 10_000;

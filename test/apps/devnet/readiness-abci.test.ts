@@ -87,7 +87,13 @@ async function open(home: string): Promise<Node> {
     engine: "cometbft",
   });
   servers.push(queries);
-  const app = new CometApp({ state: node.state, queries: () => queries.abci, logger, plan: () => node.queryKeeper.getUpgradePlan(), readiness: new ReadinessFileReader(readinessFilePath(home)) });
+  const app = new CometApp({
+    state: node.state,
+    queries: () => queries.abci,
+    logger,
+    plan: () => node.queryKeeper.getUpgradePlan(),
+    readiness: new ReadinessFileReader(readinessFilePath(home)),
+  });
   const pv = JSON.parse(readFileSync(join(home, "config", "priv_validator_key.json"), "utf8")) as { priv_key: { value: string } };
   const key = consensusKeyFromSeed(fromBase64(pv.priv_key.value).subarray(0, 32));
   return { ...node, app, logger, home, key };
@@ -132,7 +138,17 @@ class Net {
       validators: this.g.validators.map((v) => ({ pubKey: { ed25519: fromBase64(v.pub_key.value) }, power: BigInt(v.power) })),
       appStateBytes: new TextEncoder().encode(JSON.stringify(this.g.app_state)),
       initialHeight: 1n,
-      consensusParams: { abci: { voteExtensionsEnableHeight: BigInt((JSON.parse(readFileSync(join(dir, "node0", "config", "genesis.json"), "utf8")) as { consensus_params: { abci: { vote_extensions_enable_height: string } } }).consensus_params.abci.vote_extensions_enable_height) } },
+      consensusParams: {
+        abci: {
+          voteExtensionsEnableHeight: BigInt(
+            (
+              JSON.parse(readFileSync(join(dir, "node0", "config", "genesis.json"), "utf8")) as {
+                consensus_params: { abci: { vote_extensions_enable_height: string } };
+              }
+            ).consensus_params.abci.vote_extensions_enable_height,
+          ),
+        },
+      },
     });
     const hashes = await Promise.all(this.nodes.map((n) => n.app.initChain(req)));
     expect(new Set(hashes.map((r) => hex(r.appHash))).size).toBe(1);
@@ -164,13 +180,17 @@ class Net {
   }
 
   prepare(h: bigint, txs: Uint8Array[] = [], local = this.localLastCommit()): Uint8Array[] {
-    return this.proposer(h).app.prepareProposal(RequestPrepareProposal.fromPartial({ height: h, maxTxBytes: 1_000_000n, txs, localLastCommit: local, time: this.time(h) })).txs;
+    return this.proposer(h).app.prepareProposal(
+      RequestPrepareProposal.fromPartial({ height: h, maxTxBytes: 1_000_000n, txs, localLastCommit: local, time: this.time(h) }),
+    ).txs;
   }
 
   /** ProcessProposal on one validator: ACCEPT or REJECT, and the check it logged. */
   async process(n: Node, h: bigint, txs: Uint8Array[], last = this.lastCommit()): Promise<{ status: number; check?: string }> {
     const before = n.logger.records.length;
-    const r = await n.app.processProposal(RequestProcessProposal.fromPartial({ height: h, txs, proposedLastCommit: last, time: this.time(h), proposerAddress: this.proposer(h).key.address }));
+    const r = await n.app.processProposal(
+      RequestProcessProposal.fromPartial({ height: h, txs, proposedLastCommit: last, time: this.time(h), proposerAddress: this.proposer(h).key.address }),
+    );
     const rec = n.logger.records.slice(before).find((x) => x.msg.startsWith("rejected a proposal"));
     return { status: r.status, check: rec?.check as string | undefined };
   }
@@ -180,7 +200,13 @@ class Net {
     const h = this.height + 1n;
     const block = this.prepare(h, txs);
     for (const n of this.nodes) expect((await this.process(n, h, block)).status).toBe(ACCEPT);
-    const req = RequestFinalizeBlock.fromPartial({ height: h, txs: block, decidedLastCommit: this.lastCommit(), time: this.time(h), hash: sha256(new TextEncoder().encode(`block ${h}`)) });
+    const req = RequestFinalizeBlock.fromPartial({
+      height: h,
+      txs: block,
+      decidedLastCommit: this.lastCommit(),
+      time: this.time(h),
+      hash: sha256(new TextEncoder().encode(`block ${h}`)),
+    });
     const results = await Promise.all(this.nodes.map((n) => n.app.finalizeBlock(req)));
     expect(new Set(results.map((r) => hex(r.appHash as Uint8Array))).size).toBe(1);
     this.results = results;
@@ -193,7 +219,18 @@ class Net {
         votes.push({ validator, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0), blockIdFlag: ABSENT });
         continue;
       }
-      const ext = (await n.app.extendVote({ hash: new Uint8Array(32), height: h, time: this.time(h), txs: [], proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) })).voteExtension;
+      const ext = (
+        await n.app.extendVote({
+          hash: new Uint8Array(32),
+          height: h,
+          time: this.time(h),
+          txs: [],
+          proposedLastCommit: { round: 0, votes: [] },
+          misbehavior: [],
+          nextValidatorsHash: new Uint8Array(32),
+          proposerAddress: new Uint8Array(20),
+        })
+      ).voteExtension;
       for (const other of this.nodes) {
         if (other === n) continue;
         expect(other.app.verifyVoteExtension({ hash: new Uint8Array(32), validatorAddress: n.key.address, height: h, voteExtension: ext }).status).toBe(ACCEPT);
@@ -226,10 +263,18 @@ class Net {
   async schedule(height: bigint): Promise<void> {
     const key = (name: string) => this.keys.find((k) => k.name === name)!;
     const alice = key("alice");
-    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", height)])], { accountNumber: BigInt(alice.account_number), sequence: 0n });
+    const proposal = await signTx({} as never, alice, [submitProposalAny(alice.address, [softwareUpgradeAny("v2", height)])], {
+      accountNumber: BigInt(alice.account_number),
+      sequence: 0n,
+    });
     await this.step([proposal]);
     const votes = await Promise.all(
-      [0, 1, 2, 3].map((i) => signTx({} as never, key(`validator${i}`), [voteAny(1n, key(`validator${i}`).address)], { accountNumber: BigInt(key(`validator${i}`).account_number), sequence: 0n })),
+      [0, 1, 2, 3].map((i) =>
+        signTx({} as never, key(`validator${i}`), [voteAny(1n, key(`validator${i}`).address)], {
+          accountNumber: BigInt(key(`validator${i}`).account_number),
+          sequence: 0n,
+        }),
+      ),
     );
     await this.step(votes);
     while (!this.nodes[0].queryKeeper.getUpgradePlan()) await this.step();
@@ -332,12 +377,20 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
     // Forge on a vote that carries an attestation.
     const at = body.votes.findIndex((v) => v.voteExtension.length > 0);
     expect(at).toBeGreaterThanOrEqual(0);
-    const edit = (i: number, f: (v: ExtendedVoteInfo) => ExtendedVoteInfo) => ({ ...body, votes: body.votes.map((v, j) => (j === (i === 0 ? at : i) ? f({ ...v }) : v)) });
+    const edit = (i: number, f: (v: ExtendedVoteInfo) => ExtendedVoteInfo) => ({
+      ...body,
+      votes: body.votes.map((v, j) => (j === (i === 0 ? at : i) ? f({ ...v }) : v)),
+    });
     const signer = (i: number) => net.nodes.find((x) => hex(x.key.address) === hex(body.votes[i === 0 ? at : i].validator.address))!;
     const other = attestation({ appHash: new Uint8Array(32).fill(0x99) });
     const forged = encodeVoteExtension(other);
     const unknownKey = consensusKeyFromSeed(new Uint8Array(32).fill(9));
-    const unknownVote: ExtendedVoteInfo = { validator: { address: unknownKey.address, power: 100n }, blockIdFlag: COMMIT, voteExtension: forged, extensionSignature: signEd25519(unknownKey, voteExtensionSignBytes(net.g.chain_id, h - 1n, 0, forged)) };
+    const unknownVote: ExtendedVoteInfo = {
+      validator: { address: unknownKey.address, power: 100n },
+      blockIdFlag: COMMIT,
+      voteExtension: forged,
+      extensionSignature: signEd25519(unknownKey, voteExtensionSignBytes(net.g.chain_id, h - 1n, 0, forged)),
+    };
     const withUnknown = { ...body, votes: [...body.votes.slice(0, 3), unknownVote] };
     const malformed = Uint8Array.of(0x0a, 0x01, 0xff);
     const cases: [string, Uint8Array[], CommitInfo | undefined, string][] = [
@@ -349,15 +402,50 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
       ["a vote left out", [inject({ ...body, votes: body.votes.slice(1) })], undefined, "votes"],
       ["validators swapped", [inject({ ...body, votes: [body.votes[1], body.votes[0], ...body.votes.slice(2)] })], undefined, "validator"],
       ["more power claimed", [inject(edit(0, (v) => ({ ...v, validator: { ...v.validator, power: 900n } })))], undefined, "validator"],
-      ["a commit vote called absent", [inject(edit(0, (v) => ({ ...v, blockIdFlag: ABSENT, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })))], undefined, "flag"],
-      ["an extension on an absent vote", [inject({ ...body, votes: body.votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) })], { ...net.lastCommit(body), votes: net.lastCommit(body).votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) }, "extension-without-commit"],
+      [
+        "a commit vote called absent",
+        [inject(edit(0, (v) => ({ ...v, blockIdFlag: ABSENT, voteExtension: new Uint8Array(0), extensionSignature: new Uint8Array(0) })))],
+        undefined,
+        "flag",
+      ],
+      [
+        "an extension on an absent vote",
+        [inject({ ...body, votes: body.votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) })],
+        { ...net.lastCommit(body), votes: net.lastCommit(body).votes.map((v, j) => (j === at ? { ...v, blockIdFlag: ABSENT } : v)) },
+        "extension-without-commit",
+      ],
       ["an extension without its signature", [inject(edit(0, (v) => ({ ...v, extensionSignature: new Uint8Array(0) })))], undefined, "unsigned-extension"],
       ["a validator the state does not know", [inject(withUnknown)], net.lastCommit(withUnknown), "unknown-validator"],
-      ["another validator's attestation under a signature that is not its", [inject(edit(0, (v) => ({ ...v, voteExtension: forged })))], undefined, "signature"],
-      ["a signature over another height", [inject(edit(0, (v) => ({ ...v, voteExtension: forged, extensionSignature: net.sign(signer(0), h, 0, forged) })))], undefined, "signature"],
-      ["a signature for another chain", [inject(edit(0, (v) => ({ ...v, voteExtension: forged, extensionSignature: net.sign(signer(0), h - 1n, 0, forged, "other-chain") })))], undefined, "signature"],
-      ["a flipped signature byte", [inject(edit(0, (v) => ({ ...v, extensionSignature: v.extensionSignature.map((b, k) => (k === 5 ? b ^ 1 : b)) })))], undefined, "signature"],
-      ["a malformed extension, validly signed", [inject(edit(0, (v) => ({ ...v, voteExtension: malformed, extensionSignature: net.sign(signer(0), h - 1n, 0, malformed) })))], undefined, "shape"],
+      [
+        "another validator's attestation under a signature that is not its",
+        [inject(edit(0, (v) => ({ ...v, voteExtension: forged })))],
+        undefined,
+        "signature",
+      ],
+      [
+        "a signature over another height",
+        [inject(edit(0, (v) => ({ ...v, voteExtension: forged, extensionSignature: net.sign(signer(0), h, 0, forged) })))],
+        undefined,
+        "signature",
+      ],
+      [
+        "a signature for another chain",
+        [inject(edit(0, (v) => ({ ...v, voteExtension: forged, extensionSignature: net.sign(signer(0), h - 1n, 0, forged, "other-chain") })))],
+        undefined,
+        "signature",
+      ],
+      [
+        "a flipped signature byte",
+        [inject(edit(0, (v) => ({ ...v, extensionSignature: v.extensionSignature.map((b, k) => (k === 5 ? b ^ 1 : b)) })))],
+        undefined,
+        "signature",
+      ],
+      [
+        "a malformed extension, validly signed",
+        [inject(edit(0, (v) => ({ ...v, voteExtension: malformed, extensionSignature: net.sign(signer(0), h - 1n, 0, malformed) })))],
+        undefined,
+        "shape",
+      ],
     ];
     for (const [what, txs, last, check] of cases) expect([what, await net.process(n, h, txs, last)]).toEqual([what, { status: REJECT, check }]);
     // An injection before vote extensions carry anything (height 1) is refused as unexpected.
@@ -368,7 +456,13 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
     // FinalizeBlock (CometBFT's replay runs no ProcessProposal) checks again: forged votes tell the tally nothing.
     const before = net.tallies()[0]!;
     const forgedBlock = [inject(edit(0, (v) => ({ ...v, voteExtension: forged })))];
-    const req = RequestFinalizeBlock.fromPartial({ height: h, txs: forgedBlock, decidedLastCommit: net.lastCommit(), time: net.time(h), hash: new Uint8Array(32) });
+    const req = RequestFinalizeBlock.fromPartial({
+      height: h,
+      txs: forgedBlock,
+      decidedLastCommit: net.lastCommit(),
+      time: net.time(h),
+      hash: new Uint8Array(32),
+    });
     const results = await Promise.all(net.nodes.map((x) => x.app.finalizeBlock(req)));
     expect(results.map((r) => r.txResults?.[0]?.code)).toEqual([1, 1, 1, 1]);
     expect(new Set(results.map((r) => hex(r.appHash as Uint8Array))).size).toBe(1);
@@ -389,7 +483,13 @@ describe("upgrade readiness through the ABCI++ application (in process)", { time
     expect([pruned.blockIdFlag, pruned.voteExtension.length, pruned.extensionSignature.length]).toEqual([COMMIT, 0, 0]);
     for (const x of net.nodes) expect((await net.process(x, h, block)).status).toBe(ACCEPT);
     const ready = net.tallies()[0]!.readyPower;
-    const req = RequestFinalizeBlock.fromPartial({ height: h, txs: block, decidedLastCommit: net.lastCommit(local), time: net.time(h), hash: new Uint8Array(32) });
+    const req = RequestFinalizeBlock.fromPartial({
+      height: h,
+      txs: block,
+      decidedLastCommit: net.lastCommit(local),
+      time: net.time(h),
+      hash: new Uint8Array(32),
+    });
     await Promise.all(net.nodes.map((x) => x.app.finalizeBlock(req)));
     for (const x of net.nodes) await x.app.commit();
     expect(net.tallies()[0]!.readyPower).toBe(ready);

@@ -26,7 +26,12 @@ describeCometbft("rehearsing on a CometBFT validator", { timeout: 90_000 }, () =
       expect(running.snapshot.height).toBeGreaterThanOrEqual(5n);
       expect(running.storeUpgrades?.applied).toBe(true);
       const broken = await rehearseUpgrade({ home, app: fixtureApp("v2-broken"), plan: "v2", height: node.height() + 50n });
-      expect(broken).toMatchObject({ ok: false, exitCode: 23, error: "boom: the v2 handler failed after migrating", snapshot: { source: "node", engine: "cometbft" } });
+      expect(broken).toMatchObject({
+        ok: false,
+        exitCode: 23,
+        error: "boom: the v2 handler failed after migrating",
+        snapshot: { source: "node", engine: "cometbft" },
+      });
     } finally {
       await node.stop();
     }

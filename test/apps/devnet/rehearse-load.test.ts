@@ -106,7 +106,13 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
     await wait(200);
     const base = commitIntervals(node!.records, b0, b1);
     const during = commitIntervals(node!.records, r0, r1);
-    const stats = (xs: number[]) => ({ blocks: xs.length + 1, p50: percentile(xs, 50), p95: percentile(xs, 95), p99: percentile(xs, 99), max: Math.max(...xs) });
+    const stats = (xs: number[]) => ({
+      blocks: xs.length + 1,
+      p50: percentile(xs, 50),
+      p95: percentile(xs, 95),
+      p99: percentile(xs, 99),
+      max: Math.max(...xs),
+    });
     const entries = node!.records.filter((x) => x.msg === "served a state snapshot").at(-1);
     console.log(
       `[rehearse-load] ${BLOCK_MS} ms blocks, ${entries?.entries} entries / ${entries?.bytes} bytes per snapshot; commit intervals (ms) ` +
@@ -123,7 +129,11 @@ describe("rehearsals while the node commits a block every 20 ms", { timeout: 120
 
   it("a rehearsal stopped by SIGTERM (a supervisor's timeout) leaves no copy of the state behind", async () => {
     const tmp = tempDir();
-    const cli = spawnCollected("node", [...cliArgs(), "devnet", "rehearse", "--home", home, "--app", fixtureApp("v2-bulk"), "--plan", "v2", "--height", "1000000", "--tmp-dir", tmp], { env: ENV });
+    const cli = spawnCollected(
+      "node",
+      [...cliArgs(), "devnet", "rehearse", "--home", home, "--app", fixtureApp("v2-bulk"), "--plan", "v2", "--height", "1000000", "--tmp-dir", tmp],
+      { env: ENV },
+    );
     await waitUntil(() => readdirSync(tmp).length > 0, 30_000, "the copy to be made");
     cli.proc.kill("SIGTERM");
     expect(await cli.exited).toBe(143);

@@ -50,7 +50,10 @@ afterAll(async () => {
 });
 
 const INFO = '{"binaries":{"any":"https://x.example/v2?checksum=sha256:00"}}';
-const hexUpper = (b: Uint8Array | undefined) => Buffer.from(b ?? []).toString("hex").toUpperCase();
+const hexUpper = (b: Uint8Array | undefined) =>
+  Buffer.from(b ?? [])
+    .toString("hex")
+    .toUpperCase();
 
 /** A copy of a stopped node's home (opening a LevelDB writes to it: the tests read copies, never the home itself). */
 function copyOf(home: string): string {
@@ -69,7 +72,13 @@ async function realUpgrade(home: string, app: string, target: bigint): Promise<{
   } catch (e) {
     return { code: exitCodeFor(e), error: (e as Error).message, copy };
   }
-  if (await node.waitForHeight(target, 30_000).then(() => true, () => false)) await node.stop();
+  if (
+    await node.waitForHeight(target, 30_000).then(
+      () => true,
+      () => false,
+    )
+  )
+    await node.stop();
   const code = await node.done;
   const halt = logger.records.find((r) => r.msg === "halting the node");
   const committed = logger.records.find((r) => r.msg === "committed block" && r.height === String(target));
@@ -98,7 +107,13 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     expect(statSync(snapshotSocketPath(home)).mode & 0o777).toBe(0o600);
 
     early = await rehearseUpgrade({ home, app: V2 });
-    expect(early).toMatchObject({ ok: true, exitCode: 0, error: "", plan: { name: "v2", height: target, info: INFO, source: "chain" }, app: { name: "example-v2", version: "2.0.0" } });
+    expect(early).toMatchObject({
+      ok: true,
+      exitCode: 0,
+      error: "",
+      plan: { name: "v2", height: target, info: INFO, source: "chain" },
+      app: { name: "example-v2", version: "2.0.0" },
+    });
     expect(early.snapshot).toMatchObject({ source: "node", engine: "local" });
     expect(early.snapshot.height).toBeLessThan(target - 1n);
     expect(early.block.height).toBe(target);
@@ -123,7 +138,9 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     const notes = early.stores.find((s) => s.name === "notes")!;
     expect(notes.keysBefore).toBe(Number(early.snapshot.height / 5n));
     expect(early.appHashAfter).toHaveLength(32);
-    expect(early.log.map((r) => r.msg)).toEqual(expect.arrayContaining(["migrating module counter from version 1 to version 2", "adding a new module: tags", "upgrade applied"]));
+    expect(early.log.map((r) => r.msg)).toEqual(
+      expect.arrayContaining(["migrating module counter from version 1 to version 2", "adding a new module: tags", "upgrade applied"]),
+    );
   });
 
   it("the CLI prints the same rehearsal as JSON (snake_case, heights as strings) and as text, and exits 0", async () => {
@@ -154,7 +171,15 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
       consensus_version: "2",
       migrations: [{ from: "1", to: "2", failed: false }],
     });
-    expect((r.stores as Record<string, unknown>[]).find((s) => s.name === "tags")).toEqual({ name: "tags", status: "added", keys_before: 0, keys_after: 1, added: 1, changed: 0, deleted: 0 });
+    expect((r.stores as Record<string, unknown>[]).find((s) => s.name === "tags")).toEqual({
+      name: "tags",
+      status: "added",
+      keys_before: 0,
+      keys_after: 1,
+      added: 1,
+      changed: 0,
+      deleted: 0,
+    });
 
     const text = await runCli(["devnet", "rehearse", "--home", home, "--app", V2, "--verbose"]);
     expect(text.code).toBe(0);
@@ -187,7 +212,11 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     const cases: [app: string, code: number, error: string | RegExp][] = [
       [fixtureApp("v2-broken"), 23, "boom: the v2 handler failed after migrating"],
       [fixtureApp("v2-missing-migration"), 23, "no migration found for module counter from version 2 to version 3: not found"],
-      [fixtureApp("v2-store-mismatch"), 1, `version of store tags mismatch root store's version; expected ${target - 1n} got 0; new stores should be added using StoreUpgrades`],
+      [
+        fixtureApp("v2-store-mismatch"),
+        1,
+        `version of store tags mismatch root store's version; expected ${target - 1n} got 0; new stores should be added using StoreUpgrades`,
+      ],
       [V1, 20, `UPGRADE "v2" NEEDED at height: ${target}: ${INFO}`],
     ];
     for (const [app, code, error] of cases) {
@@ -223,7 +252,14 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     // The CLI: the report, and the real upgrade's exit code as its own.
     const cli = await runCli(["devnet", "rehearse", "--home", home, "--app", fixtureApp("v2-broken"), "-o", "json"]);
     expect(cli.code).toBe(23);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ rehearsed: true, ok: false, exit_code: 23, error: "boom: the v2 handler failed after migrating", halted_in: "block", app_hash_after: "" });
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      rehearsed: true,
+      ok: false,
+      exit_code: 23,
+      error: "boom: the v2 handler failed after migrating",
+      halted_in: "block",
+      app_hash_after: "",
+    });
     const text = await runCli(["devnet", "rehearse", "--home", home, "--app", fixtureApp("v2-store-mismatch")]);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(`result:        the node would HALT at start-up with exit code 1: version of store tags mismatch root store's version;`);
@@ -261,9 +297,22 @@ describe("rehearsing the example v1 → v2 upgrade", { timeout: 180_000 }, () =>
     expect(r).toMatchObject({ ok: true, plan: { name: "v2", height: target + 10n, info: INFO, source: "given" } }); // the chain's info for the same name
     expect(r.warnings).toEqual([`the chain's plan "v2" at height ${target} was replaced on the copy by the plan given`]);
     expect(r.modules.find((m) => m.name === "upgrade")).toMatchObject({ versionBefore: 2n, versionAfter: 2n });
-    const done = await runCli(["devnet", "rehearse", "--home", (await realUpgrade(home, V2, target)).copy, "--app", V2, "--plan", "v2", "--height", String(target + 5n)]);
+    const done = await runCli([
+      "devnet",
+      "rehearse",
+      "--home",
+      (await realUpgrade(home, V2, target)).copy,
+      "--app",
+      V2,
+      "--plan",
+      "v2",
+      "--height",
+      String(target + 5n),
+    ]);
     expect(done.code).toBe(1);
-    expect(done.stderr).toMatch(/^Error: cannot rehearse: cannot schedule "v2" at height \d+ on the copy: upgrade with name v2 has already been completed: invalid request\n$/);
+    expect(done.stderr).toMatch(
+      /^Error: cannot rehearse: cannot schedule "v2" at height \d+ on the copy: upgrade with name v2 has already been completed: invalid request\n$/,
+    );
     const none = await runCli(["devnet", "rehearse", "--home", home, "--app", V2, "--height", "x"]);
     expect(none.stderr).toBe('Error: invalid --height "x": must be a positive integer\n');
   });

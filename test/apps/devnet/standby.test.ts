@@ -15,13 +15,27 @@ import { newHome, removeTempDirs, waitUntil } from "./helpers.js";
 afterAll(removeTempDirs);
 
 /** What data/ holds: each entry's name, size and modification time. */
-const dataState = (home: string) => readdirSync(join(home, "data")).sort().map((n) => `${n} ${statSync(join(home, "data", n)).size} ${statSync(join(home, "data", n)).mtimeMs}`);
+const dataState = (home: string) =>
+  readdirSync(join(home, "data"))
+    .sort()
+    .map((n) => `${n} ${statSync(join(home, "data", n)).size} ${statSync(join(home, "data", n)).mtimeMs}`);
 
-function standby(home: string): { child: ChildProcess; channel: Socket; out: () => string; err: () => string; said: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [...cliArgs(), "devnet", "start", "--home", home, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], {
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-    env: { ...process.env, XUPGRADE_STANDBY_FD: "3" },
-  });
+function standby(home: string): {
+  child: ChildProcess;
+  channel: Socket;
+  out: () => string;
+  err: () => string;
+  said: () => string;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(
+    process.execPath,
+    [...cliArgs(), "devnet", "start", "--home", home, "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0"],
+    {
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      env: { ...process.env, XUPGRADE_STANDBY_FD: "3" },
+    },
+  );
   let out = "";
   let err = "";
   let said = "";

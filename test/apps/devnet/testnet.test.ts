@@ -37,7 +37,11 @@ describe("initTestnet: CometBFT node homes", () => {
     const g = JSON.parse(genesis.toString("utf8"));
     expect(Object.keys(g)).toEqual(["genesis_time", "chain_id", "initial_height", "consensus_params", "validators", "app_hash", "app_state"]);
     expect(g.consensus_params.validator).toEqual({ pub_key_types: ["ed25519"] });
-    expect(g.validators.map((v: { power: string; name: string }) => [v.name, v.power])).toEqual([["validator0", "100"], ["validator1", "100"], ["validator2", "100"]]);
+    expect(g.validators.map((v: { power: string; name: string }) => [v.name, v.power])).toEqual([
+      ["validator0", "100"],
+      ["validator1", "100"],
+      ["validator2", "100"],
+    ]);
     expect(g.app_state.gov.params.voting_period).toBe("7s");
 
     // The same keys as a single-process devnet of the same options.
@@ -59,7 +63,13 @@ describe("initTestnet: CometBFT node homes", () => {
       expect(statSync(join(home, "config", "priv_validator_key.json")).mode & 0o777).toBe(0o600);
       expect(statSync(join(home, "config", "node_key.json")).mode & 0o777).toBe(0o600);
       expect(json(join(home, "data", "priv_validator_state.json"))).toEqual({ height: "0", round: 0, step: 0 });
-      expect(json(join(home, "config", "devnet.json"))).toMatchObject({ engine: "cometbft", moniker: n.name, node_id: n.node_id, block_time: "250ms", rest_laddr: "127.0.0.1:0" });
+      expect(json(join(home, "config", "devnet.json"))).toMatchObject({
+        engine: "cometbft",
+        moniker: n.name,
+        node_id: n.node_id,
+        block_time: "250ms",
+        rest_laddr: "127.0.0.1:0",
+      });
 
       const toml = parseToml(readFileSync(join(home, "config", "config.toml"), "utf8"));
       expect(toml.moniker).toBe(n.name);
@@ -69,7 +79,12 @@ describe("initTestnet: CometBFT node homes", () => {
       expect(toml.consensus).toMatchObject({ timeout_commit: "250ms" });
       expect(toml.instrumentation).toEqual({ prometheus: false });
       const peers = (toml.p2p as { persistent_peers: string }).persistent_peers.split(",");
-      expect(peers.sort()).toEqual(t.nodes.filter((o) => o !== n).map((o) => `${o.node_id}@${o.p2p}`).sort());
+      expect(peers.sort()).toEqual(
+        t.nodes
+          .filter((o) => o !== n)
+          .map((o) => `${o.node_id}@${o.p2p}`)
+          .sort(),
+      );
       for (const p of [Number(new URL(n.rpc).port), Number(n.p2p.split(":")[1])]) {
         expect(p).toBeGreaterThanOrEqual(20_000);
         expect(p).toBeLessThan(32_768);
@@ -89,7 +104,9 @@ describe("initTestnet: CometBFT node homes", () => {
   });
 
   it("refuses to write over a testnet, and bad options, with clear errors", async () => {
-    await expect(initTestnet({ home: t.home })).rejects.toThrow(/testnet\.json already exists: the testnet is already initialised \(pass overwrite to replace it\)$/);
+    await expect(initTestnet({ home: t.home })).rejects.toThrow(
+      /testnet\.json already exists: the testnet is already initialised \(pass overwrite to replace it\)$/,
+    );
     await expect(initTestnet({ home: tempDir(), blockTime: "fast" })).rejects.toThrow(/^invalid block time "fast": /);
     const again = await initTestnet({ home: t.home, validators: 2, overwrite: true });
     expect(again.nodes).toHaveLength(2);
@@ -101,7 +118,9 @@ describe("devnet init --engine cometbft (the CLI)", () => {
     const dir = tempDir("xupgrade-testnet-cli-");
     const r = await runCli(["devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", "2"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^initialised testnet xupgrade-devnet-1 in .+: 2 CometBFT validators\n {2}node0 {2}rpc http:\/\/127\.0\.0\.1:\d+ {2}p2p 127\.0\.0\.1:\d+ {2}id [0-9a-f]{40} {2}home .+node0\n/);
+    expect(r.stderr).toMatch(
+      /^initialised testnet xupgrade-devnet-1 in .+: 2 CometBFT validators\n {2}node0 {2}rpc http:\/\/127\.0\.0\.1:\d+ {2}p2p 127\.0\.0\.1:\d+ {2}id [0-9a-f]{40} {2}home .+node0\n/,
+    );
     const keys = await runCli(["keys", "list", "--keyring-backend", "test", "--home", dir, "-o", "json"]);
     expect((JSON.parse(keys.stdout) as { name: string }[]).map((k) => k.name).sort()).toEqual(["alice", "bob", "validator0", "validator1"]);
   });
@@ -110,7 +129,9 @@ describe("devnet init --engine cometbft (the CLI)", () => {
     expect(errorLine(await runCli(["devnet", "init", "--engine", "cometbft", "--home", tempDir(), "--rpc", "127.0.0.1:0"]))).toBe(
       "--rpc cannot be used with --engine cometbft: every node gets its own name and free loopback ports (see <home>/testnet.json)",
     );
-    expect(errorLine(await runCli(["devnet", "init", "--engine", "tendermint", "--home", tempDir()]))).toBe('invalid --engine "tendermint": must be local or cometbft');
+    expect(errorLine(await runCli(["devnet", "init", "--engine", "tendermint", "--home", tempDir()]))).toBe(
+      'invalid --engine "tendermint": must be local or cometbft',
+    );
     expect(errorLine(await runCli(["devnet", "start", "--engine", "x", "--home", tempDir()]))).toBe('invalid --engine "x": must be local or cometbft');
   });
 });
@@ -119,10 +140,16 @@ describe("starting a node: the engine must fit the home, and CometBFT must be th
   it("says which engine a home is for", async () => {
     const local = tempDir();
     await initDevnet({ home: local });
-    await expect(startDevnet({ home: local, engine: "cometbft" })).rejects.toThrow(/is a single-process devnet home: initialise a CometBFT testnet with `xupgrade devnet init --engine cometbft`/);
+    await expect(startDevnet({ home: local, engine: "cometbft" })).rejects.toThrow(
+      /is a single-process devnet home: initialise a CometBFT testnet with `xupgrade devnet init --engine cometbft`/,
+    );
     const net = await initTestnet({ home: tempDir(), validators: 1 });
-    await expect(startDevnet({ home: net.nodes[0].home, engine: "local" })).rejects.toThrow(/is a CometBFT node home \(devnet init --engine cometbft\): start it with --engine cometbft$/);
-    await expect(startDevnet({ home: net.nodes[0].home, blockTime: "1s" })).rejects.toThrow(/^the block time of a CometBFT node is its timeout_commit: set it in .+config\.toml$/);
+    await expect(startDevnet({ home: net.nodes[0].home, engine: "local" })).rejects.toThrow(
+      /is a CometBFT node home \(devnet init --engine cometbft\): start it with --engine cometbft$/,
+    );
+    await expect(startDevnet({ home: net.nodes[0].home, blockTime: "1s" })).rejects.toThrow(
+      /^the block time of a CometBFT node is its timeout_commit: set it in .+config\.toml$/,
+    );
   });
 
   it.skipIf(!COMETBFT)("a CometBFT that cannot start (its RPC port taken) fails the start with its own words, and leaves nothing running", async () => {
@@ -144,7 +171,9 @@ describe("starting a node: the engine must fit the home, and CometBFT must be th
 
   it("finds CometBFT or says what to install; refuses a binary that is not CometBFT v0.38", () => {
     const dir = tempDir();
-    expect(() => findCometbft(join(dir, "missing"))).toThrow(/missing \(from --cometbft\) does not exist: pass --cometbft <path>, set XUPGRADE_COMETBFT, put CometBFT v0\.38 on PATH, or run `npm run peers`/);
+    expect(() => findCometbft(join(dir, "missing"))).toThrow(
+      /missing \(from --cometbft\) does not exist: pass --cometbft <path>, set XUPGRADE_COMETBFT, put CometBFT v0\.38 on PATH, or run `npm run peers`/,
+    );
     const fake = (name: string, out: string) => {
       const p = join(dir, name);
       writeFileSync(p, `#!/bin/sh\necho '${out}'\n`);

@@ -38,8 +38,7 @@ const TX_BODY =
   "0a88020a202f636f736d6f732e676f762e76312e4d73675375626d697450726f706f73616c12e3010a730a2a2f636f736d6f732e757067726164652e763162657461312e4d7367536f6674776172655570677261646512450a2d636f736d6f73313064303779323635676d6d757674347a30773961773838306a6e73723730306a367a6e396b6e12140a027632120b088092b8c398feffffff0118e80712110a057374616b65120831303030303030301a2d636f736d6f7331307a67397438766d353861706a6863726b777776396a6e736c793361707a79703468333776302a0d5570677261646520746f207632321b53776974636820746f207632206174206865696768742031303030";
 const AUTH_INFO =
   "0a4e0a460a1f2f636f736d6f732e63727970746f2e736563703235366b312e5075624b657912230a2103f76b4c534d43105f8a8a2f582b40f908b818a7052591ff3aaed4224c161e7cb412040a020801120410c09a0c";
-const SIGNATURE =
-  "a86dc6149d5a14540a6bf4758a1a41272cc3b5d46d1393fd0a895de0be297d084ee41fdcb4d529a04dd6bce58b79b1e73cef1cc3e5e35a165ec08aad76ee66ea";
+const SIGNATURE = "a86dc6149d5a14540a6bf4758a1a41272cc3b5d46d1393fd0a895de0be297d084ee41fdcb4d529a04dd6bce58b79b1e73cef1cc3e5e35a165ec08aad76ee66ea";
 const TX_HASH = "6D45233A37A82CC9E28CD1F14D2CF60A1FFD7D3F6AD7A8C80D030B6033A074A5";
 const TX_RAW = `0a8b02${TX_BODY}1256${AUTH_INFO}1a40${SIGNATURE}`;
 
@@ -51,7 +50,17 @@ describe("tx verification (docs/spec/interfaces.md §8 signed example)", () => {
   });
 
   it("cosmjs DirectSecp256k1Wallet reproduces the TxRaw vector byte for byte", async () => {
-    const key = { name: "t", role: "account" as const, type: "secp256k1" as const, address: ADDRESS, pubkey: "", private_key: KEY, mnemonic: "", account_number: "5", coins: [] };
+    const key = {
+      name: "t",
+      role: "account" as const,
+      type: "secp256k1" as const,
+      address: ADDRESS,
+      pubkey: "",
+      private_key: KEY,
+      mnemonic: "",
+      account_number: "5",
+      coins: [],
+    };
     const proposal = submitProposalAny(ADDRESS, [softwareUpgradeAny("v2", 1000n)], "10000000", "Upgrade to v2", "Switch to v2 at height 1000");
     const raw = await signTx({} as never, key, [proposal], { accountNumber: 5n, sequence: 0n });
     expect(toHex(raw)).toBe(TX_RAW);
@@ -158,7 +167,11 @@ describe("initDevnet", () => {
     }
     expect(keys[0].voting_power).toBe("100");
     const genesis = JSON.parse(readFileSync(join(home, "config", "genesis.json"), "utf8"));
-    expect(genesis.app_state.gov.params).toMatchObject({ voting_period: "1s", max_deposit_period: "1s", min_deposit: [{ denom: "stake", amount: "10000000" }] });
+    expect(genesis.app_state.gov.params).toMatchObject({
+      voting_period: "1s",
+      max_deposit_period: "1s",
+      min_deposit: [{ denom: "stake", amount: "10000000" }],
+    });
     expect(genesis.app_state.staking.validators).toHaveLength(3);
   });
 
@@ -173,7 +186,11 @@ describe("initDevnet", () => {
     await expect(initDevnet({ home, validators: 0 })).rejects.toThrow(/validators must be an integer from 1 to 100/);
     await expect(initDevnet({ home, votingPeriod: "ten seconds" })).rejects.toThrow(/invalid voting period/);
     // Typed: the kind of failure, for callers that decide on it.
-    await expect(initDevnet({ home, votingPeriod: "1us" })).rejects.toMatchObject({ name: "DevnetError", kind: "option", message: 'invalid voting period "1us": must be at least 1ms' });
+    await expect(initDevnet({ home, votingPeriod: "1us" })).rejects.toMatchObject({
+      name: "DevnetError",
+      kind: "option",
+      message: 'invalid voting period "1us": must be at least 1ms',
+    });
     await expect(initDevnet({ home: a.home })).rejects.toMatchObject({ name: "DevnetError", kind: "home" });
     await expect(initDevnet({ home, minDeposit: "1.5stake" })).rejects.toThrow(/amount must be a whole number/);
     await expect(initDevnet({ home, chainId: "bad chain" })).rejects.toThrow(/invalid chain id/);
@@ -183,8 +200,7 @@ describe("initDevnet", () => {
 });
 
 describe("app definitions and RunMigrations (docs/spec/keeper.md §8.3)", () => {
-  const ctx = (module: string): ModuleContext =>
-    ({ module, height: 10n, timeNs: 0n, chainId: "c", logger: silentLogger, store: () => new MemoryStore() });
+  const ctx = (module: string): ModuleContext => ({ module, height: 10n, timeNs: 0n, chainId: "c", logger: silentLogger, store: () => new MemoryStore() });
 
   it("runs from → to migrations in order (names sorted, auth last), initialises new modules, returns every version", async () => {
     const calls: string[] = [];
@@ -263,7 +279,10 @@ describe("gov tally (v0.50 rules over validator power)", () => {
     const v = view(["gov"]);
     for (const [voter, option] of votes) {
       // Votes are keyed by address bytes in the store; the tally only reads them back, so store them directly.
-      v.store("gov").set(new Uint8Array([0x20, 0, 0, 0, 0, 0, 0, 0, 1, ...new TextEncoder().encode(voter)]), Vote.encode({ proposalId: 1n, voter: `cosmos1${voter}`, options: [{ option, weight: "1.000000000000000000" }], metadata: "" }).finish());
+      v.store("gov").set(
+        new Uint8Array([0x20, 0, 0, 0, 0, 0, 0, 0, 1, ...new TextEncoder().encode(voter)]),
+        Vote.encode({ proposalId: 1n, voter: `cosmos1${voter}`, options: [{ option, weight: "1.000000000000000000" }], metadata: "" }).finish(),
+      );
     }
     const r = gov.tally(v, { id: 1n } as never, params);
     return [r.passes, r.burnDeposits];
@@ -273,9 +292,25 @@ describe("gov tally (v0.50 rules over validator power)", () => {
     expect(tally([["c", 1]])).toEqual([false, false]); // 300/1000 < 33.4 %
     expect(tally([["d", 1]])).toEqual([true, false]); // 400/1000 ≥ quorum, all yes
     expect(tally([["d", 2]])).toEqual([false, false]); // all abstain
-    expect(tally([["d", 1], ["c", 4]])).toEqual([false, true]); // veto 300/700 > 33.4 %: burn
-    expect(tally([["b", 1], ["c", 3]])).toEqual([false, false]); // yes 200/500 ≤ 50 %
-    expect(tally([["c", 1], ["b", 3], ["a", 2]])).toEqual([true, false]); // yes 300/(600-100) > 50 %
+    expect(
+      tally([
+        ["d", 1],
+        ["c", 4],
+      ]),
+    ).toEqual([false, true]); // veto 300/700 > 33.4 %: burn
+    expect(
+      tally([
+        ["b", 1],
+        ["c", 3],
+      ]),
+    ).toEqual([false, false]); // yes 200/500 ≤ 50 %
+    expect(
+      tally([
+        ["c", 1],
+        ["b", 3],
+        ["a", 2],
+      ]),
+    ).toEqual([true, false]); // yes 300/(600-100) > 50 %
   });
 });
 

@@ -12,7 +12,21 @@ import { BACKUP_MARKER, backupData, findBackup } from "../../../bindings/apps/vi
 import { Layout } from "../../../bindings/apps/visor/layout.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
-import { CHAIN2_DUMMYD, captureLog, fileServer, newHome, removeTempDirs, seal, snapshot, spawnVisor, stage, tempDir, visor, waitUntil, type Home } from "./helpers.js";
+import {
+  CHAIN2_DUMMYD,
+  captureLog,
+  fileServer,
+  newHome,
+  removeTempDirs,
+  seal,
+  snapshot,
+  spawnVisor,
+  stage,
+  tempDir,
+  visor,
+  waitUntil,
+  type Home,
+} from "./helpers.js";
 
 afterAll(() => {
   removeTempDirs();
@@ -22,7 +36,11 @@ afterAll(() => {
 const infoFile = (h: Home) => join(h.home, "data", "upgrade-info.json");
 const backupsIn = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("data-backup-"));
 const marker = (dir: string) => JSON.parse(readFileSync(join(dir, BACKUP_MARKER), "utf8")) as Record<string, unknown>;
-const plan = (h: Home, url = "") => writeFileSync(infoFile(h), JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: url && JSON.stringify({ binaries: { [osArch()]: url } }) }));
+const plan = (h: Home, url = "") =>
+  writeFileSync(
+    infoFile(h),
+    JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: url && JSON.stringify({ binaries: { [osArch()]: url } }) }),
+  );
 const RESTARTS = 4;
 
 describe.concurrent("repeated failing starts leave at most one backup per plan", () => {
@@ -93,31 +111,35 @@ describe.concurrent("repeated failing starts leave at most one backup per plan",
 
   const shm = "/dev/shm";
   const otherVolume = existsSync(shm) && statSync(shm).isDirectory() && statSync(shm).dev !== statSync(tempDir()).dev;
-  it.skipIf(!otherVolume)("the backup directory on another volume: a crash leaves a tagged temporary copy there, swept by the next start", async () => {
-    const h = await newHome("echo v1");
-    await stage(h, "v2", CHAIN2_DUMMYD);
-    plan(h);
-    const backupDir = join(shm, `xupgrade-test-${process.pid}-${Date.now()}`);
-    mkdirSync(backupDir);
-    try {
-      const env = { DAEMON_RESTART_AFTER_UPGRADE: "false", DAEMON_DATA_BACKUP_DIR: backupDir };
-      const crashed = spawnVisor(h, ["start"], env, { pause: "backup" });
-      await waitUntil(() => crashed.err().includes("paused at backup"), 60_000, "the backup copy");
-      process.kill(crashed.pid, "SIGKILL");
-      await crashed.exited;
-      expect(readdirSync(backupDir)).toEqual([expect.stringMatching(/^\.data-backup-[0-9a-f]{12}-[0-9a-f]+\.tmp$/)]);
-      // Another home's unfinished copy in the same directory is not ours to remove.
-      const foreign = join(backupDir, ".data-backup-000000000000-abc.tmp");
-      mkdirSync(foreign);
-      const next = await visor(h, ["run", "start"], env);
-      expect(next.code).toBe(0);
-      expect(next.stderr).toContain("removing an unfinished backup of an earlier run");
-      expect(readdirSync(backupDir).sort()).toEqual([".data-backup-000000000000-abc.tmp", expect.stringMatching(/^data-backup-\d+-\d+-\d+$/)]);
-    } finally {
-      const { rmSync } = await import("node:fs");
-      rmSync(backupDir, { recursive: true, force: true });
-    }
-  }, 90_000);
+  it.skipIf(!otherVolume)(
+    "the backup directory on another volume: a crash leaves a tagged temporary copy there, swept by the next start",
+    async () => {
+      const h = await newHome("echo v1");
+      await stage(h, "v2", CHAIN2_DUMMYD);
+      plan(h);
+      const backupDir = join(shm, `xupgrade-test-${process.pid}-${Date.now()}`);
+      mkdirSync(backupDir);
+      try {
+        const env = { DAEMON_RESTART_AFTER_UPGRADE: "false", DAEMON_DATA_BACKUP_DIR: backupDir };
+        const crashed = spawnVisor(h, ["start"], env, { pause: "backup" });
+        await waitUntil(() => crashed.err().includes("paused at backup"), 60_000, "the backup copy");
+        process.kill(crashed.pid, "SIGKILL");
+        await crashed.exited;
+        expect(readdirSync(backupDir)).toEqual([expect.stringMatching(/^\.data-backup-[0-9a-f]{12}-[0-9a-f]+\.tmp$/)]);
+        // Another home's unfinished copy in the same directory is not ours to remove.
+        const foreign = join(backupDir, ".data-backup-000000000000-abc.tmp");
+        mkdirSync(foreign);
+        const next = await visor(h, ["run", "start"], env);
+        expect(next.code).toBe(0);
+        expect(next.stderr).toContain("removing an unfinished backup of an earlier run");
+        expect(readdirSync(backupDir).sort()).toEqual([".data-backup-000000000000-abc.tmp", expect.stringMatching(/^data-backup-\d+-\d+-\d+$/)]);
+      } finally {
+        const { rmSync } = await import("node:fs");
+        rmSync(backupDir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
 });
 
 describe("which backups are reused", () => {
@@ -206,9 +228,19 @@ describe("fit for the disk and the clock", () => {
     for (const f of others) expect([f.rel, f.ino]).not.toEqual([f.rel, live.get(f.rel)]);
     const linked = tables.reduce((n, f) => n + f.size, 0);
     const copied = others.reduce((n, f) => n + f.size, 0);
-    expect(marker(b)).toMatchObject({ bytes_linked: linked, bytes_copied: copied, bytes: linked + copied, files: tables.length + others.length, current: "genesis" });
-    expect(r.stderr).toMatch(new RegExp(`INF backup plan files=${tables.length + others.length} copy_bytes=${copied} link_bytes=${linked} free_bytes=\\d+ hard_links=true`));
-    expect(r.stderr).toMatch(new RegExp(`INF backup completed seconds=\\d+\\.\\d\\d files=${tables.length + others.length} bytes_copied=${copied} bytes_linked=${linked}`));
+    expect(marker(b)).toMatchObject({
+      bytes_linked: linked,
+      bytes_copied: copied,
+      bytes: linked + copied,
+      files: tables.length + others.length,
+      current: "genesis",
+    });
+    expect(r.stderr).toMatch(
+      new RegExp(`INF backup plan files=${tables.length + others.length} copy_bytes=${copied} link_bytes=${linked} free_bytes=\\d+ hard_links=true`),
+    );
+    expect(r.stderr).toMatch(
+      new RegExp(`INF backup completed seconds=\\d+\\.\\d\\d files=${tables.length + others.length} bytes_copied=${copied} bytes_linked=${linked}`),
+    );
   }, 90_000);
 
   it("a backup that does not fit the volume is refused before anything is written, with the numbers; nothing changed", async () => {
@@ -227,7 +259,10 @@ describe("fit for the disk and the clock", () => {
     const wal = statSync(join(h.home, "data", "wal.bin"));
     const r = await visor(h, ["run", "start"], { DAEMON_RESTART_AFTER_UPGRADE: "false" });
     expect(r.code).toBe(1);
-    const m = /Error: not enough free space for the data backup: it copies .+ \((\d+) bytes; .+ of immutable files are hard-linked\) and needs (\d+) bytes with the margin, but (.+) has .+ \((\d+) bytes\) free; nothing was changed\. Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true\n$/.exec(r.stderr);
+    const m =
+      /Error: not enough free space for the data backup: it copies .+ \((\d+) bytes; .+ of immutable files are hard-linked\) and needs (\d+) bytes with the margin, but (.+) has .+ \((\d+) bytes\) free; nothing was changed\. Free some space, point DAEMON_DATA_BACKUP_DIR at a larger volume, or set UNSAFE_SKIP_BACKUP=true\n$/.exec(
+        r.stderr,
+      );
     expect(m, r.stderr).not.toBeNull();
     const [copies, need, dir, free] = [Number(m![1]), Number(m![2]), m![3], Number(m![4])];
     expect(copies).toBeGreaterThanOrEqual(big);
@@ -246,8 +281,18 @@ describe("fit for the disk and the clock", () => {
 describe("which files are linked", () => {
   it("database tables and CometBFT's rotated WAL chunks; never a file that is written in place", async () => {
     const { isImmutable } = await import("../../../bindings/apps/visor/upgrade/tree-copy.js");
-    for (const f of ["application.db/000123.ldb", "blockstore.db/000007.sst", "cs.wal/wal.000", "cs.wal/wal.1234"]) expect([f, isImmutable(f)]).toEqual([f, true]);
-    for (const f of ["application.db/000124.log", "application.db/CURRENT", "application.db/MANIFEST-000002", "application.db/LOG", "cs.wal/wal", "priv_validator_state.json", "x/wal.000", "upgrade-info.json"]) {
+    for (const f of ["application.db/000123.ldb", "blockstore.db/000007.sst", "cs.wal/wal.000", "cs.wal/wal.1234"])
+      expect([f, isImmutable(f)]).toEqual([f, true]);
+    for (const f of [
+      "application.db/000124.log",
+      "application.db/CURRENT",
+      "application.db/MANIFEST-000002",
+      "application.db/LOG",
+      "cs.wal/wal",
+      "priv_validator_state.json",
+      "x/wal.000",
+      "upgrade-info.json",
+    ]) {
       expect([f, isImmutable(f)]).toEqual([f, false]);
     }
   });

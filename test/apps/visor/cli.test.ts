@@ -8,7 +8,20 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/helpers.js";
 import { osArch } from "../../../bindings/apps/visor/names.js";
-import { CHAIN2_DUMMYD, GENESIS_DUMMYD, fakeRpc, httpServer, newHome, processesMentioning, removeTempDirs, sha256, spawnVisor, stage, visor, waitUntil } from "./helpers.js";
+import {
+  CHAIN2_DUMMYD,
+  GENESIS_DUMMYD,
+  fakeRpc,
+  httpServer,
+  newHome,
+  processesMentioning,
+  removeTempDirs,
+  sha256,
+  spawnVisor,
+  stage,
+  visor,
+  waitUntil,
+} from "./helpers.js";
 import { removeTempDirs as removeCliBuild } from "../cli/helpers.js";
 
 afterAll(() => {
@@ -74,7 +87,7 @@ i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done`;
 
 describe.concurrent("R7: a download killed half-way does not block the retry", () => {
   it("SIGKILL during the download; the next start removes the partial files and completes", async () => {
-    const body = Buffer.concat([Buffer.from("#!/bin/sh\necho v2 \"$@\"\n# "), Buffer.alloc(256 * 1024, 0x61), Buffer.from("\n")]);
+    const body = Buffer.concat([Buffer.from('#!/bin/sh\necho v2 "$@"\n# '), Buffer.alloc(256 * 1024, 0x61), Buffer.from("\n")]);
     let stall = true;
     const srv = await httpServer((_req, res) => {
       res.writeHead(200, { "content-length": String(body.length) });
@@ -88,7 +101,11 @@ describe.concurrent("R7: a download killed half-way does not block the retry", (
       const env = { DAEMON_ALLOW_DOWNLOAD_BINARIES: "true", UNSAFE_SKIP_BACKUP: "true", DAEMON_RESTART_AFTER_UPGRADE: "false" };
       const first = spawnVisor(h, ["go"], env);
       const tmp = join(h.home, "cosmovisor", ".tmp");
-      await waitUntil(() => existsSync(tmp) && readdirSync(tmp).some((d) => d.startsWith("v2-")) && first.err().includes("downloading upgrade binary"), 20_000, "the download");
+      await waitUntil(
+        () => existsSync(tmp) && readdirSync(tmp).some((d) => d.startsWith("v2-")) && first.err().includes("downloading upgrade binary"),
+        20_000,
+        "the download",
+      );
       await new Promise((r) => setTimeout(r, 200));
       process.kill(first.pid, "SIGKILL");
       await first.exited;
@@ -112,11 +129,33 @@ describe.concurrent("the other commands", () => {
     const h = await newHome('if [ "$1" = version ]; then echo "dummyd v1.2.3"; fi');
     const cfg = await visor(h, ["config"], { DAEMON_POLL_INTERVAL: "406ms" });
     expect(cfg.code).toBe(0);
-    for (const piece of ["Configurable Values:", "DAEMON_POLL_INTERVAL: 406ms", "Derived Values:", `Root Dir: ${h.home}/cosmovisor`, "Monitored File:", "Data Backup Dir:"]) expect(cfg.stdout).toContain(piece);
+    for (const piece of [
+      "Configurable Values:",
+      "DAEMON_POLL_INTERVAL: 406ms",
+      "Derived Values:",
+      `Root Dir: ${h.home}/cosmovisor`,
+      "Monitored File:",
+      "Data Backup Dir:",
+    ])
+      expect(cfg.stdout).toContain(piece);
     const v = await visor(h, ["version"]);
     expect(v).toMatchObject({ code: 0, stdout: expect.stringMatching(/^xupgrade visor version: \d+\.\d+\.\d+\ndummyd v1\.2\.3\n$/) });
     const bad = await runCli(["visor", "run", "x"], {
-      env: { DAEMON_HOME: "", DAEMON_NAME: "", DAEMON_ALLOW_DOWNLOAD_BINARIES: "bad", DAEMON_RESTART_AFTER_UPGRADE: "bad", DAEMON_RESTART_DELAY: "bad", UNSAFE_SKIP_BACKUP: "bad", DAEMON_DATA_BACKUP_DIR: "bad", DAEMON_POLL_INTERVAL: "bad", DAEMON_PREUPGRADE_MAX_RETRIES: "bad", COSMOVISOR_DISABLE_LOGS: "bad", COSMOVISOR_COLOR_LOGS: "bad", COSMOVISOR_TIMEFORMAT_LOGS: "bad", COSMOVISOR_DISABLE_RECASE: "bad" },
+      env: {
+        DAEMON_HOME: "",
+        DAEMON_NAME: "",
+        DAEMON_ALLOW_DOWNLOAD_BINARIES: "bad",
+        DAEMON_RESTART_AFTER_UPGRADE: "bad",
+        DAEMON_RESTART_DELAY: "bad",
+        UNSAFE_SKIP_BACKUP: "bad",
+        DAEMON_DATA_BACKUP_DIR: "bad",
+        DAEMON_POLL_INTERVAL: "bad",
+        DAEMON_PREUPGRADE_MAX_RETRIES: "bad",
+        COSMOVISOR_DISABLE_LOGS: "bad",
+        COSMOVISOR_COLOR_LOGS: "bad",
+        COSMOVISOR_TIMEFORMAT_LOGS: "bad",
+        COSMOVISOR_DISABLE_RECASE: "bad",
+      },
     });
     expect(bad.code).toBe(1);
     expect(bad.stderr.startsWith("Error: ")).toBe(true);
@@ -137,7 +176,9 @@ describe.concurrent("the other commands", () => {
     expect(readFileSync(join(h.home, "data/upgrade-info.json"), "utf8")).toBe('{"name":"V3","time":"0001-01-01T00:00:00Z","height":300}');
     const again = await runCli(["visor", "-c", toml, "add-upgrade", "V3", src], { env: {} });
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(new RegExp(`INF Using .* for V3 upgrade module=visor\nError: file already exists at ${h.home}/cosmovisor/upgrades/v3/bin/dummyd\n$`));
+    expect(again.stderr).toMatch(
+      new RegExp(`INF Using .* for V3 upgrade module=visor\nError: file already exists at ${h.home}/cosmovisor/upgrades/v3/bin/dummyd\n$`),
+    );
     const bad = await runCli(["visor", "add-upgrade", "..", src, "-c", toml], { env: {} });
     expect(bad).toMatchObject({ code: 1, stderr: 'Error: invalid upgrade name ".."\n' });
     const init = await runCli(["visor", "init"], { env: { DAEMON_HOME: join(h.parent, "other"), DAEMON_NAME: "appd" } });

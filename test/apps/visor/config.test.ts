@@ -73,9 +73,13 @@ describe("configuration from the environment (C1–C7)", () => {
   it("C3: the poll interval", () => {
     const home = validHome();
     const base = { DAEMON_HOME: home, DAEMON_NAME: "d" };
-    expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "bad" })).toEqual(["invalid: DAEMON_POLL_INTERVAL: could not parse 'bad' into a duration: time: invalid duration \"bad\""]);
+    expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "bad" })).toEqual([
+      "invalid: DAEMON_POLL_INTERVAL: could not parse 'bad' into a duration: time: invalid duration \"bad\"",
+    ]);
     expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "0" })).toEqual(["invalid: DAEMON_POLL_INTERVAL: must be greater than 0"]);
-    expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "600" })).toEqual(["invalid: DAEMON_POLL_INTERVAL: could not parse '600' into a duration: time: missing unit in duration \"600\""]);
+    expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "600" })).toEqual([
+      "invalid: DAEMON_POLL_INTERVAL: could not parse '600' into a duration: time: missing unit in duration \"600\"",
+    ]);
     expect(errorsOf({ ...base, DAEMON_POLL_INTERVAL: "-3m" })).toEqual(["invalid: DAEMON_POLL_INTERVAL: must be greater than 0"]);
     expect(loadConfig({ env: base }).pollInterval).toBe(300_000_000n);
     expect(loadConfig({ env: { ...base, DAEMON_POLL_INTERVAL: "1s" } }).pollInterval).toBe(1_000_000_000n);
@@ -85,7 +89,9 @@ describe("configuration from the environment (C1–C7)", () => {
     const base = { DAEMON_HOME: validHome(), DAEMON_NAME: "d" };
     expect(loadConfig({ env: base }).restartDelay).toBe(0n);
     expect(loadConfig({ env: { ...base, DAEMON_SHUTDOWN_GRACE: "15s" } }).shutdownGrace).toBe(15_000_000_000n);
-    expect(errorsOf({ ...base, DAEMON_PREUPGRADE_MAX_RETRIES: "bad" })).toEqual(['DAEMON_PREUPGRADE_MAX_RETRIES could not be parsed to int: strconv.Atoi: parsing "bad": invalid syntax']);
+    expect(errorsOf({ ...base, DAEMON_PREUPGRADE_MAX_RETRIES: "bad" })).toEqual([
+      'DAEMON_PREUPGRADE_MAX_RETRIES could not be parsed to int: strconv.Atoi: parsing "bad": invalid syntax',
+    ]);
     expect(errorsOf({ ...base, DAEMON_PREUPGRADE_MAX_RETRIES: "-1" })).toEqual(["DAEMON_PREUPGRADE_MAX_RETRIES must not be negative"]);
     expect(loadConfig({ env: base }).preupgradeMaxRetries).toBe(0);
     expect(loadConfig({ env: { ...base, DAEMON_PREUPGRADE_MAX_RETRIES: "2" } }).preupgradeMaxRetries).toBe(2);
@@ -99,7 +105,9 @@ describe("configuration from the environment (C1–C7)", () => {
     expect([b("", true), b("", false)]).toEqual([true, false]);
     expect([b("wrong", false), b("truee", false)]).toEqual(["error", "error"]);
     expect([b("false", true), b("faLSe", true), b("true", false), b("TRUE", false)]).toEqual([false, false, true, true]);
-    expect(parseConfig({ COSMOVISOR_COLOR_LOGS: "truee" }).errors).toEqual(['env variable "COSMOVISOR_COLOR_LOGS" must have a boolean value ("true" or "false"), got "truee"']);
+    expect(parseConfig({ COSMOVISOR_COLOR_LOGS: "truee" }).errors).toEqual([
+      'env variable "COSMOVISOR_COLOR_LOGS" must have a boolean value ("true" or "false"), got "truee"',
+    ]);
     expect(parseConfig({ COSMOVISOR_COLOR_LOGS: "WRONG" }).errors[0]).toMatch(/got "wrong"$/);
   });
 
@@ -149,7 +157,8 @@ describe("config listing, paths and the config file (C8–C11)", () => {
   it("C8: `config` lists every value and the derived paths", () => {
     const home = validHome();
     const text = detailString(loadConfig({ env: { DAEMON_HOME: home, DAEMON_NAME: "test-name", DAEMON_POLL_INTERVAL: "406ms" } }));
-    for (const piece of ["Configurable Values:", "DAEMON_POLL_INTERVAL: 406ms", "Derived Values:", "Root Dir:", "Monitored File:", "Data Backup Dir:"]) expect(text).toContain(piece);
+    for (const piece of ["Configurable Values:", "DAEMON_POLL_INTERVAL: 406ms", "Derived Values:", "Root Dir:", "Monitored File:", "Data Backup Dir:"])
+      expect(text).toContain(piece);
     expect(text).toContain(`  DAEMON_HOME: ${home}\n`);
     expect(text).toContain("  DAEMON_RESTART_DELAY: 0s\n");
     expect(text).toContain(`     Genesis Bin: ${home}/cosmovisor/genesis/bin/test-name\n`);
@@ -175,7 +184,9 @@ describe("config listing, paths and the config file (C8–C11)", () => {
   it("C9: upgrade directories; a home with a trailing slash is normalised", () => {
     const l = new Layout({ home: "/longer/prefix", name: "yourd", disableRecase: false });
     expect(l.upgradeBin("some spaces")).toBe("/longer/prefix/cosmovisor/upgrades/some%20spaces/bin/yourd");
-    expect(new Layout({ home: "/longer/prefix", name: "appd", disableRecase: true }).upgradeDir("myUpgrade")).toBe("/longer/prefix/cosmovisor/upgrades/myUpgrade");
+    expect(new Layout({ home: "/longer/prefix", name: "appd", disableRecase: true }).upgradeDir("myUpgrade")).toBe(
+      "/longer/prefix/cosmovisor/upgrades/myUpgrade",
+    );
     expect(l.upgradeDir("myUpgrade")).toBe("/longer/prefix/cosmovisor/upgrades/myupgrade");
     expect(parseConfig({ DAEMON_HOME: "/longer/prefix/" }).cfg.home).toBe("/longer/prefix");
     expect(parseConfig({ DAEMON_HOME: "/a//b/./c/" }).cfg.home).toBe("/a/b/c");
@@ -192,7 +203,12 @@ describe("config listing, paths and the config file (C8–C11)", () => {
     const file = join(tempDir(), "visor.toml");
     writeFileSync(file, `daemon_home = "${home}"\ndaemon_name = "from-file"\ndaemon_allow_download_binaries = true\ndaemon_restart_delay = "2s"\n`);
     const fromFile = loadConfig({ configFile: file, env: {} });
-    expect([fromFile.name, fromFile.allowDownloadBinaries, fromFile.restartDelay, fromFile.pollInterval]).toEqual(["from-file", true, 2_000_000_000n, 300_000_000n]);
+    expect([fromFile.name, fromFile.allowDownloadBinaries, fromFile.restartDelay, fromFile.pollInterval]).toEqual([
+      "from-file",
+      true,
+      2_000_000_000n,
+      300_000_000n,
+    ]);
     expect(loadConfig({ configFile: file, env: { DAEMON_NAME: "from-env" } }).name).toBe("from-env");
     expect(loadConfig({ configFile: "", env: { DAEMON_HOME: home, DAEMON_NAME: "env-only" } }).name).toBe("env-only");
     expect(mergeSources({ DAEMON_NAME: "f" }, { DAEMON_NAME: "" }).DAEMON_NAME).toBe("f");

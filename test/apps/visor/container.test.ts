@@ -40,7 +40,10 @@ describe("the visor as a container's entry point", () => {
     mkdirSync(join(volume, "data"), { recursive: true }); // the node's init made it
     const plan = join(root, "plan.json");
     // v2, as a release server would publish it (a file URL here), and its checksum in the plan's info.
-    const v2 = script(join(root, "release", "mychaind-v2"), `[ "$1" = pre-upgrade ] && exit 0\ntrap 'echo "v2 stopped"; exit 0' TERM\necho "v2 running"\nwhile :; do sleep 0.1; done`);
+    const v2 = script(
+      join(root, "release", "mychaind-v2"),
+      `[ "$1" = pre-upgrade ] && exit 0\ntrap 'echo "v2 stopped"; exit 0' TERM\necho "v2 running"\nwhile :; do sleep 0.1; done`,
+    );
     const info = JSON.stringify({ binaries: { any: `file://${v2}?checksum=sha256:${sha256(readFileSync(v2))}` } });
     writeFileSync(plan, JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 10, info }));
     // The image's v1 halts at the height: it writes upgrade-info.json (as the keeper does) and exits 20.

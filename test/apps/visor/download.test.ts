@@ -17,7 +17,23 @@ import { osArch } from "../../../bindings/apps/visor/names.js";
 import { prepareUpgrade } from "../../../bindings/apps/visor/upgrade/preflight.js";
 import { installBinary } from "../../../bindings/module/plan-info/archive.js";
 import type { DownloadLimits } from "../../../bindings/module/plan-info/download.js";
-import { captureLog, config, fakeRpc, fileServer, newHome, removeTempDirs, sha256, snapshot, tarBuffer, tempDir, trickleServer, waitUntil, zipBuffer, zipWithName, type Home } from "./helpers.js";
+import {
+  captureLog,
+  config,
+  fakeRpc,
+  fileServer,
+  newHome,
+  removeTempDirs,
+  sha256,
+  snapshot,
+  tarBuffer,
+  tempDir,
+  trickleServer,
+  waitUntil,
+  zipBuffer,
+  zipWithName,
+  type Home,
+} from "./helpers.js";
 
 const files = new Map<string, Buffer>();
 let server: Awaited<ReturnType<typeof fileServer>>;
@@ -28,18 +44,79 @@ const here = osArch();
 
 beforeAll(async () => {
   files.set("raw", Buffer.from("#!/bin/sh\necho raw v2\n"));
-  files.set("app.tar.gz", tarBuffer([{ name: "bin/", type: "5" }, { name: "bin/dummyd", body: "#!/bin/sh\necho tar v2\n", mode: 0o755 }, { name: "lib/libx.so", body: "lib" }]));
-  files.set("top.tar.gz", tarBuffer([{ name: "dummyd", body: "#!/bin/sh\necho top\n", mode: 0o755 }, { name: "README", body: "readme" }]));
+  files.set(
+    "app.tar.gz",
+    tarBuffer([
+      { name: "bin/", type: "5" },
+      { name: "bin/dummyd", body: "#!/bin/sh\necho tar v2\n", mode: 0o755 },
+      { name: "lib/libx.so", body: "lib" },
+    ]),
+  );
+  files.set(
+    "top.tar.gz",
+    tarBuffer([
+      { name: "dummyd", body: "#!/bin/sh\necho top\n", mode: 0o755 },
+      { name: "README", body: "readme" },
+    ]),
+  );
   files.set("binsome.zip", await zipBuffer([["binsome-file", "some-file content"]]));
   files.set("just.zip", await zipBuffer([["just-a-file", "just a file"]]));
-  files.set("three.zip", await zipBuffer([["a", "1"], ["b", "2"], ["c/d", "3"]]));
+  files.set(
+    "three.zip",
+    await zipBuffer([
+      ["a", "1"],
+      ["b", "2"],
+      ["c/d", "3"],
+    ]),
+  );
   files.set("empty", Buffer.alloc(0));
-  files.set("traversal.zip", await zipWithName([["xx/xx/etc/passwd", "root::0:0"], ["dummyd", "bin"]], "xx/xx/etc/passwd", "../../etc/passwd"));
-  files.set("absolute.tar.gz", tarBuffer([{ name: "/etc/cron.d/x", body: "* * * * * root rm -rf /" }, { name: "dummyd", body: "bin" }]));
-  files.set("symlink-root.tar.gz", tarBuffer([{ name: "evil", type: "2", linkname: "/" }, { name: "evil/etc/cron.d/x", body: "pwned" }, { name: "dummyd", body: "bin" }]));
-  files.set("hardlink.tar.gz", tarBuffer([{ name: "dummyd", type: "1", linkname: "/etc/passwd" }, { name: "README", body: "x" }]));
-  files.set("fifo.tar.gz", tarBuffer([{ name: "pipe", type: "6" }, { name: "dummyd", body: "bin" }]));
-  files.set("dotdot.tar.gz", tarBuffer([{ name: "bin/../../../outside/x", body: "x" }, { name: "dummyd", body: "bin" }]));
+  files.set(
+    "traversal.zip",
+    await zipWithName(
+      [
+        ["xx/xx/etc/passwd", "root::0:0"],
+        ["dummyd", "bin"],
+      ],
+      "xx/xx/etc/passwd",
+      "../../etc/passwd",
+    ),
+  );
+  files.set(
+    "absolute.tar.gz",
+    tarBuffer([
+      { name: "/etc/cron.d/x", body: "* * * * * root rm -rf /" },
+      { name: "dummyd", body: "bin" },
+    ]),
+  );
+  files.set(
+    "symlink-root.tar.gz",
+    tarBuffer([
+      { name: "evil", type: "2", linkname: "/" },
+      { name: "evil/etc/cron.d/x", body: "pwned" },
+      { name: "dummyd", body: "bin" },
+    ]),
+  );
+  files.set(
+    "hardlink.tar.gz",
+    tarBuffer([
+      { name: "dummyd", type: "1", linkname: "/etc/passwd" },
+      { name: "README", body: "x" },
+    ]),
+  );
+  files.set(
+    "fifo.tar.gz",
+    tarBuffer([
+      { name: "pipe", type: "6" },
+      { name: "dummyd", body: "bin" },
+    ]),
+  );
+  files.set(
+    "dotdot.tar.gz",
+    tarBuffer([
+      { name: "bin/../../../outside/x", body: "x" },
+      { name: "dummyd", body: "bin" },
+    ]),
+  );
   files.set("bomb.zip", await zipBuffer([["dummyd", Buffer.alloc(4 << 20)]]));
   files.set("many.tar.gz", tarBuffer(Array.from({ length: 200_000 }, (_, i) => ({ name: `f${i}` }))));
   files.set("setuid.tar.gz", tarBuffer([{ name: "dummyd", body: "#!/bin/sh\necho setuid\n", mode: 0o6755 }]));
@@ -60,7 +137,12 @@ async function home(): Promise<Home> {
 }
 
 /** fetchUpgrade for plan `name`; the error text, or the installed binary. Checks no leftovers on failure. */
-async function get(h: Home, name: string, planInfo: string, o: { must?: boolean; maxBytes?: number; idleMs?: number; daemon?: string; limits?: Partial<DownloadLimits> } = {}) {
+async function get(
+  h: Home,
+  name: string,
+  planInfo: string,
+  o: { must?: boolean; maxBytes?: number; idleMs?: number; daemon?: string; limits?: Partial<DownloadLimits> } = {},
+) {
   const layout = new Layout({ home: h.home, name: o.daemon ?? h.name, disableRecase: false });
   const logs = captureLog();
   const outside = snapshot(h.parent, ["home"]);
@@ -139,7 +221,9 @@ describe("downloads that succeed", () => {
     const h = await home();
     const other = here === "linux/amd64" ? "darwin/arm64" : "linux/amd64";
     const before = server.hits();
-    const r = await get(h, "v12", info({ [here]: url("raw"), [other]: `${server.url}/raw?checksum=sha256:${"0".repeat(64)}`, "windows/amd64": "ftp://nope" }), { must: true });
+    const r = await get(h, "v12", info({ [here]: url("raw"), [other]: `${server.url}/raw?checksum=sha256:${"0".repeat(64)}`, "windows/amd64": "ftp://nope" }), {
+      must: true,
+    });
     expect(r.error).toBe("");
     expect(server.hits() - before).toBe(1);
     // `any` is the fallback when this platform has no entry.
@@ -179,7 +263,9 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
     expect((await get(h, "v8", info({ any: `${server.url}/raw` }), { must: true })).error).toBe(
       `invalid binaries: invalid url "${server.url}/raw" in binaries[any]: missing checksum query parameter`,
     );
-    expect((await get(h, "v8", `${server.url}/info.json`, { must: true })).error).toBe(`cannot parse upgrade info: invalid url "${server.url}/info.json": missing checksum query parameter`);
+    expect((await get(h, "v8", `${server.url}/info.json`, { must: true })).error).toBe(
+      `cannot parse upgrade info: invalid url "${server.url}/info.json": missing checksum query parameter`,
+    );
   });
 
   it("D11: an info URL to an empty file with a correct checksum", async () => {
@@ -213,7 +299,9 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
       const bin = (srv: { url: string }) => info({ any: `${srv.url}/v2.bin` });
       // Every 1.5 s span must bring 1.5 × 1024 bytes: the first check after 1.5 s fails it (a tick is 375 ms).
       const slow = await timed(bin(trickle), { idleMs: 1500, minRate: 1024 });
-      expect(slow.error).toMatch(/^cannot download binary\. error downloading ".*": download too slow: [1-2] bytes in the last 1\.\d+s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)$/);
+      expect(slow.error).toMatch(
+        /^cannot download binary\. error downloading ".*": download too slow: [1-2] bytes in the last 1\.\d+s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)$/,
+      );
       expect(slow.ms).toBeGreaterThanOrEqual(1500);
       expect(slow.ms).toBeLessThan(3000);
       // Without a minimum rate, the overall deadline ends it.
@@ -254,14 +342,21 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
 
   it("D16: an extraction stopped by the signal writes no more files (its clean-up is not raced for seconds)", async () => {
     // 30,000 one-byte files compress to ~300 KB: one read of the archive holds thousands of parsed entries.
-    const many = tarBuffer([{ name: "bin/", type: "5" }, { name: "bin/dummyd", body: "#!/bin/sh\n", mode: 0o755 }, ...Array.from({ length: 30_000 }, (_, i) => ({ name: `lib/f${i}`, body: "x" }))]);
+    const many = tarBuffer([
+      { name: "bin/", type: "5" },
+      { name: "bin/dummyd", body: "#!/bin/sh\n", mode: 0o755 },
+      ...Array.from({ length: 30_000 }, (_, i) => ({ name: `lib/f${i}`, body: "x" })),
+    ]);
     const dir = tempDir();
     writeFileSync(join(dir, "v2.tar.gz"), many);
     const out = join(dir, "out");
     const written = () => (existsSync(join(out, "lib")) ? readdirSync(join(out, "lib")).length : 0);
     const ctl = new AbortController();
     const extracting = installBinary(join(dir, "v2.tar.gz"), "tar.gz", out, "dummyd", "v2.tar.gz", { maxBytes: 1 << 30, idleMs: 60_000, signal: ctl.signal });
-    const settled = extracting.then(() => "extracted", (e: Error) => e.message);
+    const settled = extracting.then(
+      () => "extracted",
+      (e: Error) => e.message,
+    );
     await waitUntil(() => written() > 0, 30_000, "the extraction to write files");
     ctl.abort(new Error("interrupted by SIGTERM"));
     expect(await settled).toBe("interrupted by SIGTERM");
@@ -275,15 +370,34 @@ describe("downloads that fail: clear errors, nothing left behind", () => {
   it("D14: a redirect loop, an https → http redirect, an ftp:// URL", async () => {
     const h = await home();
     expect((await get(h, "v14", info({ any: `${server.url}/loop` }))).error).toContain("stopped after 10 redirects");
-    expect((await get(h, "v14", info({ any: "ftp://127.0.0.1/dummyd" }))).error).toBe('invalid binaries: invalid url "ftp://127.0.0.1/dummyd" in binaries[any]: unsupported URL scheme "ftp"');
+    expect((await get(h, "v14", info({ any: "ftp://127.0.0.1/dummyd" }))).error).toBe(
+      'invalid binaries: invalid url "ftp://127.0.0.1/dummyd" in binaries[any]: unsupported URL scheme "ftp"',
+    );
     expect(checkUrl("gopher://x/y", false, "sidecar")).toEqual({ problem: 'unsupported URL scheme "gopher"' });
   });
 
   it.skipIf(spawnSync("openssl", ["version"]).status !== 0)("D14: an https → http redirect is refused", async () => {
     // A throw-away self-signed certificate for 127.0.0.1, trusted by this process's https agent only.
     const dir = tempDir();
-    const gen = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]);
+    const gen = spawnSync("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ]);
     expect(gen.status).toBe(0);
     const cert = readFileSync(join(dir, "cert.pem"));
     const tls = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {

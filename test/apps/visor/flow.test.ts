@@ -53,9 +53,11 @@ describe.concurrent("process flow (docs/spec/sidecar.md §10.3)", () => {
   }, 20_000);
 
   it("F4: with DAEMON_SHUTDOWN_GRACE the node gets SIGINT and may flush before it exits", async () => {
-    const h = await newHome(`trap 'echo "WARN Need Flush"; sleep 1; echo Flushed; exit 0' INT
+    const h = await newHome(
+      `trap 'echo "WARN Need Flush"; sleep 1; echo Flushed; exit 0' INT
 printf '{"name":"chain2","height":49}' > "${join("$HOME_DIR", "data", "upgrade-info.json")}"
-while true; do sleep 0.1; done`.replace("$HOME_DIR", "$1"));
+while true; do sleep 0.1; done`.replace("$HOME_DIR", "$1"),
+    );
     await stage(h, "chain2", CHAIN2_DUMMYD);
     const r = await runVisorIn(h, [h.home], { ...NO_RESTART, DAEMON_SHUTDOWN_GRACE: "2s" });
     expect(r.code).toBe(0);
@@ -85,7 +87,13 @@ while true; do sleep 0.1; done`);
     expect(r.error).toMatch(/^COSMOVISOR_CUSTOM_PREUPGRADE: missing\.sh: stat .*missing\.sh: no such file or directory$/);
     expect(current(h)).toBe("genesis");
     const layout = new Layout({ home: h.home, name: h.name, disableRecase: false });
-    const err = await runCustomPreUpgrade({ layout, script: "missing.sh", plan: { name: "chain2", rawName: "chain2", height: 49n, info: "" }, supervisor: new Supervisor({ log: captureLog().log }), log: captureLog().log }).catch((e: Error & { code?: string }) => e);
+    const err = await runCustomPreUpgrade({
+      layout,
+      script: "missing.sh",
+      plan: { name: "chain2", rawName: "chain2", height: 49n, info: "" },
+      supervisor: new Supervisor({ log: captureLog().log }),
+      log: captureLog().log,
+    }).catch((e: Error & { code?: string }) => e);
     expect((err as { code?: string }).code).toBe("ENOENT");
   });
 
@@ -110,7 +118,9 @@ while true; do sleep 0.1; done`);
     writeFileSync(infoFile(h), '{"name":"nobin","height":11}');
     expect((await runVisorIn(h, [], env)).error).toBe(`upgrade dir ${nobin} already exists without bin/dummyd; won't overwrite`);
     writeFileSync(infoFile(h), '{"name":"nobin","height":11}');
-    expect((await runVisorIn(h, [], { ...NO_RESTART })).error).toBe(`binary not present, downloading disabled: stat ${join(nobin, "bin", "dummyd")}: no such file or directory`);
+    expect((await runVisorIn(h, [], { ...NO_RESTART })).error).toBe(
+      `binary not present, downloading disabled: stat ${join(nobin, "bin", "dummyd")}: no such file or directory`,
+    );
     expect(current(h)).toBe("genesis");
     await stage(h, "chain2", CHAIN2_DUMMYD);
     await stage(h, "chain3", "echo chain3");
@@ -163,7 +173,6 @@ describe.concurrent("pre-upgrade of the new binary (H1–H4)", () => {
     expect(v.logs.text()).toContain("received SIGTERM, forwarding it to the child process");
     expect(current(h)).toBe("genesis");
   });
-
 
   const withPreUpgrade = async (code: string, env: Record<string, string> = {}) => {
     const h = await newHome("exit 20");

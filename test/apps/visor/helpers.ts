@@ -259,7 +259,13 @@ export async function fakeRpc(o: { height?: bigint; plan?: { name: string; heigh
         result = { response: { code: 0, value, height: String(state.height) } };
       }
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(result === undefined ? { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } } : { jsonrpc: "2.0", id: call.id, result }));
+      res.end(
+        JSON.stringify(
+          result === undefined
+            ? { jsonrpc: "2.0", id: call.id, error: { code: -32601, message: "Method not found" } }
+            : { jsonrpc: "2.0", id: call.id, result },
+        ),
+      );
     });
   });
   return { ...srv, state };
@@ -298,10 +304,17 @@ export async function trickleServer(o: { length: number; chunk: number; interval
 
 // ---- the visor as its own process ----
 
-export const visorEnv = (h: Home, extra: Record<string, string> = {}) => ({ DAEMON_HOME: h.home, DAEMON_NAME: h.name, DAEMON_POLL_INTERVAL: "50ms", COSMOVISOR_COLOR_LOGS: "false", ...extra });
+export const visorEnv = (h: Home, extra: Record<string, string> = {}) => ({
+  DAEMON_HOME: h.home,
+  DAEMON_NAME: h.name,
+  DAEMON_POLL_INTERVAL: "50ms",
+  COSMOVISOR_COLOR_LOGS: "false",
+  ...extra,
+});
 
 /** `xupgrade visor <args>` through the real CLI, to completion. */
-export const visor = (h: Home, args: string[], extra: Record<string, string> = {}): Promise<CliResult> => runCli(["visor", ...args], { env: visorEnv(h, extra) });
+export const visor = (h: Home, args: string[], extra: Record<string, string> = {}): Promise<CliResult> =>
+  runCli(["visor", ...args], { env: visorEnv(h, extra) });
 
 export interface Spawned {
   pid: number;

@@ -49,7 +49,11 @@ const KILL_GRACE_MS = 2000;
 const infoFile = (h: Home) => join(h.home, "data", "upgrade-info.json");
 const tmpOf = (h: Home) => join(h.home, "cosmovisor", ".tmp");
 const backupsIn = (dir: string) => readdirSync(dir).filter((n) => n.startsWith("data-backup-"));
-const plan = (h: Home, url = "") => writeFileSync(infoFile(h), JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: url && JSON.stringify({ binaries: { [osArch()]: url } }) }));
+const plan = (h: Home, url = "") =>
+  writeFileSync(
+    infoFile(h),
+    JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: url && JSON.stringify({ binaries: { [osArch()]: url } }) }),
+  );
 
 /** `current`, `data/`, the old binary and the world outside the home as they were; nothing in `.tmp`. */
 function expectUntouched(h: Home, before: Sealed): void {
@@ -65,7 +69,11 @@ const servers: { close(): Promise<void> }[] = [];
 let big: { url: string };
 beforeAll(async () => {
   // An archive whose extraction takes seconds: 30,000 small files besides bin/dummyd.
-  const many = tarBuffer([{ name: "bin/", type: "5" }, { name: "bin/dummyd", body: CHAIN2_DUMMYD, mode: 0o755 }, ...Array.from({ length: 30_000 }, (_, i) => ({ name: `lib/f${i}`, body: "x" }))]);
+  const many = tarBuffer([
+    { name: "bin/", type: "5" },
+    { name: "bin/dummyd", body: CHAIN2_DUMMYD, mode: 0o755 },
+    ...Array.from({ length: 30_000 }, (_, i) => ({ name: `lib/f${i}`, body: "x" })),
+  ]);
   const srv = await fileServer(new Map([["v2.tar.gz", many]]));
   servers.push(srv);
   big = { url: `${srv.url}/v2.tar.gz?checksum=sha256:${sha256(many)}` };
@@ -76,10 +84,34 @@ afterAll(async () => {
 
 describe.concurrent("a download that makes too little progress fails (DAEMON_DOWNLOAD_MIN_RATE, _TIMEOUT, _IDLE_TIMEOUT)", () => {
   const cases: { what: string; server: { chunk: number; headers?: boolean }; env: Record<string, string>; error: RegExp; within: number }[] = [
-    { what: "a trickle (8 MiB announced, 1 byte/s) at the minimum rate", server: { chunk: 1 }, env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "2s", DAEMON_DOWNLOAD_MIN_RATE: "1024" }, error: /download too slow: [1-3] bytes in the last 2(\.\d+)?s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)/, within: 2000 },
-    { what: "a trickle without a minimum rate at the deadline", server: { chunk: 1 }, env: { DAEMON_DOWNLOAD_MIN_RATE: "0", DAEMON_DOWNLOAD_TIMEOUT: "2s" }, error: /download not complete after 2s \(DAEMON_DOWNLOAD_TIMEOUT\)/, within: 2000 },
-    { what: "headers, then silence, at the idle timeout", server: { chunk: 0 }, env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1s" }, error: /no data received for 1s \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)/, within: 1000 },
-    { what: "not even headers, at the idle timeout", server: { chunk: 0, headers: false }, env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1s" }, error: /no data received for 1s \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)/, within: 1000 },
+    {
+      what: "a trickle (8 MiB announced, 1 byte/s) at the minimum rate",
+      server: { chunk: 1 },
+      env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "2s", DAEMON_DOWNLOAD_MIN_RATE: "1024" },
+      error: /download too slow: [1-3] bytes in the last 2(\.\d+)?s, below 1024 bytes\/s \(DAEMON_DOWNLOAD_MIN_RATE\)/,
+      within: 2000,
+    },
+    {
+      what: "a trickle without a minimum rate at the deadline",
+      server: { chunk: 1 },
+      env: { DAEMON_DOWNLOAD_MIN_RATE: "0", DAEMON_DOWNLOAD_TIMEOUT: "2s" },
+      error: /download not complete after 2s \(DAEMON_DOWNLOAD_TIMEOUT\)/,
+      within: 2000,
+    },
+    {
+      what: "headers, then silence, at the idle timeout",
+      server: { chunk: 0 },
+      env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1s" },
+      error: /no data received for 1s \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)/,
+      within: 1000,
+    },
+    {
+      what: "not even headers, at the idle timeout",
+      server: { chunk: 0, headers: false },
+      env: { DAEMON_DOWNLOAD_IDLE_TIMEOUT: "1s" },
+      error: /no data received for 1s \(DAEMON_DOWNLOAD_IDLE_TIMEOUT\)/,
+      within: 1000,
+    },
   ];
   for (const c of cases) {
     it(`${c.what}: exit 1 in time, the node's files unchanged, no backup`, async () => {
@@ -161,7 +193,10 @@ const STEPS: Step[] = [
       await stage(h, "v2", CHAIN2_DUMMYD);
       script(join(h.home, "cosmovisor", "slow.sh"), `touch custom-started\nsleep 300.${k} &\nsleep 301.${k}`);
       plan(h);
-      return { env: { COSMOVISOR_CUSTOM_PREUPGRADE: "slow.sh" }, ready: () => existsSync(join(h.home, "custom-started")) && processesMentioning(`301.${k}`).length > 0 };
+      return {
+        env: { COSMOVISOR_CUSTOM_PREUPGRADE: "slow.sh" },
+        ready: () => existsSync(join(h.home, "custom-started")) && processesMentioning(`301.${k}`).length > 0,
+      };
     },
   },
   {
@@ -218,7 +253,7 @@ describe.concurrent("SIGTERM and SIGINT during each step of the pipeline: exit 1
 
 describe("after an interrupted upgrade, the next start resumes it", () => {
   it("SIGTERM during the download, then a start that completes the upgrade", async () => {
-    const body = Buffer.from("#!/bin/sh\necho v2 \"$@\"\n");
+    const body = Buffer.from('#!/bin/sh\necho v2 "$@"\n');
     const srv = await fileServer(new Map([["v2", body]]));
     const trickle = await trickleServer({ length: 8 << 20, chunk: 4096, intervalMs: 100 });
     servers.push(trickle);

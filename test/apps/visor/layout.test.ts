@@ -112,14 +112,17 @@ describe("init and add-upgrade (docs/spec/sidecar.md §9)", () => {
       `making sure "${gbin}" is executable`,
       "checking on the current symlink and creating it if needed",
       `the current symlink points to: "${gbin}"`,
-    ]) expect(logs.text()).toContain(line);
+    ])
+      expect(logs.text()).toContain(line);
     expect(statSync(gbin).mode & 0o111).toBe(0o111);
     expect(readlinkSync(join(home, "cosmovisor/current"))).toBe("genesis");
     await initVisor(cfg, bin, silent);
     const h2 = join(tempDir(), "home");
     mkdirSync(join(h2, "cosmovisor/genesis"), { recursive: true });
     writeFileSync(join(h2, "cosmovisor/genesis/bin"), "");
-    await expect(initVisor({ home: h2, name: "appd" }, bin, silent)).rejects.toThrow(`the path "${join(h2, "cosmovisor/genesis/bin")}" already exists but is not a directory`);
+    await expect(initVisor({ home: h2, name: "appd" }, bin, silent)).rejects.toThrow(
+      `the path "${join(h2, "cosmovisor/genesis/bin")}" already exists but is not a directory`,
+    );
   });
 
   it("add-upgrade: copies with mode 0755, refuses to overwrite without --force, refuses bad names", async () => {

@@ -51,7 +51,12 @@ describe("what `xupgrade visor run` loads before an upgrade", () => {
   it("holds the supervision loop, not the pipeline, the archives, the readiness attestation or the transports", async () => {
     const { files, external } = await staticGraph();
     // The loop itself is there (the test would pass vacuously on a wrong entry otherwise).
-    for (const f of ["bindings/apps/visor/run.ts", "bindings/apps/visor/node/watch.ts", "bindings/apps/visor/node/child.ts", "bindings/apps/visor/config/index.ts"]) {
+    for (const f of [
+      "bindings/apps/visor/run.ts",
+      "bindings/apps/visor/node/watch.ts",
+      "bindings/apps/visor/node/child.ts",
+      "bindings/apps/visor/config/index.ts",
+    ]) {
       expect(files, f).toContain(f);
     }
     const heavy = [
@@ -76,6 +81,8 @@ describe("what `xupgrade visor run` loads before an upgrade", () => {
     const packages = [...external].filter((e) => !e.startsWith("node:"));
     expect(packages).toEqual(["commander"]);
     const builtins = [...external].filter((e) => e.startsWith("node:"));
-    expect(builtins.filter((b) => ["node:crypto", "node:http", "node:https", "node:tls", "node:zlib", "node:http2", "node:worker_threads"].includes(b))).toEqual([]);
+    expect(
+      builtins.filter((b) => ["node:crypto", "node:http", "node:https", "node:tls", "node:zlib", "node:http2", "node:worker_threads"].includes(b)),
+    ).toEqual([]);
   });
 });

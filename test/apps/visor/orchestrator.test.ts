@@ -17,7 +17,10 @@ afterAll(() => {
 });
 
 const plan = (h: Home, info: unknown) =>
-  writeFileSync(join(h.home, "data", "upgrade-info.json"), JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: JSON.stringify(info) }));
+  writeFileSync(
+    join(h.home, "data", "upgrade-info.json"),
+    JSON.stringify({ name: "v2", time: "0001-01-01T00:00:00Z", height: 49, info: JSON.stringify(info) }),
+  );
 const backupsIn = (h: Home) => readdirSync(h.home).filter((n) => n.startsWith("data-backup-"));
 
 describe("orchestrator mode", () => {
@@ -28,7 +31,12 @@ describe("orchestrator mode", () => {
     plan(h, { docker: { "linux/amd64": "ghcr.io/chain/node:v2-amd64", "linux/arm64": "ghcr.io/chain/node:v2-arm64", any: "ghcr.io/chain/node:v2" } });
     const r = await visor(h, ["run", "start"], env);
     expect(r.code).toBe(75);
-    const want = process.platform === "linux" && process.arch === "x64" ? "ghcr.io/chain/node:v2-amd64" : process.platform === "linux" && process.arch === "arm64" ? "ghcr.io/chain/node:v2-arm64" : "ghcr.io/chain/node:v2";
+    const want =
+      process.platform === "linux" && process.arch === "x64"
+        ? "ghcr.io/chain/node:v2-amd64"
+        : process.platform === "linux" && process.arch === "arm64"
+          ? "ghcr.io/chain/node:v2-arm64"
+          : "ghcr.io/chain/node:v2";
     expect(readFileSync(imageFile, "utf8")).toBe(`${want}\n`);
     expect(r.stderr).toContain(`upgrade "v2" handed to the orchestrator: image ${want} written to ${imageFile}; exiting with 75`);
     expect(r.stdout).toBe(""); // no node ran

@@ -93,7 +93,11 @@ describe("prestart: the next binary in standby before the height", () => {
     await stage(h, "chain2", STANDBY_CHAIN2);
     const rpc = await fakeRpc({ height: 45n, plan: { name: "chain2", height: 49n, info: "" } });
     try {
-      const r = await runVisorIn(h, [join(h.parent, "never"), "1", infoFile(h.home)], { UNSAFE_SKIP_BACKUP: "true", DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RPC_POLL_INTERVAL: "50ms" });
+      const r = await runVisorIn(h, [join(h.parent, "never"), "1", infoFile(h.home)], {
+        UNSAFE_SKIP_BACKUP: "true",
+        DAEMON_RPC_ADDRESS: rpc.url,
+        DAEMON_RPC_POLL_INTERVAL: "50ms",
+      });
       expect(r.code).toBe(0);
       expect(r.logs).not.toContain("standby");
       expect(r.stdout).toMatch(/^genesis \d+\nchain2 live \d+\n$/);
@@ -101,7 +105,12 @@ describe("prestart: the next binary in standby before the height", () => {
       // A chain2 whose standby dies at once: the switch starts it normally.
       const d = await newHome(HALTING_GENESIS);
       await stage(d, "chain2", `if [ -n "$XUPGRADE_STANDBY_FD" ]; then touch "$1"; echo "standby died $$"; exit 3; fi\necho "chain2 live $$"`);
-      const died = await runVisorIn(d, [join(d.parent, "mark"), "20", infoFile(d.home)], { UNSAFE_SKIP_BACKUP: "true", DAEMON_PRESTART: "true", DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RPC_POLL_INTERVAL: "50ms" });
+      const died = await runVisorIn(d, [join(d.parent, "mark"), "20", infoFile(d.home)], {
+        UNSAFE_SKIP_BACKUP: "true",
+        DAEMON_PRESTART: "true",
+        DAEMON_RPC_ADDRESS: rpc.url,
+        DAEMON_RPC_POLL_INTERVAL: "50ms",
+      });
       expect(died.code).toBe(0);
       expect(died.logs).toContain("the standby exited before the switch: the switch starts the binary as usual");
       expect(died.stdout).toMatch(/chain2 live \d+\n$/);

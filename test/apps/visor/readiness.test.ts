@@ -36,7 +36,17 @@ afterAll(async () => {
 
 function nodeBinary(path: string, app: string): string {
   const cli = `'${process.execPath}' '${builtCliMain()}'`;
-  writeFileSync(path, ["#!/bin/sh", 'case "$1" in', `  rehearse) shift; exec ${cli} devnet rehearse --app '${app}' "$@" ;;`, "esac", `exec ${cli} devnet start --app '${app}' "$@"`, ""].join("\n"));
+  writeFileSync(
+    path,
+    [
+      "#!/bin/sh",
+      'case "$1" in',
+      `  rehearse) shift; exec ${cli} devnet rehearse --app '${app}' "$@" ;;`,
+      "esac",
+      `exec ${cli} devnet start --app '${app}' "$@"`,
+      "",
+    ].join("\n"),
+  );
   chmodSync(path, 0o755);
   return path;
 }
@@ -66,7 +76,14 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     await proposeAndPass(c, keys, [softwareUpgradeAny("v2", target)]);
     await waitUntil(async () => (await c.upgrade.CurrentPlan({})).plan, 20_000, "the plan");
     c.comet.disconnect();
-    env = { DAEMON_HOME: home, DAEMON_NAME: DAEMON, DAEMON_RPC_ADDRESS: rpc, DAEMON_READINESS: "true", DAEMON_RPC_POLL_INTERVAL: "1s", COSMOVISOR_COLOR_LOGS: "false" };
+    env = {
+      DAEMON_HOME: home,
+      DAEMON_NAME: DAEMON,
+      DAEMON_RPC_ADDRESS: rpc,
+      DAEMON_READINESS: "true",
+      DAEMON_RPC_POLL_INTERVAL: "1s",
+      COSMOVISOR_COLOR_LOGS: "false",
+    };
     const parsed = parseConfig(env);
     expect(parsed.errors).toEqual([]);
     cfg = parsed.cfg;
@@ -79,7 +96,13 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     const attester = new ReadinessAttester({ cfg, log, layout: new Layout(cfg) });
     await attester.tick();
     const none = readJson(file);
-    expect(none).toMatchObject({ format: "xupgrade-readiness/1", plan: { name: "v2", height: String(target) }, binary: { sha256: "" }, preflight: { ok: false }, rehearsal: { verdict: "not_rehearsed" } });
+    expect(none).toMatchObject({
+      format: "xupgrade-readiness/1",
+      plan: { name: "v2", height: String(target) },
+      binary: { sha256: "" },
+      preflight: { ok: false },
+      rehearsal: { verdict: "not_rehearsed" },
+    });
     expect(none.preflight.reason).toContain("is not staged");
 
     const v2 = nodeBinary(join(src, "xupgraded-v2"), V2);
@@ -87,7 +110,12 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     // Not retried at once: a verdict that may change by itself waits ten intervals — but the staged binary is a change.
     await attester.tick();
     const staged = readJson(file);
-    expect(staged).toMatchObject({ plan: { name: "v2", height: String(target) }, binary: { sha256: sha256(v2), version: "example-v2 2.0.0" }, preflight: { ok: true }, rehearsal: { verdict: "passed", exit_code: 0 } });
+    expect(staged).toMatchObject({
+      plan: { name: "v2", height: String(target) },
+      binary: { sha256: sha256(v2), version: "example-v2 2.0.0" },
+      preflight: { ok: true },
+      rehearsal: { verdict: "passed", exit_code: 0 },
+    });
     expect(staged.rehearsal.app_hash).toMatch(/^[0-9A-F]{64}$/);
     expect(BigInt(staged.rehearsal.snapshot_height)).toBeLessThan(target);
     const a = attestationFromJson(staged);
@@ -101,7 +129,13 @@ describe("the visor's readiness attestation", { timeout: 180_000 }, () => {
     expect(lines.filter((l) => l.startsWith("pre-flight and rehearsal")).length).toBe(rehearsals);
 
     // A restaged binary (v2 with a failing handler) is rehearsed again: the attestation says it would halt.
-    await addUpgrade({ home, name: DAEMON, disableRecase: false }, "v2", nodeBinary(join(src, "xupgraded-v2-broken"), fixtureApp("v2-broken")), { force: true }, silent);
+    await addUpgrade(
+      { home, name: DAEMON, disableRecase: false },
+      "v2",
+      nodeBinary(join(src, "xupgraded-v2-broken"), fixtureApp("v2-broken")),
+      { force: true },
+      silent,
+    );
     await attester.tick();
     expect(readJson(file)).toMatchObject({ preflight: { ok: true }, rehearsal: { verdict: "failed", exit_code: 23, app_hash: "" } });
     await attester.stop();

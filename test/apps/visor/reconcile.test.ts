@@ -104,12 +104,17 @@ describe("the committed height, from a copy of data/application.db", () => {
 
     const sdk = await newHome("echo v1");
     await appDb(sdk, new TextEncoder().encode("s/latest"), Uint8Array.of(0x08, 0xc6, 0x01)); // Int64Value{198}
-    expect(await committedHeight(new Layout({ home: sdk.home, name: sdk.name, disableRecase: false }))).toEqual({ height: 198n, source: "data/application.db (s/latest)" });
+    expect(await committedHeight(new Layout({ home: sdk.home, name: sdk.name, disableRecase: false }))).toEqual({
+      height: 198n,
+      source: "data/application.db (s/latest)",
+    });
   });
 
   it("no database, or one without a known key: unknown, said why", async () => {
     const none = await newHome("echo v1");
-    expect(await committedHeight(new Layout({ home: none.home, name: none.name, disableRecase: false }))).toEqual({ source: "no LevelDB at data/application.db" });
+    expect(await committedHeight(new Layout({ home: none.home, name: none.name, disableRecase: false }))).toEqual({
+      source: "no LevelDB at data/application.db",
+    });
     const other = await newHome("echo v1");
     await appDb(other, new TextEncoder().encode("x"), Uint8Array.of(1));
     expect((await committedHeight(new Layout({ home: other.home, name: other.name, disableRecase: false }))).height).toBeUndefined();
@@ -139,7 +144,9 @@ describe("starts in each state (the old binary logs `old ran`, the new one `v2 r
     const h = await home(99n);
     const r = await runVisorIn(h, []);
     expect([r.code, r.stdout]).toEqual([0, "v2 ran\n"]);
-    expect(line(r.logs)).toMatch(/INF start: found upgrade-info\.json=v2@100 current=genesis switched=no done=no staged=yes committed=99; pending upgrade "v2" at height 100: upgrading before starting the node reason="the node halted at 100 \(data\/ at 99\)"/);
+    expect(line(r.logs)).toMatch(
+      /INF start: found upgrade-info\.json=v2@100 current=genesis switched=no done=no staged=yes committed=99; pending upgrade "v2" at height 100: upgrading before starting the node reason="the node halted at 100 \(data\/ at 99\)"/,
+    );
     expect(cur(h)).toBe("upgrades/v2");
   });
 
@@ -155,7 +162,7 @@ describe("starts in each state (the old binary logs `old ran`, the new one `v2 r
     const h = await home(150n);
     const r = await runVisorIn(h, []);
     expect([r.code, r.stdout]).toEqual([0, "v2 ran\n"]);
-    expect(line(r.logs)).toContain("pointing current at \"v2\"");
+    expect(line(r.logs)).toContain('pointing current at "v2"');
     expect([cur(h), backups(h), existsSync(join(h.home, "pre-upgrade-ran"))]).toEqual(["upgrades/v2", [], false]);
   });
 
@@ -172,7 +179,7 @@ describe("starts in each state (the old binary logs `old ran`, the new one `v2 r
     await appDb(h, Uint8Array.of(0x68), be64(150n));
     writeFileSync(join(h.home, "data/upgrade-info.json"), '{"name":"v2","time":"0001-01-01T00:00:00Z","height":100}');
     const r = await runVisorIn(h, []);
-    expect(r.error).toContain("cannot start: data/ is at height 150, past \"v2\" at height 100");
+    expect(r.error).toContain('cannot start: data/ is at height 150, past "v2" at height 100');
     expect(r.stdout).toBe("");
   });
 

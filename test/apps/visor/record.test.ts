@@ -27,17 +27,22 @@ describe("the upgrade record before the switch", () => {
     const syncs = await recordSyncs();
     let atSwitch: { current: string; syncs: string[]; record: string } | undefined;
     try {
-      const r = await runVisorIn(h, ["a", "b", "c", infoFile], { DAEMON_RESTART_AFTER_UPGRADE: "false", UNSAFE_SKIP_BACKUP: "true" }, {
-        hooks: {
-          beforeRename: () => {
-            atSwitch = {
-              current: readlinkSync(join(h.home, "cosmovisor", "current")),
-              syncs: [...syncs.paths],
-              record: readFileSync(join(upgradeDir, "upgrade-info.json"), "utf8"),
-            };
+      const r = await runVisorIn(
+        h,
+        ["a", "b", "c", infoFile],
+        { DAEMON_RESTART_AFTER_UPGRADE: "false", UNSAFE_SKIP_BACKUP: "true" },
+        {
+          hooks: {
+            beforeRename: () => {
+              atSwitch = {
+                current: readlinkSync(join(h.home, "cosmovisor", "current")),
+                syncs: [...syncs.paths],
+                record: readFileSync(join(upgradeDir, "upgrade-info.json"), "utf8"),
+              };
+            },
           },
         },
-      });
+      );
       expect(r.code).toBe(0);
     } finally {
       syncs.restore();

@@ -94,7 +94,11 @@ describe("show-upgrade-info --rehearse", { timeout: 120_000 }, () => {
     expect(r.report.reason).toMatch(/^downloaded binaries\[any\] \(\d+ bytes\), sha256 checksum matches, bin\/xupgraded present$/);
     expect(r.report.rehearsal).toMatchObject({ supported: true, rehearsed: true, ok: true, exit_code: 0, error: "", modules_migrated: 3 });
     expect(r.report.rehearsal!.summary).toMatch(/^rehearsed: 3 modules migrated in \d/);
-    expect(r.report.rehearsal!.report).toMatchObject({ format: "xupgrade-rehearsal/1", plan: { name: "v2", height: String(target), source: "chain" }, snapshot: { source: "node" } });
+    expect(r.report.rehearsal!.report).toMatchObject({
+      format: "xupgrade-rehearsal/1",
+      plan: { name: "v2", height: String(target), source: "chain" },
+      snapshot: { source: "node" },
+    });
     const text = formatReport(r);
     expect(text).toMatch(/^ready: {4}yes — rehearsed: 3 modules migrated in [\d.]+ m?s \(downloaded binaries\[any\]/m);
     expect(text).toMatch(/^rehearsal: the upgrade succeeds on a copy of the state \(snapshot at height \d+, /m);
@@ -104,13 +108,25 @@ describe("show-upgrade-info --rehearse", { timeout: 120_000 }, () => {
     await addUpgrade({ home, name: DAEMON, disableRecase: false }, "v2", nodeBinary(join(src, "xupgraded-v2-broken"), fixtureApp("v2-broken")), {}, silent);
     const r = await showUpgradeInfo(cfg, { verify: true, log: silent, rehearse: true });
     if (!r.found) throw new Error(r.message);
-    expect(r.report).toMatchObject({ staged: true, ready: false, reason: "rehearsal: the upgrade would halt the node with exit code 23: boom: the v2 handler failed after migrating" });
+    expect(r.report).toMatchObject({
+      staged: true,
+      ready: false,
+      reason: "rehearsal: the upgrade would halt the node with exit code 23: boom: the v2 handler failed after migrating",
+    });
     expect(r.report.rehearsal).toMatchObject({ rehearsed: true, ok: false, exit_code: 23 });
-    expect(formatReport(r)).toContain("ready:    no (rehearsal: the upgrade would halt the node with exit code 23: boom: the v2 handler failed after migrating)");
+    expect(formatReport(r)).toContain(
+      "ready:    no (rehearsal: the upgrade would halt the node with exit code 23: boom: the v2 handler failed after migrating)",
+    );
   });
 
   it("a binary that knows no `rehearse`: said so, and the staged binary is still ready", async () => {
-    await addUpgrade({ home, name: DAEMON, disableRecase: false }, "v2", nodeBinary(join(src, "xupgraded-v2-old"), V2, { rehearse: false }), { force: true }, silent);
+    await addUpgrade(
+      { home, name: DAEMON, disableRecase: false },
+      "v2",
+      nodeBinary(join(src, "xupgraded-v2-old"), V2, { rehearse: false }),
+      { force: true },
+      silent,
+    );
     const r = await showUpgradeInfo(cfg, { verify: true, log: silent, rehearse: true });
     if (!r.found) throw new Error(r.message);
     expect(r.report).toMatchObject({ staged: true, ready: true, rehearsal: { supported: false, rehearsed: false } });

@@ -91,11 +91,19 @@ describe("visor rollback", () => {
     });
     const r = await visor(h, ["rollback"], { ...NO_RPC, DAEMON_WEBHOOK_URL: `${hook.url}/hook` }).finally(() => hook.close());
     expect(told).toEqual([
-      expect.objectContaining({ event: "rollback", plan: { name: "v2", height: "100" }, details: expect.objectContaining({ current: "genesis", forced: false, data_kept: expect.stringContaining("data-rolled-back-v2-") }) }),
+      expect.objectContaining({
+        event: "rollback",
+        plan: { name: "v2", height: "100" },
+        details: expect.objectContaining({ current: "genesis", forced: false, data_kept: expect.stringContaining("data-rolled-back-v2-") }),
+      }),
     ]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/INF rollback of "v2" at height 100: data\/ committed=100, the backup committed=99; signed height 100 round 0 step 3, the backup height 100 round 0 step 3 /);
-    expect(r.stderr).toMatch(/INF rolled back "v2": data\/ restored from .*data-backup-\d+-\d+-\d+; the replaced data is kept at .*data-rolled-back-v2-\d+-\d+-\d+ \(delete it when done\)/);
+    expect(r.stderr).toMatch(
+      /INF rollback of "v2" at height 100: data\/ committed=100, the backup committed=99; signed height 100 round 0 step 3, the backup height 100 round 0 step 3 /,
+    );
+    expect(r.stderr).toMatch(
+      /INF rolled back "v2": data\/ restored from .*data-backup-\d+-\d+-\d+; the replaced data is kept at .*data-rolled-back-v2-\d+-\d+-\d+ \(delete it when done\)/,
+    );
 
     // data/ is the halt's, the old binary is current, the new binary's data is kept.
     expect(cur(h)).toBe("genesis");
@@ -110,21 +118,33 @@ describe("visor rollback", () => {
     for (const t of tables) expect(statSync(join(data(h), "application.db", t)).ino).toBe(statSync(join(backup, "application.db", t)).ino);
     // The upgrade is marked rolled back, no longer switched to.
     const v2 = join(h.home, "cosmovisor/upgrades/v2");
-    expect(JSON.parse(readFileSync(join(v2, ROLLED_BACK_MARKER), "utf8"))).toMatchObject({ name: "v2", height: "100", from: "upgrades/v2", to: "genesis", forced: false });
+    expect(JSON.parse(readFileSync(join(v2, ROLLED_BACK_MARKER), "utf8"))).toMatchObject({
+      name: "v2",
+      height: "100",
+      from: "upgrades/v2",
+      to: "genesis",
+      forced: false,
+    });
     expect(existsSync(join(v2, "upgrade-info.json"))).toBe(false);
     expect(existsSync(join(h.home, "cosmovisor", ROLLBACK_JOURNAL))).toBe(false);
 
     // A start does not upgrade to it again, and says how to go on; neither binary runs.
     const again = await visor(h, ["run", "start"], NO_RPC);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/Error: cannot start: upgrade "v2" at height 100 was rolled back .*add-upgrade v2 <binary> --force.*--unsafe-skip-upgrades 100/);
+    expect(again.stderr).toMatch(
+      /Error: cannot start: upgrade "v2" at height 100 was rolled back .*add-upgrade v2 <binary> --force.*--unsafe-skip-upgrades 100/,
+    );
     expect(again.stdout).toBe("");
     // The chain skipping it: the old binary runs.
     const skipped = await visor(h, ["run", "start", "--unsafe-skip-upgrades", "100"], NO_RPC);
     expect([skipped.code, skipped.stdout]).toEqual([0, "old ran\n"]);
     expect(cur(h)).toBe("genesis");
     // A fixed binary clears the roll-back; the next start upgrades again, reusing the backup (data/ is the halt's).
-    const fixed = await visor(h, ["add-upgrade", "v2", script(join(h.src, "v2-fixed"), `[ "$1" = pre-upgrade ] && exit 0\necho "v2 fixed ran"`), "--force"], NO_RPC);
+    const fixed = await visor(
+      h,
+      ["add-upgrade", "v2", script(join(h.src, "v2-fixed"), `[ "$1" = pre-upgrade ] && exit 0\necho "v2 fixed ran"`), "--force"],
+      NO_RPC,
+    );
     expect(fixed.code).toBe(0);
     expect(fixed.stderr).toContain('the upgrade "v2" was rolled back; with this binary the visor upgrades to it again');
     expect(existsSync(join(v2, ROLLED_BACK_MARKER))).toBe(false);
@@ -139,7 +159,10 @@ describe("visor rollback", () => {
     // A node process holding data/application.db open, as the node does while it runs.
     const holder = spawn(
       process.execPath,
-      ["-e", `const { ClassicLevel } = require("classic-level"); const db = new ClassicLevel(${JSON.stringify(join(data(h), "application.db"))}); db.open().then(() => console.log("open"), (e) => { console.error(e); process.exit(1); }); setInterval(() => {}, 1000);`],
+      [
+        "-e",
+        `const { ClassicLevel } = require("classic-level"); const db = new ClassicLevel(${JSON.stringify(join(data(h), "application.db"))}); db.open().then(() => console.log("open"), (e) => { console.error(e); process.exit(1); }); setInterval(() => {}, 1000);`,
+      ],
       { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] },
     );
     try {
@@ -149,7 +172,9 @@ describe("visor rollback", () => {
       const before = sealHome(h);
       const r = await visor(h, ["rollback", "--force"], NO_RPC);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`Error: cannot roll back: the node is running (data/application.db/LOCK is locked by process ${holder.pid}); stop it (and its visor) first\n`);
+      expect(r.stderr).toContain(
+        `Error: cannot roll back: the node is running (data/application.db/LOCK is locked by process ${holder.pid}); stop it (and its visor) first\n`,
+      );
       expect(sealHome(h)).toEqual(before);
     } finally {
       holder.kill("SIGKILL");
@@ -171,7 +196,9 @@ describe("visor rollback", () => {
     const before = sealHome(h);
     const r = await visor(h, ["rollback"], NO_RPC);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/Error: cannot roll back: no backup of the upgrade "v2" in .* \(DAEMON_DATA_BACKUP_DIR\) holds .*\/data; was UNSAFE_SKIP_BACKUP on\?/);
+    expect(r.stderr).toMatch(
+      /Error: cannot roll back: no backup of the upgrade "v2" in .* \(DAEMON_DATA_BACKUP_DIR\) holds .*\/data; was UNSAFE_SKIP_BACKUP on\?/,
+    );
     const named = await visor(h, ["rollback", "--backup", "data-backup-2020-1-1"], NO_RPC);
     expect(named.stderr).toContain(`Error: cannot roll back: data-backup-2020-1-1 is not a complete backup of ${data(h)} for the upgrade "v2" in ${h.home}\n`);
     expect(sealHome(h)).toEqual(before);
@@ -183,7 +210,9 @@ describe("visor rollback", () => {
     const before = sealHome(h);
     const r = await visor(h, ["rollback"], NO_RPC);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Error: cannot roll back "v2" without --force: the new binary committed blocks 101…105 past the upgrade height 100; the rollback loses them');
+    expect(r.stderr).toContain(
+      'Error: cannot roll back "v2" without --force: the new binary committed blocks 101…105 past the upgrade height 100; the rollback loses them',
+    );
     expect(sealHome(h)).toEqual(before);
 
     const forced = await visor(h, ["rollback", "--force"], NO_RPC);
@@ -209,7 +238,9 @@ describe("visor rollback", () => {
     expect(forced.stderr).toContain("kept the node's priv_validator_state.json (height 102 round 1 step 2): the signed state never goes backwards");
     expect(signedHeight(data(h))).toBe("102");
     // Everything else is the halt's.
-    expect(snapshot(data(h), ["priv_validator_state.json"])).toEqual(Object.fromEntries(Object.entries(atHalt).filter(([k]) => k !== "priv_validator_state.json")));
+    expect(snapshot(data(h), ["priv_validator_state.json"])).toEqual(
+      Object.fromEntries(Object.entries(atHalt).filter(([k]) => k !== "priv_validator_state.json")),
+    );
     expect(signedHeight(join(h.home, backupsIn(h)[0]))).toBe("100"); // the backup itself is untouched
   }, 180_000);
 
@@ -229,7 +260,9 @@ describe("visor rollback", () => {
 
     const start = await visor(h, ["run", "start"], NO_RPC);
     expect(start.code).toBe(1);
-    expect(start.stderr).toMatch(/Error: cannot start: a rollback was interrupted \(.*rollback-in-progress\.json\); run `xupgrade visor rollback` again to finish it/);
+    expect(start.stderr).toMatch(
+      /Error: cannot start: a rollback was interrupted \(.*rollback-in-progress\.json\); run `xupgrade visor rollback` again to finish it/,
+    );
     expect(start.stdout).toBe("");
 
     const finish = await visor(h, ["rollback"], NO_RPC);

@@ -82,7 +82,10 @@ function flipBlob(text: string, offsetFromEnd: number): string {
   const lines = text.trim().split("\n");
   const blob = Buffer.from(lines.slice(1, -1).join(""), "base64");
   blob[blob.length - offsetFromEnd] ^= 0x01;
-  const b64 = blob.toString("base64").match(/.{1,70}/g)!.join("\n");
+  const b64 = blob
+    .toString("base64")
+    .match(/.{1,70}/g)!
+    .join("\n");
   return `${lines[0]}\n${b64}\n${lines[lines.length - 1]}\n`;
 }
 
@@ -98,41 +101,65 @@ describe("SSH signatures: the visor and ssh-keygen -Y verify agree on every inpu
   });
 
   const forgeries: [string, () => { file: string; sig: string; pub?: string; ns?: string }, SignatureCheck][] = [
-    ["the file changed after signing (one byte)", () => {
-      const f = join(dir, "tampered.tar.gz");
-      const b = readFileSync(payload);
-      b[b.length - 1] ^= 0xff;
-      writeFileSync(f, b);
-      return { file: f, sig: good };
-    }, "signature"],
+    [
+      "the file changed after signing (one byte)",
+      () => {
+        const f = join(dir, "tampered.tar.gz");
+        const b = readFileSync(payload);
+        b[b.length - 1] ^= 0xff;
+        writeFileSync(f, b);
+        return { file: f, sig: good };
+      },
+      "signature",
+    ],
     ["one bit of the signature flipped", () => ({ file: payload, sig: flipBlob(good, 5) }), "signature"],
-    ["signed by another ed25519 key", () => {
-      const f = join(dir, "other.tar.gz");
-      writeFileSync(f, readFileSync(payload));
-      return { file: f, sig: sign(other.key, f) };
-    }, "signer"],
-    ["signed by an RSA key", () => {
-      const f = join(dir, "rsa.tar.gz");
-      writeFileSync(f, readFileSync(payload));
-      return { file: f, sig: sign(rsa.key, f) };
-    }, "signer"],
-    ["signed in another namespace", () => {
-      const f = join(dir, "ns.tar.gz");
-      writeFileSync(f, readFileSync(payload));
-      return { file: f, sig: sign(release.key, f, { ns: "git" }) };
-    }, "namespace"],
-    ["the signature of another file", () => {
-      const f = join(dir, "else.tar.gz");
-      writeFileSync(f, "something else");
-      sign(release.key, f);
-      return { file: payload, sig: readFileSync(`${f}.sig`, "utf8") };
-    }, "signature"],
+    [
+      "signed by another ed25519 key",
+      () => {
+        const f = join(dir, "other.tar.gz");
+        writeFileSync(f, readFileSync(payload));
+        return { file: f, sig: sign(other.key, f) };
+      },
+      "signer",
+    ],
+    [
+      "signed by an RSA key",
+      () => {
+        const f = join(dir, "rsa.tar.gz");
+        writeFileSync(f, readFileSync(payload));
+        return { file: f, sig: sign(rsa.key, f) };
+      },
+      "signer",
+    ],
+    [
+      "signed in another namespace",
+      () => {
+        const f = join(dir, "ns.tar.gz");
+        writeFileSync(f, readFileSync(payload));
+        return { file: f, sig: sign(release.key, f, { ns: "git" }) };
+      },
+      "namespace",
+    ],
+    [
+      "the signature of another file",
+      () => {
+        const f = join(dir, "else.tar.gz");
+        writeFileSync(f, "something else");
+        sign(release.key, f);
+        return { file: payload, sig: readFileSync(`${f}.sig`, "utf8") };
+      },
+      "signature",
+    ],
     ["armor cut short", () => ({ file: payload, sig: good.split("\n").slice(0, 3).join("\n") }), "armor"],
-    ["a truncated blob", () => {
-      const lines = good.trim().split("\n");
-      const blob = Buffer.from(lines.slice(1, -1).join(""), "base64").subarray(0, 40);
-      return { file: payload, sig: `${lines[0]}\n${blob.toString("base64")}\n${lines[lines.length - 1]}\n` };
-    }, "format"],
+    [
+      "a truncated blob",
+      () => {
+        const lines = good.trim().split("\n");
+        const blob = Buffer.from(lines.slice(1, -1).join(""), "base64").subarray(0, 40);
+        return { file: payload, sig: `${lines[0]}\n${blob.toString("base64")}\n${lines[lines.length - 1]}\n` };
+      },
+      "format",
+    ],
     ["not a signature at all (an HTML error page)", () => ({ file: payload, sig: "<html>404</html>" }), "armor"],
   ];
 
@@ -171,10 +198,18 @@ describe("the visor's upgrade with DAEMON_DOWNLOAD_SIGNING_KEYS", () => {
       const infoUrl = `${srv.url}/app.tar.gz?checksum=sha256:${sha256(readFileSync(payload))}`;
       // The node stand-in halts at once: it writes the plan (with this info) and exits 20, as the devnet does.
       const plan = JSON.stringify({ name: "chain2", height: 49, info: JSON.stringify({ binaries: { [osArch()]: infoUrl } }) });
-      writeFileSync(join(h.home, "cosmovisor/genesis/bin/dummyd"), `#!/bin/sh\necho Genesis\nprintf '%s' '${plan}' > "${join(h.home, "data/upgrade-info.json")}"\nexit 20\n`);
+      writeFileSync(
+        join(h.home, "cosmovisor/genesis/bin/dummyd"),
+        `#!/bin/sh\necho Genesis\nprintf '%s' '${plan}' > "${join(h.home, "data/upgrade-info.json")}"\nexit 20\n`,
+      );
       writeFileSync(join(h.home, "data/upgrade-info.json"), plan, { mode: 0o644 });
       const before = seal(h);
-      const r = await runVisorIn(h, [], { DAEMON_ALLOW_DOWNLOAD_BINARIES: "true", DAEMON_DOWNLOAD_SIGNING_KEYS: keys, UNSAFE_SKIP_BACKUP: "true", DAEMON_RESTART_AFTER_UPGRADE: "false" });
+      const r = await runVisorIn(h, [], {
+        DAEMON_ALLOW_DOWNLOAD_BINARIES: "true",
+        DAEMON_DOWNLOAD_SIGNING_KEYS: keys,
+        UNSAFE_SKIP_BACKUP: "true",
+        DAEMON_RESTART_AFTER_UPGRADE: "false",
+      });
       return { h, before, r };
     } finally {
       await srv.close();
@@ -190,7 +225,22 @@ describe("the visor's upgrade with DAEMON_DOWNLOAD_SIGNING_KEYS", () => {
   });
 
   for (const [what, sig, keys, reason] of [
-    ["a signature by another key", () => Buffer.from(sign(other.key, (() => { const f = join(dir, "o2.tar.gz"); writeFileSync(f, readFileSync(payload)); return f; })())), () => release.pub, "signer: signed by the ssh-ed25519 key"],
+    [
+      "a signature by another key",
+      () =>
+        Buffer.from(
+          sign(
+            other.key,
+            (() => {
+              const f = join(dir, "o2.tar.gz");
+              writeFileSync(f, readFileSync(payload));
+              return f;
+            })(),
+          ),
+        ),
+      () => release.pub,
+      "signer: signed by the ssh-ed25519 key",
+    ],
     ["a corrupted signature", () => Buffer.from(flipBlob(good, 5)), () => release.pub, "signature: the ssh-ed25519 signature does not verify"],
     ["no signature next to the binary (404)", () => undefined, () => release.pub, "cannot download the signature"],
   ] as const) {

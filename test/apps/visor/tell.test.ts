@@ -78,7 +78,13 @@ describe("webhooks and metrics through a whole upgrade", () => {
     const v = startVisor(
       h,
       [],
-      { DAEMON_WEBHOOK_URL: hooks.url, DAEMON_WEBHOOK_RETRIES: "3", DAEMON_HTTP_ADDRESS: "127.0.0.1:0", DAEMON_RPC_ADDRESS: rpc.url, DAEMON_RPC_POLL_INTERVAL: "50ms" },
+      {
+        DAEMON_WEBHOOK_URL: hooks.url,
+        DAEMON_WEBHOOK_RETRIES: "3",
+        DAEMON_HTTP_ADDRESS: "127.0.0.1:0",
+        DAEMON_RPC_ADDRESS: rpc.url,
+        DAEMON_RPC_POLL_INTERVAL: "50ms",
+      },
       { onEndpoint: (e) => (endpoint = e), hooks: { platform: "linux/amd64" } },
     );
     try {
@@ -115,7 +121,7 @@ describe("webhooks and metrics through a whole upgrade", () => {
       // The watcher's tick or the node's exit 20, whichever the visor saw first: both are the halt.
       expect([{ node: "running" }, { node: "exited", exit_code: 20 }]).toContainEqual(byEvent.halt.details);
       expect(byEvent.binary_staged.details).toMatchObject({ source: "staged" });
-      expect(byEvent.backup.details).toMatchObject({ files: 2, bytes_copied: 84, bytes_linked: 0 }) // state.db and upgrade-info.json;
+      expect(byEvent.backup.details).toMatchObject({ files: 2, bytes_copied: 84, bytes_linked: 0 }); // state.db and upgrade-info.json;
       expect(byEvent.switch.details).toMatchObject({ current: "upgrades/chain2" });
       expect(byEvent.first_block.details).toMatchObject({ height: 49 });
       expect(Date.parse(byEvent.first_block.time)).toBeGreaterThanOrEqual(Date.parse(byEvent.halt.time));
@@ -129,7 +135,9 @@ describe("webhooks and metrics through a whole upgrade", () => {
       expect(sample(after.body, "xupgrade_visor_node_starts_total")).toBe(2);
       expect(sample(after.body, "xupgrade_visor_backup_bytes", `{how="copied"}`)).toBe(84);
       expect(sample(after.body, "xupgrade_visor_halt_to_switch_seconds")).toBeGreaterThan(0);
-      expect(sample(after.body, "xupgrade_visor_halt_to_first_block_seconds")).toBeGreaterThanOrEqual(sample(after.body, "xupgrade_visor_halt_to_switch_seconds")!);
+      expect(sample(after.body, "xupgrade_visor_halt_to_first_block_seconds")).toBeGreaterThanOrEqual(
+        sample(after.body, "xupgrade_visor_halt_to_switch_seconds")!,
+      );
       expect(sample(after.body, "xupgrade_visor_stage_timestamp_seconds", '{stage="halt"}')).toBeCloseTo(Date.parse(byEvent.halt.time) / 1000, 0);
     } finally {
       writeFileSync(releaseHalt, "");
@@ -202,7 +210,16 @@ describe("webhook delivery", () => {
 describe("the rehearsal stage", () => {
   it("show-upgrade-info --rehearse tells the rehearsal's verdict", async () => {
     const h = await newHome("echo v1");
-    const report = { format: "xupgrade-rehearsal/1", rehearsed: true, ok: false, exit_code: 23, error: "handler failed", modules_migrated: 0, upgrade_ms: 3, snapshot: { height: "48" } };
+    const report = {
+      format: "xupgrade-rehearsal/1",
+      rehearsed: true,
+      ok: false,
+      exit_code: 23,
+      error: "handler failed",
+      modules_migrated: 0,
+      upgrade_ms: 3,
+      snapshot: { height: "48" },
+    };
     await stage(h, "v2", `[ "$1" = rehearse ] && { echo '${JSON.stringify(report)}'; exit 0; }\necho v2`);
     writeFileSync(join(h.home, "data/upgrade-info.json"), '{"name":"v2","time":"0001-01-01T00:00:00Z","height":49}');
     const events = new VisorEvents();
@@ -213,7 +230,11 @@ describe("the rehearsal stage", () => {
     const r = await showUpgradeInfo(config(h), { verify: false, log: captureLog().log, rehearse: true, events });
     expect(r.found && r.report.ready).toBe(false);
     expect(seen).toEqual([
-      { stage: "rehearsal", plan: { name: "v2", height: 49n }, details: { ok: false, rehearsed: true, exit_code: 23, summary: "the upgrade would halt the node with exit code 23: handler failed" } },
+      {
+        stage: "rehearsal",
+        plan: { name: "v2", height: 49n },
+        details: { ok: false, rehearsed: true, exit_code: 23, summary: "the upgrade would halt the node with exit code 23: handler failed" },
+      },
     ]);
   });
 });
@@ -221,7 +242,13 @@ describe("the rehearsal stage", () => {
 describe("configuration of the endpoint and the webhooks", () => {
   const base = { DAEMON_HOME: "/h", DAEMON_NAME: "d" };
   it("loopback only; URLs http(s); counts are integers", () => {
-    const bad = parseConfig({ ...base, DAEMON_HTTP_ADDRESS: "0.0.0.0:9000", DAEMON_WEBHOOK_URL: "ftp://x,http://ok", DAEMON_WEBHOOK_RETRIES: "-1", DAEMON_DATA_BACKUP_KEEP: "x" });
+    const bad = parseConfig({
+      ...base,
+      DAEMON_HTTP_ADDRESS: "0.0.0.0:9000",
+      DAEMON_WEBHOOK_URL: "ftp://x,http://ok",
+      DAEMON_WEBHOOK_RETRIES: "-1",
+      DAEMON_DATA_BACKUP_KEEP: "x",
+    });
     expect(bad.errors).toEqual([
       'invalid: DAEMON_HTTP_ADDRESS: "0.0.0.0:9000" is not a loopback address (127.0.0.1, [::1] or localhost)',
       'invalid: DAEMON_WEBHOOK_URL: "ftp://x" is not an http:// or https:// URL',

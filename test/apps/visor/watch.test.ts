@@ -125,7 +125,9 @@ describe("manual plans wait for the height; keeper plans are trusted (R2, D6 #10
     const h = await newHome("echo v1");
     const cfg = { home: h.home, name: h.name, disableRecase: false };
     writeFileSync(join(h.home, "data", "upgrade-info.json"), '{"name":"gov2","height":60}');
-    await expect(addUpgrade(cfg, "manual1", join(h.src, "genesis"), { height: 100n }, silent)).rejects.toThrow(/already holds the pending upgrade "gov2" at height 60; use --force/);
+    await expect(addUpgrade(cfg, "manual1", join(h.src, "genesis"), { height: 100n }, silent)).rejects.toThrow(
+      /already holds the pending upgrade "gov2" at height 60; use --force/,
+    );
     await addUpgrade(cfg, "manual1", join(h.src, "genesis"), { height: 100n, force: true }, silent);
   });
 });

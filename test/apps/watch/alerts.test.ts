@@ -16,11 +16,29 @@ import { discordShape, jsonShape, receiver, slackShape, telegramShape } from "./
 
 afterAll(removeTempDirs);
 const T = Date.UTC(2026, 4, 4, 10);
-const RULES: AlertRules = { leadsMs: [86_400_000, 7_200_000, 600_000], readinessThreshold: 2 / 3, readinessWithinMs: 7_200_000, stillHaltedAfterMs: 1_800_000, lateAfterMs: 15_000, pollMs: 5000 };
+const RULES: AlertRules = {
+  leadsMs: [86_400_000, 7_200_000, 600_000],
+  readinessThreshold: 2 / 3,
+  readinessWithinMs: 7_200_000,
+  stillHaltedAfterMs: 1_800_000,
+  lateAfterMs: 15_000,
+  pollMs: 5000,
+};
 const PLAN = { name: "v2", height: 10_000n, info: "" };
 
 function snap(at: number, o: Partial<ChainSnapshot> & { height: bigint; etaAt?: number }): ChainSnapshot {
-  const eta = o.etaAt === undefined ? undefined : { blocksLeft: o.plan ? Number(o.plan.height - o.height) : 1, p10: o.etaAt - 60_000, p50: o.etaAt, p90: o.etaAt + 60_000, method: "analogs" as const, analogs: 100, spanMs: 1 };
+  const eta =
+    o.etaAt === undefined
+      ? undefined
+      : {
+          blocksLeft: o.plan ? Number(o.plan.height - o.height) : 1,
+          p10: o.etaAt - 60_000,
+          p50: o.etaAt,
+          p90: o.etaAt + 60_000,
+          method: "analogs" as const,
+          analogs: 100,
+          spanMs: 1,
+        };
   return {
     name: "hub",
     chainId: "hub-1",
@@ -61,8 +79,18 @@ describe("which alerts, in which order", () => {
       // Each lead is reached when the band's early edge (p10, a minute before the median here) is that far.
       snap(eta - 60_000 - 86_400_000, { height: 9500n, plan: PLAN, etaAt: eta }),
       snap(eta - 60_000 - 86_400_000 + 5000, { height: 9501n, plan: PLAN, etaAt: eta }),
-      snap(eta - 60_000 - 7_200_000, { height: 9900n, plan: PLAN, etaAt: eta, readiness: { readyPower: 90n, totalPower: 100n, share: 0.9, updatedHeight: 9899n } }),
-      snap(eta - 60_000 - 600_000, { height: 9990n, plan: PLAN, etaAt: eta, readiness: { readyPower: 50n, totalPower: 100n, share: 0.5, updatedHeight: 9989n } }),
+      snap(eta - 60_000 - 7_200_000, {
+        height: 9900n,
+        plan: PLAN,
+        etaAt: eta,
+        readiness: { readyPower: 90n, totalPower: 100n, share: 0.9, updatedHeight: 9899n },
+      }),
+      snap(eta - 60_000 - 600_000, {
+        height: 9990n,
+        plan: PLAN,
+        etaAt: eta,
+        readiness: { readyPower: 50n, totalPower: 100n, share: 0.5, updatedHeight: 9989n },
+      }),
       snap(eta, { height: H, plan: PLAN, halted: { height: H, upgrade: "v2", sinceMs: eta }, etaAt: eta }),
       snap(eta + 1_900_000, { height: H, plan: PLAN, halted: { height: H, upgrade: "v2", sinceMs: eta }, etaAt: eta }),
       snap(eta + 2_000_000, { height: H + 1n, plan: null, applied: { name: "v2", height: H }, protocolVersion: 1n }),
@@ -89,7 +117,11 @@ describe("which alerts, in which order", () => {
     expect(first.ids).toEqual(["plan_scheduled/hub/v2@10000"]);
     expect(first.memory.armed).toEqual([600_000]);
     // The watch was stopped from T until 5 minutes before the ETA: the 10m lead is late.
-    const later = run([snap(eta - 300_000, { height: 9950n, plan: PLAN, etaAt: eta }), snap(eta - 290_000, { height: 9951n, plan: PLAN, etaAt: eta })], first.memory, new Set(first.ids));
+    const later = run(
+      [snap(eta - 300_000, { height: 9950n, plan: PLAN, etaAt: eta }), snap(eta - 290_000, { height: 9951n, plan: PLAN, etaAt: eta })],
+      first.memory,
+      new Set(first.ids),
+    );
     expect(later.ids).toEqual(["lead/hub/v2@10000/10m"]);
     expect(later.alerts[0]).toMatchObject({ late: true, title: expect.stringMatching(/late: the watch was not running then/) });
   });
@@ -97,7 +129,13 @@ describe("which alerts, in which order", () => {
   it("a plan changed, then cancelled; a failed check alerts once per episode; an unconfirmed root is said in every alert", () => {
     const other = { name: "v2b", height: 12_000n, info: "" };
     const unconfirmed = { source: "first-use", confirmed: false, origin: { how: "first-use" as const, node: "n", height: 1n, hash: "AB", at: "" } };
-    const failed = (at: number): ChainSnapshot => ({ ...snap(at, { height: 0n }), status: "failed", failure: { check: "signature", height: 9003n, message: "commit signature #0 is wrong" }, header: undefined, plan: undefined });
+    const failed = (at: number): ChainSnapshot => ({
+      ...snap(at, { height: 0n }),
+      status: "failed",
+      failure: { check: "signature", height: 9003n, message: "commit signature #0 is wrong" },
+      header: undefined,
+      plan: undefined,
+    });
     const { ids, alerts } = run([
       snap(T, { height: 9000n, plan: PLAN, root: unconfirmed }),
       snap(T + 1000, { height: 9001n, plan: other, root: unconfirmed }),
@@ -106,13 +144,26 @@ describe("which alerts, in which order", () => {
       snap(T + 4000, { height: 9004n, plan: null, root: unconfirmed }),
       failed(T + 5000),
     ]);
-    expect(ids).toEqual(["plan_scheduled/hub/v2@10000", "plan_changed/hub/v2@10000->v2b@12000", "verification_failed/hub/1", "plan_cancelled/hub/v2b@12000", "verification_failed/hub/2"]);
-    for (const a of alerts.filter((x) => x.kind !== "verification_failed")) expect(a).toMatchObject({ unconfirmed: true, title: expect.stringMatching(/\[unconfirmed root\]$/) });
+    expect(ids).toEqual([
+      "plan_scheduled/hub/v2@10000",
+      "plan_changed/hub/v2@10000->v2b@12000",
+      "verification_failed/hub/1",
+      "plan_cancelled/hub/v2b@12000",
+      "verification_failed/hub/2",
+    ]);
+    for (const a of alerts.filter((x) => x.kind !== "verification_failed"))
+      expect(a).toMatchObject({ unconfirmed: true, title: expect.stringMatching(/\[unconfirmed root\]$/) });
   });
 });
 
 describe("a node that stops at the height", () => {
-  const down = (at: number): ChainSnapshot => ({ ...snap(at, { height: 0n }), status: "unreachable", failure: { check: "provider", message: "connection refused" }, header: undefined, plan: undefined });
+  const down = (at: number): ChainSnapshot => ({
+    ...snap(at, { height: 0n }),
+    status: "unreachable",
+    failure: { check: "provider", message: "connection refused" },
+    header: undefined,
+    plan: undefined,
+  });
   it("silence within two polls' blocks of the plan's height is the halt, and stays it; silence far below is not", () => {
     const eta = T + 10_000;
     // 400 ms blocks: the last verified poll saw height 9,990 with ten blocks (4 s) left.
@@ -120,20 +171,35 @@ describe("a node that stops at the height", () => {
     expect(seen.memory.last).toMatchObject({ height: "9990", blockMs: 400 });
     const after = run([down(eta + 1000), down(eta + 1_800_000 + 40_000)], seen.memory, new Set(seen.ids));
     expect(after.ids).toEqual(["halt/hub/v2@10000", "still_halted/hub/v2@10000"]);
-    expect(after.alerts[0].facts).toEqual(expect.arrayContaining([["last verified header", `9990 at ${new Date(T + 36_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`]]));
+    expect(after.alerts[0].facts).toEqual(
+      expect.arrayContaining([["last verified header", `9990 at ${new Date(T + 36_000).toISOString().replace(/\.\d{3}Z$/, "Z")}`]]),
+    );
     const early = run([snap(T, { height: 9000n, plan: PLAN, etaAt: T + 400_000 }), down(T + 5000)]);
     expect(early.ids).toEqual(["plan_scheduled/hub/v2@10000"]);
   });
 });
 
-const alert = (i: number): Alert => ({ id: `plan_scheduled/hub/v${i}@${1000 + i}`, kind: "plan_scheduled", chain: "hub", chainId: "hub-1", at: T + i, title: `hub: upgrade v${i}`, facts: [["plan", `v${i}`]], unconfirmed: false });
+const alert = (i: number): Alert => ({
+  id: `plan_scheduled/hub/v${i}@${1000 + i}`,
+  kind: "plan_scheduled",
+  chain: "hub",
+  chainId: "hub-1",
+  at: T + i,
+  title: `hub: upgrade v${i}`,
+  facts: [["plan", `v${i}`]],
+  unconfirmed: false,
+});
 
 describe("delivery", () => {
   it("each receiver gets its documented shape, in order; a refusing one is retried with backoff until it takes them", async () => {
     const checks = { slack: slackShape, discord: discordShape, telegram: telegramShape, json: jsonShape };
     const rx = Object.fromEntries(await Promise.all(Object.entries(checks).map(async ([k, c]) => [k, await receiver(c)] as const)));
     rx.discord.failNext = 3;
-    const hooks: WebhookConfig[] = Object.keys(checks).map((f) => ({ url: rx[f].url, format: f as WebhookConfig["format"], chatId: f === "telegram" ? "-100" : undefined }));
+    const hooks: WebhookConfig[] = Object.keys(checks).map((f) => ({
+      url: rx[f].url,
+      format: f as WebhookConfig["format"],
+      chatId: f === "telegram" ? "-100" : undefined,
+    }));
     const ledger = new Ledger();
     let writes = 0;
     const d = new Dispatcher({ hooks, ledger, persist: async () => void writes++, retries: 5, backoffMs: 20, timeoutMs: 60_000 });
@@ -198,7 +264,10 @@ describe("delivery", () => {
     const dead = await receiver();
     dead.hang = true;
     const live = await receiver();
-    const hooks: WebhookConfig[] = [{ url: dead.url, format: "json" }, { url: live.url, format: "json" }];
+    const hooks: WebhookConfig[] = [
+      { url: dead.url, format: "json" },
+      { url: live.url, format: "json" },
+    ];
     const ledger = new Ledger();
     const d = new Dispatcher({ hooks, ledger, persist: async () => {}, retries: 1, backoffMs: 10, timeoutMs: 200 });
     try {

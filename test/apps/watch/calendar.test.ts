@@ -26,7 +26,15 @@ function events(text: string) {
   const comp = new ICAL.Component(ICAL.parse(text));
   return comp.getAllSubcomponents("vevent").map((v) => {
     const e = new ICAL.Event(v);
-    return { uid: e.uid, summary: e.summary, start: e.startDate.toJSDate().getTime(), end: e.endDate.toJSDate().getTime(), sequence: e.sequence, status: v.getFirstPropertyValue("status"), stamp: (v.getFirstPropertyValue("dtstamp") as ICAL.Time).toJSDate().getTime() };
+    return {
+      uid: e.uid,
+      summary: e.summary,
+      start: e.startDate.toJSDate().getTime(),
+      end: e.endDate.toJSDate().getTime(),
+      sequence: e.sequence,
+      status: v.getFirstPropertyValue("status"),
+      stamp: (v.getFirstPropertyValue("dtstamp") as ICAL.Time).toJSDate().getTime(),
+    };
   });
 }
 
@@ -36,7 +44,14 @@ describe("calendar feeds", () => {
     const s1 = snap({ p10: NOW + 3_600_000, p90: NOW + 7_200_000 });
     mem = publish(mem, chainEvents(s1, emptyMemory(), mem), NOW);
     const [e1] = events(renderCalendar("hub", Object.values(mem)));
-    expect(e1).toMatchObject({ uid: eventUid("cosmoshub-4", { name: "v19, with; commas", height: 2000n }), summary: "hub: upgrade v19, with; commas at height 2000", start: NOW + 3_600_000, end: NOW + 7_200_000, sequence: 0, status: "CONFIRMED" });
+    expect(e1).toMatchObject({
+      uid: eventUid("cosmoshub-4", { name: "v19, with; commas", height: 2000n }),
+      summary: "hub: upgrade v19, with; commas at height 2000",
+      start: NOW + 3_600_000,
+      end: NOW + 7_200_000,
+      sequence: 0,
+      status: "CONFIRMED",
+    });
 
     // 20 s later the band moved by 10 s: not worth an update.
     const s2 = snap({ at: NOW + 20_000, p10: NOW + 3_610_000, p90: NOW + 7_210_000 });
@@ -60,7 +75,17 @@ describe("calendar feeds", () => {
     const a = publish({}, chainEvents(snap({ p10: NOW + 1000, p90: NOW + 120_000 }), emptyMemory(), {}), NOW);
     const b = publish(
       {},
-      chainEvents(snap({ name: "simd", chainId: "simd-1", p10: NOW + 9000, p90: NOW + 90_000, root: { source: "first-use", confirmed: false, origin: { how: "first-use", node: "n", height: 1n, hash: "AB", at: "" } } }), emptyMemory(), {}),
+      chainEvents(
+        snap({
+          name: "simd",
+          chainId: "simd-1",
+          p10: NOW + 9000,
+          p90: NOW + 90_000,
+          root: { source: "first-use", confirmed: false, origin: { how: "first-use", node: "n", height: 1n, hash: "AB", at: "" } },
+        }),
+        emptyMemory(),
+        {},
+      ),
       NOW,
     );
     const all = events(renderCalendar("fleet", [...Object.values(a), ...Object.values(b)]));
@@ -72,7 +97,9 @@ describe("calendar feeds", () => {
     const long = `Ünïcødé ${"ж".repeat(60)} ${"x".repeat(100)}`;
     const folded = fold(`SUMMARY:${long}`);
     for (const line of folded.split("\r\n")) expect(new TextEncoder().encode(line).length).toBeLessThanOrEqual(75);
-    const text = renderCalendar("x", [{ uid: "u@x", chain: "c", summary: long, description: "a\nb", start: NOW, end: NOW + 60_000, status: "CONFIRMED", sequence: 0, stamp: NOW }]);
+    const text = renderCalendar("x", [
+      { uid: "u@x", chain: "c", summary: long, description: "a\nb", start: NOW, end: NOW + 60_000, status: "CONFIRMED", sequence: 0, stamp: NOW },
+    ]);
     expect(events(text)[0].summary).toBe(long);
     expect(text.endsWith("END:VCALENDAR\r\n")).toBe(true);
   });

@@ -24,7 +24,18 @@ describe("watch config", () => {
     const dir = tempDir("xupgrade-watch-config-");
     writeFileSync(
       join(dir, "chain.json"),
-      JSON.stringify({ chain_name: "cosmoshub", chain_id: "cosmoshub-4", apis: { rpc: [{ address: "https://rpc-a.example/" }, { address: "https://rpc-b.example" }, { address: "https://rpc-c.example" }, { address: "https://rpc-d.example" }] } }),
+      JSON.stringify({
+        chain_name: "cosmoshub",
+        chain_id: "cosmoshub-4",
+        apis: {
+          rpc: [
+            { address: "https://rpc-a.example/" },
+            { address: "https://rpc-b.example" },
+            { address: "https://rpc-c.example" },
+            { address: "https://rpc-d.example" },
+          ],
+        },
+      }),
     );
     writeFileSync(
       join(dir, "watch.toml"),
@@ -67,7 +78,9 @@ describe("watch config", () => {
 
   it("a registry is never a trust root, and a chain without witnesses must opt out", () => {
     const reg = new Map<string, unknown>([["c.json", { chain_id: "x-1", apis: { rpc: [{ address: "https://one.example" }] } }]]);
-    expect(problems({ chains: [{ registry: "c.json" }] }, reg)).toEqual([expect.stringMatching(/chains\[0\]\.witnesses: at least one witness .* or set without_witnesses = true/)]);
+    expect(problems({ chains: [{ registry: "c.json" }] }, reg)).toEqual([
+      expect.stringMatching(/chains\[0\]\.witnesses: at least one witness .* or set without_witnesses = true/),
+    ]);
     const cfg = parseWatchConfig({ chains: [{ registry: "c.json", without_witnesses: true }] }, reg);
     expect(cfg.chains[0].trust).toBeUndefined();
     expect(cfg.chains[0].trustOnFirstUse).toBe(false);
@@ -82,7 +95,10 @@ describe("watch config", () => {
         { name: "a", rpc: "http://x", witnesses: ["http://w"], trust_on_first_use: true, trust_height: 5, trust_hash: HASH },
         { name: "b", rpc: "http://x", without_witnesses: true, witnesses: ["http://w"], trust_hash: "zz" },
       ],
-      webhooks: [{ url: "http://h", format: "telegram" }, { url: "http://h", format: "teams", chains: ["nope"] }],
+      webhooks: [
+        { url: "http://h", format: "telegram" },
+        { url: "http://h", format: "teams", chains: ["nope"] },
+      ],
     });
     expect(got).toEqual(
       expect.arrayContaining([

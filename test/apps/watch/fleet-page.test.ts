@@ -30,10 +30,15 @@ beforeAll(async () => {
   const genesisNs = BigInt(Date.now() - 600_000) * 1_000_000n;
   const core = await loadCore("js");
   const make = (chainId: string, plan?: bigint) =>
-    syntheticSdkNode({ chain: { chainId, validators: 4, genesisNs, intervalNs: 2n * S, latest: 250n }, state: plan ? { plan: { name: "v2", height: plan, info: "" } } : {} });
+    syntheticSdkNode({
+      chain: { chainId, validators: 4, genesisNs, intervalNs: 2n * S, latest: 250n },
+      state: plan ? { plan: { name: "v2", height: plan, info: "" } } : {},
+    });
   nodes = { alpha: await make("alpha-1", 1500n), beta: await make("beta-1", 2000n), gamma: await make("gamma-1") };
   void core;
-  witnesses = Object.fromEntries(await Promise.all(Object.entries(nodes).map(async ([k, n]) => [k, await serveJsonRpc((m, p) => n.chain.handle(m, p))] as const)));
+  witnesses = Object.fromEntries(
+    await Promise.all(Object.entries(nodes).map(async ([k, n]) => [k, await serveJsonRpc((m, p) => n.chain.handle(m, p))] as const)),
+  );
   gammaProxy = await lyingNode(nodes.gamma.url, { mode: "none" });
   servers.push(...Object.values(witnesses), gammaProxy, ...Object.values(nodes));
 }, 120_000);
@@ -45,9 +50,23 @@ afterAll(async () => {
 });
 
 const chains = () => [
-  { name: "alpha", chain_id: "alpha-1", rpc: nodes.alpha.url, witnesses: [witnesses.alpha.url], trust_height: 200, trust_hash: hexOf(nodes.alpha.chain.hash(200n)) },
+  {
+    name: "alpha",
+    chain_id: "alpha-1",
+    rpc: nodes.alpha.url,
+    witnesses: [witnesses.alpha.url],
+    trust_height: 200,
+    trust_hash: hexOf(nodes.alpha.chain.hash(200n)),
+  },
   { name: "beta", rpc: nodes.beta.url, witnesses: [witnesses.beta.url], trust_on_first_use: true },
-  { name: "gamma", chain_id: "gamma-1", rpc: gammaProxy.url, witnesses: [witnesses.gamma.url], trust_height: 200, trust_hash: hexOf(nodes.gamma.chain.hash(200n)) },
+  {
+    name: "gamma",
+    chain_id: "gamma-1",
+    rpc: gammaProxy.url,
+    witnesses: [witnesses.gamma.url],
+    trust_height: 200,
+    trust_hash: hexOf(nodes.gamma.chain.hash(200n)),
+  },
 ];
 
 const rowOf = (page: import("playwright").Page, chain: string) => page.locator(`tr[data-chain="${chain}"]`);
@@ -59,7 +78,11 @@ describe("the fleet view", { timeout: 120_000 }, () => {
     const { page, context, errors } = await openPage(browser, `${watch.url}/`);
     try {
       await page.waitForFunction(() => document.querySelectorAll('tr[data-status="verified"]').length === 3, undefined, { timeout: 60_000 });
-      await page.waitForFunction(() => [...document.querySelectorAll("tr[data-chain] td:nth-child(4)")].filter((td) => td.textContent?.includes("stretches")).length === 2, undefined, { timeout: 60_000 });
+      await page.waitForFunction(
+        () => [...document.querySelectorAll("tr[data-chain] td:nth-child(4)")].filter((td) => td.textContent?.includes("stretches")).length === 2,
+        undefined,
+        { timeout: 60_000 },
+      );
       expect(await rowOf(page, "alpha").locator('[data-testid="badge"]').innerText()).toBe("verified");
       expect(await rowOf(page, "beta").locator('[data-testid="badge"]').innerText()).toBe("verified · unconfirmed root");
       expect(await rowOf(page, "alpha").innerText()).toMatch(/v2 at 1500[\s\S]*stretches/);
@@ -70,7 +93,9 @@ describe("the fleet view", { timeout: 120_000 }, () => {
       gammaProxy.options.above = nodes.gamma.chain.latest;
       gammaProxy.options.mode = "forge-signature";
       for (const n of Object.values(nodes)) await n.advance();
-      await page.waitForFunction(() => document.querySelector('tr[data-chain="gamma"]')?.getAttribute("data-status") === "failed", undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => document.querySelector('tr[data-chain="gamma"]')?.getAttribute("data-status") === "failed", undefined, {
+        timeout: 60_000,
+      });
       expect(await rowOf(page, "gamma").locator('[data-testid="badge"]').innerText()).toBe("failed: signature");
       expect(await rowOf(page, "gamma").locator('[data-testid="check"]').innerText()).toMatch(/signature/);
       expect(await rowOf(page, "alpha").getAttribute("data-status")).toBe("verified");

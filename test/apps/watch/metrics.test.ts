@@ -27,10 +27,21 @@ describe("watch metrics", () => {
   it("every gauge the docs list, per chain, with the values of the snapshot; a failed poll counts its check", async () => {
     const m = new WatchMetrics();
     m.observe(base);
-    m.observe({ ...base, name: "sim", chainId: "sim-1", status: "failed", failure: { check: "signature", message: "x" }, header: undefined, plan: undefined, eta: undefined, readiness: undefined });
+    m.observe({
+      ...base,
+      name: "sim",
+      chainId: "sim-1",
+      status: "failed",
+      failure: { check: "signature", message: "x" },
+      header: undefined,
+      plan: undefined,
+      eta: undefined,
+      readiness: undefined,
+    });
     m.alert("hub", "lead");
     const families = parsePrometheusTextFormat(await m.text());
-    const value = (name: string, labels: Record<string, string>) => families.find((f) => f.name === `xupgrade_watch_${name}`)?.metrics.find((x) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))?.value;
+    const value = (name: string, labels: Record<string, string>) =>
+      families.find((f) => f.name === `xupgrade_watch_${name}`)?.metrics.find((x) => Object.entries(labels).every(([k, v]) => x.labels?.[k] === v))?.value;
     const hub = { chain: "hub", chain_id: "hub-1" };
     expect(value("blocks_left", hub)).toBe("100");
     expect(value("plan_height", hub)).toBe("1000");

@@ -24,7 +24,10 @@ export interface Receiver extends TestServer {
 const read = (req: IncomingMessage) =>
   new Promise<string>((resolve) => {
     let s = "";
-    req.setEncoding("utf8").on("data", (d: string) => (s += d)).on("end", () => resolve(s));
+    req
+      .setEncoding("utf8")
+      .on("data", (d: string) => (s += d))
+      .on("end", () => resolve(s));
   });
 
 export async function receiver(check: (body: Record<string, unknown>) => void = () => {}): Promise<Receiver> {
@@ -65,7 +68,8 @@ export function discordShape(b: Record<string, unknown>): void {
   if (!Array.isArray(embeds) || embeds.length > 10) throw new Error("discord: embeds");
   for (const e of embeds) {
     if (e.title.length > 256 || !Number.isInteger(e.color) || e.fields.length > 25 || Number.isNaN(Date.parse(e.timestamp))) throw new Error("discord: embed");
-    for (const f of e.fields) if (f.name.length === 0 || f.name.length > 256 || f.value.length === 0 || f.value.length > 1024) throw new Error("discord: field");
+    for (const f of e.fields)
+      if (f.name.length === 0 || f.name.length > 256 || f.value.length === 0 || f.value.length > 1024) throw new Error("discord: field");
   }
 }
 

@@ -17,7 +17,11 @@ describe("the watch's server", () => {
     const errors: unknown[] = [];
     const server = await startWatchServer(
       "127.0.0.1:0",
-      { fleet: () => '{"chains":[]}', calendar: (c) => (c === undefined ? "BEGIN:VCALENDAR" : c === "hub" ? "BEGIN:VCALENDAR hub" : undefined), metrics: async () => ({ type: "text/plain", text: "x 1\n" }) },
+      {
+        fleet: () => '{"chains":[]}',
+        calendar: (c) => (c === undefined ? "BEGIN:VCALENDAR" : c === "hub" ? "BEGIN:VCALENDAR hub" : undefined),
+        metrics: async () => ({ type: "text/plain", text: "x 1\n" }),
+      },
       { uiDir: ui, onError: (e) => errors.push(e) },
     );
     try {
@@ -33,7 +37,17 @@ describe("the watch's server", () => {
       expect(await get("/chains/h%75b.ics")).toMatchObject({ status: 200 });
       expect(await get("/chains/nope.ics")).toMatchObject({ status: 404 });
       expect(await get("/metrics")).toMatchObject({ status: 200, body: "x 1\n" });
-      for (const path of ["/..%2f..%2fetc%2fpasswd", "/assets/..%2f..secret", "/assets/%2e%2e%2fsecret", "/..secret", "/assets/%00", "/chains/%E0%A4%A.ics", "/assets/" + "a".repeat(300), "/state.json", "/index.html"]) {
+      for (const path of [
+        "/..%2f..%2fetc%2fpasswd",
+        "/assets/..%2f..secret",
+        "/assets/%2e%2e%2fsecret",
+        "/..secret",
+        "/assets/%00",
+        "/chains/%E0%A4%A.ics",
+        "/assets/" + "a".repeat(300),
+        "/state.json",
+        "/index.html",
+      ]) {
         const r = await get(path);
         expect([path, r.status]).toEqual([path, 404]);
         expect(r.body).not.toContain(ui);

@@ -75,9 +75,18 @@ describe("watch: two chains, an upgrade, a restart, a lying node", { timeout: 12
       await advance(5);
       await waitUntil(async () => (await row("alpha")).eta !== null, 10_000, "alpha's ETA");
       const a = await row("alpha");
-      expect(a).toMatchObject({ status: "verified", plan: { name: "v2", height: H.toString() }, trust_root: { confirmed: true }, witnesses: { without: false, confirmed: [witness.url] } });
+      expect(a).toMatchObject({
+        status: "verified",
+        plan: { name: "v2", height: H.toString() },
+        trust_root: { confirmed: true },
+        witnesses: { without: false, confirmed: [witness.url] },
+      });
       const b = await row("beta");
-      expect(b).toMatchObject({ status: "verified", trust_root: { source: "first-use", confirmed: false, warning: expect.stringMatching(/^UNCONFIRMED TRUST ROOT/) }, witnesses: { without: true } });
+      expect(b).toMatchObject({
+        status: "verified",
+        trust_root: { source: "first-use", confirmed: false, warning: expect.stringMatching(/^UNCONFIRMED TRUST ROOT/) },
+        witnesses: { without: true },
+      });
 
       // Blocks until the 40 s lead, then a restart of the watch between it and the 20 s lead.
       while (alpha.chain.latest < H - 38n) await advance();
@@ -130,7 +139,11 @@ describe("watch: two chains, an upgrade, a restart, a lying node", { timeout: 12
       expect(gauge("xupgrade_watch_verified", "beta")).toBe("0");
       expect(gauge("xupgrade_watch_trust_root_confirmed", "beta")).toBe("0");
       expect(Number(gauge("xupgrade_watch_verified_height", "alpha"))).toBeGreaterThan(Number(H));
-      expect(metrics.find((m) => m.name === "xupgrade_watch_verification_failures_total")?.metrics.find((m) => m.labels?.chain === "beta" && m.labels.check === "signature")).toBeDefined();
+      expect(
+        metrics
+          .find((m) => m.name === "xupgrade_watch_verification_failures_total")
+          ?.metrics.find((m) => m.labels?.chain === "beta" && m.labels.check === "signature"),
+      ).toBeDefined();
     } finally {
       await watch.stop();
       for (const s of [json, slack, witness, betaProxy]) await s.close();

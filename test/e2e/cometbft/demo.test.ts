@@ -18,7 +18,12 @@ afterAll(removeTempDirs);
 
 // The nodes serve the page this run builds (the CLI is a transpiled copy elsewhere).
 const runTestnetDemo = () =>
-  runDemo("demo-testnet.mjs", { XUPGRADE_CLI: builtCliMain(), XUPGRADE_COMETBFT: COMETBFT ?? "", XUPGRADE_DEMO_VOTING_S: "8", XUPGRADE_UI_DIR: join(ROOT, "dist/ui") });
+  runDemo("demo-testnet.mjs", {
+    XUPGRADE_CLI: builtCliMain(),
+    XUPGRADE_COMETBFT: COMETBFT ?? "",
+    XUPGRADE_DEMO_VOTING_S: "8",
+    XUPGRADE_UI_DIR: join(ROOT, "dist/ui"),
+  });
 const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "WORK", /xupgrade-demo-testnet-/, 15_000);
 
 /**
@@ -38,8 +43,11 @@ async function watchPage(demo: Demo): Promise<{ seen: string[]; groups: number; 
     await trustFirstUse(page); // no root for the demo's chain in a fresh browser: the node's own, unverified (amber)
     // Until the halt, not the demo's next step: the tally stays at 100 % for the blocks up to the height, and a
     // loaded machine may show it a few polls after the CLI did.
-    for (const end = Date.now() + 300_000; Date.now() < end && !demo.output().includes("halting at height"); ) {
-      const percent = await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready", { timeout: 1000 }).catch(() => null);
+    for (const end = Date.now() + 300_000; Date.now() < end && !demo.output().includes("halting at height");) {
+      const percent = await page
+        .locator('[data-testid="readiness-bar"]')
+        .getAttribute("data-ready", { timeout: 1000 })
+        .catch(() => null);
       if (percent !== null && seen[seen.length - 1] !== percent) seen.push(percent);
       groups = Math.max(groups, await page.locator('[data-testid="hash-group"]').count());
       if (groups === 2 && !warned) {
@@ -89,10 +97,14 @@ describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 
     const ready = [...out.matchAll(/^ {4}ready: +\[[█░]+\] ([\d.]+)% of the voting power/gm)].map((m) => m[1]);
     expect(ready.slice(0, 7)).toEqual(["0.0", "25.0", "50.0", "75.0", "75.0", "100.0", "100.0"]);
     expect(out).toMatch(/^ {4}app hashes: {2}DISAGREE$/m);
-    expect(out).toMatch(/^ {4}warning: rehearsals of upgrade "v2" on the state of height \d+ disagree on the app hash \(2 groups: 75\.0% [0-9A-F]{8}…, 25\.0% [0-9A-F]{8}…\)/m);
+    expect(out).toMatch(
+      /^ {4}warning: rehearsals of upgrade "v2" on the state of height \d+ disagree on the app hash \(2 groups: 75\.0% [0-9A-F]{8}…, 25\.0% [0-9A-F]{8}…\)/m,
+    );
     expect(out).toMatch(/^ {4}warning: upgrade "v2" at height \d+ is \d+ blocks away and only 0\.0% of the voting power \(0 of 400\) is ready/m);
     // node0's visor served its attestation at /readiness on its loopback endpoint.
-    expect(out).toMatch(/^ {2}\$ curl http:\/\/127\.0\.0\.1:\d+\/readiness {3}\(node0's visor, loopback only\)\n {4}\{"plan":\{"name":"v2","height":"\d+"\},"platform":"[a-z0-9]+\/[a-z0-9]+","binary":\{"sha256":"[0-9a-f]{16}…"\},"preflight":\{"ok":true\},"rehearsal":\{"verdict":"passed"/m);
+    expect(out).toMatch(
+      /^ {2}\$ curl http:\/\/127\.0\.0\.1:\d+\/readiness {3}\(node0's visor, loopback only\)\n {4}\{"plan":\{"name":"v2","height":"\d+"\},"platform":"[a-z0-9]+\/[a-z0-9]+","binary":\{"sha256":"[0-9a-f]{16}…"\},"preflight":\{"ok":true\},"rehearsal":\{"verdict":"passed"/m,
+    );
     expect(out).toMatch(/validator3 +[0-9A-F]{10}… +100 +different binary +linux\/amd64 [0-9A-F]{8}…, example-v2-nondeterministic 2\.0\.0/);
     // The page showed the same rise, the split and its warning.
     expect(page.seen[0]).toBe("0.0");
@@ -102,8 +114,12 @@ describeCometbft("npm run demo:testnet (examples/demo-testnet.mjs)", { timeout: 
     expect(page.groups).toBe(2);
     expect(page.warned).toBe(true);
     // The halt table: every validator at H-1 with exit 20 on the genesis binary.
-    const halted = out.slice(out.indexOf(`The validators when they halted at ${H}`)).split("\n").slice(2, 6);
-    for (const row of halted) expect(row).toMatch(new RegExp(`^\\s+node\\d\\s+${Number(H) - 1}\\s+[0-9A-F]{8}…[0-9A-F]{4}\\s+20\\s+genesis/bin/xupgraded \\(example-v1\\)$`));
+    const halted = out
+      .slice(out.indexOf(`The validators when they halted at ${H}`))
+      .split("\n")
+      .slice(2, 6);
+    for (const row of halted)
+      expect(row).toMatch(new RegExp(`^\\s+node\\d\\s+${Number(H) - 1}\\s+[0-9A-F]{8}…[0-9A-F]{4}\\s+20\\s+genesis/bin/xupgraded \\(example-v1\\)$`));
     expect(out).not.toMatch(/demo failed|NOT identical|NOT the same/);
     await expectNoTrace(out);
   });

@@ -54,8 +54,30 @@ async function sendsAtTheHalt(net: FaultNet, H: number): Promise<void> {
   );
   const rpc = net.nodes[1].rpc;
   const before = await stakeOf(rpc, bob);
-  const child = spawnCollected("node", [...cliArgs(), "tx", "bank", "send", "alice", bob, "2stake", ...keyring, "--node", rpc, "-y", "-o", "json", "--wait-upgrade", "5m"]);
-  await waitUntil(() => child.stderr().includes(`the chain halted at height ${H} for upgrade "v2": waiting up to 5m0s for it to resume on the new binary`) || child.proc.exitCode !== null, 60_000, "the waiting send to see the halt");
+  const child = spawnCollected("node", [
+    ...cliArgs(),
+    "tx",
+    "bank",
+    "send",
+    "alice",
+    bob,
+    "2stake",
+    ...keyring,
+    "--node",
+    rpc,
+    "-y",
+    "-o",
+    "json",
+    "--wait-upgrade",
+    "5m",
+  ]);
+  await waitUntil(
+    () =>
+      child.stderr().includes(`the chain halted at height ${H} for upgrade "v2": waiting up to 5m0s for it to resume on the new binary`) ||
+      child.proc.exitCode !== null,
+    60_000,
+    "the waiting send to see the halt",
+  );
   expect(child.proc.exitCode, child.stderr()).toBe(null);
   waiting = { child, H, bob, before, rpc };
 }
@@ -65,7 +87,10 @@ async function sentAfterTheSwitch(): Promise<void> {
   if (!waiting) return;
   const { child, H, bob, before, rpc } = waiting;
   waiting = undefined;
-  const code = await Promise.race([child.exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`the waiting send did not end: ${child.stderr()}`)), 120_000))]);
+  const code = await Promise.race([
+    child.exited,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`the waiting send did not end: ${child.stderr()}`)), 120_000)),
+  ]);
   expect(code, child.stderr()).toBe(0);
   const out = JSON.parse(child.records.join("")) as { code: number; height: string };
   expect(out.code).toBe(0);
@@ -80,7 +105,9 @@ async function saysHalted(net: FaultNet, H: number): Promise<void> {
   const r = await runCli(["query", "upgrade", "plan", "-o", "json", "--node", net.nodes[0].rpc]);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ name: "v2", height: String(H) });
-  expect(r.stderr).toBe(`halted at height ${H}, waiting for v2: the node reached the upgrade height and stopped; it resumes once a binary with the "v2" upgrade handler runs\n`);
+  expect(r.stderr).toBe(
+    `halted at height ${H}, waiting for v2: the node reached the upgrade height and stopped; it resumes once a binary with the "v2" upgrade handler runs\n`,
+  );
 
   buildPage();
   browser ??= await launchChromium();

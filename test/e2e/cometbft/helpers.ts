@@ -24,9 +24,11 @@ export const MISSING = COMETBFT ? "" : (missingPeerReason("cometbft") ?? "CometB
 export function describeCometbft(name: string, options: TestOptions, fn: () => void): void {
   if (COMETBFT) return void describe(name, options, fn);
   if (process.env.XUPGRADE_REQUIRE_COMETBFT === "1") {
-    return void describe(name, () => it("needs the CometBFT binary", () => {
-      throw new Error(`XUPGRADE_REQUIRE_COMETBFT=1 but ${MISSING}`);
-    }));
+    return void describe(name, () =>
+      it("needs the CometBFT binary", () => {
+        throw new Error(`XUPGRADE_REQUIRE_COMETBFT=1 but ${MISSING}`);
+      }),
+    );
   }
   console.warn(`skipping "${name}": ${MISSING}`);
   describe.skip(`${name} (skipped: ${MISSING})`, fn);
@@ -47,8 +49,20 @@ export async function initTestnet(o: { validators?: number; votingS: number; dep
   const dir = tempDir("xupgrade-testnet-");
   ok(
     await runCli([
-      "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", String(o.validators ?? 4),
-      "--voting-period", `${o.votingS}s`, "--deposit-period", `${o.depositS}s`, "--block-time", `${o.blockMs ?? 300}ms`,
+      "devnet",
+      "init",
+      "--engine",
+      "cometbft",
+      "--home",
+      dir,
+      "--validators",
+      String(o.validators ?? 4),
+      "--voting-period",
+      `${o.votingS}s`,
+      "--deposit-period",
+      `${o.depositS}s`,
+      "--block-time",
+      `${o.blockMs ?? 300}ms`,
     ]),
   );
   const described = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")) as { nodes: TestnetNodeInfo[] };
@@ -71,7 +85,10 @@ export interface Validator extends DevnetChild {
 
 /** `xupgrade devnet start --engine cometbft --home <node> --app <app>` as a child process, without waiting. */
 export function spawnValidator(node: TestnetNodeInfo, app: string, o: { args?: string[]; env?: Record<string, string> } = {}): Validator {
-  const child = spawnLogged([...cliArgs(), "devnet", "start", "--engine", "cometbft", "--cometbft", COMETBFT!, "--home", node.home, "--app", app, ...(o.args ?? [])], o.env);
+  const child = spawnLogged(
+    [...cliArgs(), "devnet", "start", "--engine", "cometbft", "--cometbft", COMETBFT!, "--home", node.home, "--app", app, ...(o.args ?? [])],
+    o.env,
+  );
   running.add(child);
   void child.exited.then(() => running.delete(child));
   return Object.assign(child, { node, rest: "" });
@@ -144,7 +161,11 @@ export async function blockFacts(url: string, h: number): Promise<{ hash: string
 
 /** Waits until every URL reports at least height `h`. */
 export function allAt(urls: string[], h: number, timeoutMs = 90_000): Promise<true> {
-  return waitUntil(async () => (await Promise.all(urls.map(rpcHeight))).every((x) => x !== undefined && x >= h), timeoutMs, `height ${h} on ${urls.length} nodes`);
+  return waitUntil(
+    async () => (await Promise.all(urls.map(rpcHeight))).every((x) => x !== undefined && x >= h),
+    timeoutMs,
+    `height ${h} on ${urls.length} nodes`,
+  );
 }
 
 /** Records of a node's log with this message. */
@@ -177,7 +198,26 @@ export async function proposeUpgrade(net: Testnet, name: string, height: number,
   try {
     await Promise.all(ballots.map((b) => b.ready)); // idle at their prompts: the submission does not compete with their start-ups
     const submit = ok(
-      await runCli(["tx", "upgrade", "software-upgrade", name, "--title", `Upgrade to ${name}`, "--summary", "s", "--deposit", "10000000stake", "--upgrade-height", String(height), "--no-validate", "--from", "alice", ...extra, ...via(0), "-y"]),
+      await runCli([
+        "tx",
+        "upgrade",
+        "software-upgrade",
+        name,
+        "--title",
+        `Upgrade to ${name}`,
+        "--summary",
+        "s",
+        "--deposit",
+        "10000000stake",
+        "--upgrade-height",
+        String(height),
+        "--no-validate",
+        "--from",
+        "alice",
+        ...extra,
+        ...via(0),
+        "-y",
+      ]),
     );
     const submitted = (JSON.parse(submit.stdout) as { proposal_id: string }).proposal_id;
     if (submitted !== id) throw new Error(`the proposal got id ${submitted}, the votes were staged for ${id}`);

@@ -107,7 +107,14 @@ function startVisor(net: Testnet, index: number): Visor {
     }
   };
   const child = spawnCollected("node", [...cliArgs(), "visor", "run", "start", "--home", home], { env: visorEnv(home), parse });
-  const v = Object.assign(child, { index, lines: () => child.stderr().split("\n").filter((l) => l !== "") });
+  const v = Object.assign(child, {
+    index,
+    lines: () =>
+      child
+        .stderr()
+        .split("\n")
+        .filter((l) => l !== ""),
+  });
   visors[index] = v;
   return v;
 }
@@ -192,12 +199,42 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       }
       // The verified light client (the CLI's --verify): the plan and every module version proven against a
       // header verified from a trust root at height 2, another validator as witness.
-      const verified = await runCli(["query", "upgrade", "plan", "--verify", ...trustFlags(), "--node", urls()[3], "--witness", urls()[2], "--home", lightHome, "-o", "json"]);
+      const verified = await runCli([
+        "query",
+        "upgrade",
+        "plan",
+        "--verify",
+        ...trustFlags(),
+        "--node",
+        urls()[3],
+        "--witness",
+        urls()[2],
+        "--home",
+        lightHome,
+        "-o",
+        "json",
+      ]);
       expect(verified.code, verified.stderr).toBe(0);
       expect(JSON.parse(verified.stdout)).toMatchObject({ name: "v2", height: String(H) });
-      expect(verified.stderr).toMatch(/^verified: plan "v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, xupgrade-devnet-1, \S+, \d+ s old\), 1 store proof, confirmed by 1 witness$/m);
+      expect(verified.stderr).toMatch(
+        /^verified: plan "v2" at height \d+, against the app hash [0-9A-F]{64} of header \d+ \([0-9A-F]{64}, xupgrade-devnet-1, \S+, \d+ s old\), 1 store proof, confirmed by 1 witness$/m,
+      );
       expect(JSON.parse(verified.stdout).verification).toMatchObject({ trust_root: { source: "given", confirmed: true }, warnings: [] });
-      const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", urls()[1], "--witness", urls()[0], "--home", lightHome, "-o", "json"]);
+      const mv = await runCli([
+        "query",
+        "upgrade",
+        "module_versions",
+        "--verify",
+        ...trustFlags(),
+        "--node",
+        urls()[1],
+        "--witness",
+        urls()[0],
+        "--home",
+        lightHome,
+        "-o",
+        "json",
+      ]);
       expect(mv.code, mv.stderr).toBe(0);
       expect(JSON.parse(mv.stdout).module_versions).toContainEqual({ name: "counter", version: "1" });
       // Every validator commits to the same state: another's header proves this one's answer.
@@ -218,12 +255,16 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     const last = await Promise.all(
       urls().map(async (u) => {
         let seen = 0;
-        await waitUntil(async () => {
-          const h = await rpcHeight(u);
-          if (h === undefined) return seen > 0;
-          seen = Math.max(seen, h);
-          return false;
-        }, 180_000, `${u} to halt`);
+        await waitUntil(
+          async () => {
+            const h = await rpcHeight(u);
+            if (h === undefined) return seen > 0;
+            seen = Math.max(seen, h);
+            return false;
+          },
+          180_000,
+          `${u} to halt`,
+        );
         return seen;
       }),
     );
@@ -274,14 +315,55 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       const gone = await c.comet.abciQuery({ path: "/store/notes/key", data: utf8("note/5"), prove: true });
       expect([gone.code, gone.log]).toEqual([6, "no such store: notes: unknown request"]);
       // The verified light client after the upgrade: v2 applied at H, the new module versions, proven.
-      const applied = await runCli(["query", "upgrade", "applied", "v2", "--verify", ...trustFlags(), "--node", urls()[0], "--witness", urls()[1], "--home", lightHome, "-o", "json"]);
+      const applied = await runCli([
+        "query",
+        "upgrade",
+        "applied",
+        "v2",
+        "--verify",
+        ...trustFlags(),
+        "--node",
+        urls()[0],
+        "--witness",
+        urls()[1],
+        "--home",
+        lightHome,
+        "-o",
+        "json",
+      ]);
       expect(applied.code, applied.stderr).toBe(0);
       expect(JSON.parse(applied.stdout).header.height).toBe(String(H));
-      expect(applied.stderr).toMatch(new RegExp(`^verified: "v2" applied at height ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1, \\S+, \\d+ s old\\), 2 store proofs, confirmed by 1 witness$`, "m"));
-      const mv = await runCli(["query", "upgrade", "module_versions", "--verify", ...trustFlags(), "--node", urls()[1], "--witness", urls()[0], "--home", lightHome, "-o", "json"]);
+      expect(applied.stderr).toMatch(
+        new RegExp(
+          `^verified: "v2" applied at height ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1, \\S+, \\d+ s old\\), 2 store proofs, confirmed by 1 witness$`,
+          "m",
+        ),
+      );
+      const mv = await runCli([
+        "query",
+        "upgrade",
+        "module_versions",
+        "--verify",
+        ...trustFlags(),
+        "--node",
+        urls()[1],
+        "--witness",
+        urls()[0],
+        "--home",
+        lightHome,
+        "-o",
+        "json",
+      ]);
       expect(mv.code, mv.stderr).toBe(0);
       expect(JSON.parse(mv.stdout).module_versions.map((m: { name: string; version: string }) => `${m.name}=${m.version}`)).toEqual([
-        "auth=5", "bank=4", "counter=2", "gov=5", "notes=2", "staking=5", "tags=1", "upgrade=2",
+        "auth=5",
+        "bank=4",
+        "counter=2",
+        "gov=5",
+        "notes=2",
+        "staking=5",
+        "tags=1",
+        "upgrade=2",
       ]);
     } finally {
       c.comet.disconnect();
@@ -309,8 +391,11 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     // the root in the link (amber until confirmed), confirmed with its hash, and proves every fact against them.
     const link = new URLSearchParams({ poll: "500", witness: urls()[1], trust_height: String(trustRoot!.height), trust_hash: trustRoot!.hash });
     const verified = await openPage(browser, `${rest}/ui?${link}`);
-    await verified.page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, { timeout: 60_000 });
-    for (const b of await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts()) expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
+    await verified.page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, {
+      timeout: 60_000,
+    });
+    for (const b of await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts())
+      expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
     await pasteHash(verified.page, "confirm-form", trustRoot!.hash);
     await verified.page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
     const badges = await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts();

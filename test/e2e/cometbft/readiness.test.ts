@@ -19,7 +19,14 @@ import { Response } from "cosmjs-types/tendermint/abci/types";
 import type { Browser, Page } from "playwright";
 import { afterAll, expect, it } from "vitest";
 import { buildPage, launchChromium, openPage, rewritingRpcProxy, shot, trustFirstUse, waitText } from "../../examples/light-client/helpers.js";
-import { attestationToJson, decodeReadinessResponse, encodeReadinessRequest, READINESS_QUERY_PATH, type ReadinessAttestation, type ReadinessTally } from "../../../bindings/module/readiness/index.js";
+import {
+  attestationToJson,
+  decodeReadinessResponse,
+  encodeReadinessRequest,
+  READINESS_QUERY_PATH,
+  type ReadinessAttestation,
+  type ReadinessTally,
+} from "../../../bindings/module/readiness/index.js";
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
 import { cometbftWrapper, startAbciProxy, type AbciProxy } from "../../support/abci-proxy.js";
@@ -102,7 +109,11 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
 
   /** Waits until every node's tally shows `ready` power ready (a node that does not answer yet is asked again). */
   const everyNode = (ready: bigint, what: string) =>
-    waitUntil(async () => (await Promise.all(urls().map((u) => readiness(u).catch(() => undefined)))).every((r) => r?.tally?.readyPower === ready), 120_000, what);
+    waitUntil(
+      async () => (await Promise.all(urls().map((u) => readiness(u).catch(() => undefined)))).every((r) => r?.tally?.readyPower === ready),
+      120_000,
+      what,
+    );
 
   it("vote extensions are on from genesis; three attesting validators make the tally 75 % on every node", async () => {
     net = await initTestnet({ votingS: VOTING_S, depositS: 4 });
@@ -153,7 +164,10 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     expect(t.appHashGroups).toHaveLength(1);
     const node3 = t.validators.find((v) => v.name === "validator3")!;
     expect(node3.status).toBe("no_attestation");
-    for (const i of [0, 1, 2]) expect(vals[i].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`))).toBe(true);
+    for (const i of [0, 1, 2])
+      expect(
+        vals[i].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`)),
+      ).toBe(true);
 
     // The light-client page, served by node0: the same tally, read from REST and from the raw store.
     buildPage();
@@ -161,7 +175,9 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     page = (await openPage(browser, `${vals[0].rest}/ui?poll=500&mode=rest`)).page;
     await waitText(page, "readiness", "75.0% of the voting power (300 of 400)", 60_000); // the whole card, to see what it says otherwise
     expect(await page.locator('[data-testid="readiness-bar"]').getAttribute("data-ready")).toBe("75.0");
-    expect(await page.locator('[data-testid="not-ready"]').evaluateAll((els) => els.map((e) => [e.getAttribute("data-name"), e.getAttribute("data-status")]))).toEqual([["validator3", "no_attestation"]]);
+    expect(
+      await page.locator('[data-testid="not-ready"]').evaluateAll((els) => els.map((e) => [e.getAttribute("data-name"), e.getAttribute("data-status")])),
+    ).toEqual([["validator3", "no_attestation"]]);
     expect(await page.locator('[data-testid="hash-group"]').count()).toBe(1);
     expect(await page.locator('[data-testid="readiness-warning"]').count()).toBe(0);
     await page.check('input[name="mode"][value="raw"]');
@@ -173,12 +189,29 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
 
   it("the tally is proven against verified headers: the CLI's --verify and the page's verified mode; a node that lies about it is refused", async () => {
     const home = tempDir("xupgrade-verify-home-");
-    const cli = await runCli(["query", "upgrade", "readiness", "--verify", "--trust-on-first-use", "--node", urls()[2], "--witness", urls()[1], "--home", home, "-o", "json"]);
+    const cli = await runCli([
+      "query",
+      "upgrade",
+      "readiness",
+      "--verify",
+      "--trust-on-first-use",
+      "--node",
+      urls()[2],
+      "--witness",
+      urls()[1],
+      "--home",
+      home,
+      "-o",
+      "json",
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout).tally.ready_power).toBe("300");
     expect(JSON.parse(cli.stdout).verification.trust_root).toMatchObject({ source: "first-use", confirmed: false });
     expect(cli.stderr).toMatch(
-      new RegExp(`^verified: the readiness tally of "v2" at ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1, \\S+, \\d+ s old\\), 2 store proofs, confirmed by 1 witness, UNCONFIRMED trust root$`, "m"),
+      new RegExp(
+        `^verified: the readiness tally of "v2" at ${H} at height \\d+, against the app hash [0-9A-F]{64} of header \\d+ \\([0-9A-F]{64}, xupgrade-devnet-1, \\S+, \\d+ s old\\), 2 store proofs, confirmed by 1 witness, UNCONFIRMED trust root$`,
+        "m",
+      ),
     );
 
     // The page in verified mode (a devnet under CometBFT is proven as a cosmos-sdk chain).
@@ -194,7 +227,12 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     const forged = encodeTally({ ...(await readiness(urls()[0])).tally!, readyPower: 400n });
     const liar = await rewritingRpcProxy(urls()[0], (path, data) => (path === "/store/readiness/key" && data.startsWith("01") ? forged : undefined));
     try {
-      const lied = (await openPage(browser!, `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500&rpc=${encodeURIComponent(liar.url)}&rest=${encodeURIComponent(vals[0].rest)}`)).page;
+      const lied = (
+        await openPage(
+          browser!,
+          `${vals[0].rest}/ui?mode=verified&chain=cosmos-sdk&poll=500&rpc=${encodeURIComponent(liar.url)}&rest=${encodeURIComponent(vals[0].rest)}`,
+        )
+      ).page;
       await trustFirstUse(lied);
       await lied.waitForFunction(() => document.body.dataset.state === "refused", undefined, { timeout: 60_000 });
       expect(await lied.locator('[data-testid="readiness-percent"]').count()).toBe(0);
@@ -229,7 +267,11 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     vals[3] = await startValidator(net.nodes[3], V1, { env: UI });
     const back = (await rpcHeight(urls()[0]))!;
     await allAt(urls(), back + 3, 90_000);
-    await waitUntil(() => vals[3].records.some((r) => typeof r.msg === "string" && r.msg === "vote extensions now carry nothing"), 60_000, "node3 to extend well-formed (empty) votes");
+    await waitUntil(
+      () => vals[3].records.some((r) => typeof r.msg === "string" && r.msg === "vote extensions now carry nothing"),
+      60_000,
+      "node3 to extend well-formed (empty) votes",
+    );
   });
 
   it("a validator stopped and restarted keeps its attestation in the tally, and attaches it again", async () => {
@@ -243,7 +285,11 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
     expect((await readiness(urls()[0])).tally!.validators.find((v) => v.name === "validator1")).toEqual(before);
     vals[1] = await startValidator(net.nodes[1], V1, { env: UI });
     await allAt(urls(), down + 8, 90_000);
-    await waitUntil(() => vals[1].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`)), 60_000, "the restarted node to attach its attestation");
+    await waitUntil(
+      () => vals[1].records.some((r) => typeof r.msg === "string" && r.msg.startsWith(`vote extensions now carry the readiness attestation of "v2" at ${H}`)),
+      60_000,
+      "the restarted node to attach its attestation",
+    );
     const h = (await rpcHeight(urls()[1]))!;
     await allAt(urls(), h + 3, 60_000);
     // The same attestation, recorded when it first arrived: nothing was lost or re-recorded.

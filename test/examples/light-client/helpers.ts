@@ -119,9 +119,9 @@ export async function giveRoot(page: Page, height: bigint | number, hash: string
 
 /** The badges of verified mode: their text and whether each is green (under a confirmed root). */
 export async function badges(page: Page): Promise<{ text: string; confirmed: boolean }[]> {
-  return page.locator('[data-testid="verified-badge"], [data-testid="readiness-proven"]').evaluateAll((els) =>
-    els.map((e) => ({ text: (e as HTMLElement).innerText, confirmed: e.getAttribute("data-confirmed") === "true" })),
-  );
+  return page
+    .locator('[data-testid="verified-badge"], [data-testid="readiness-proven"]')
+    .evaluateAll((els) => els.map((e) => ({ text: (e as HTMLElement).innerText, confirmed: e.getAttribute("data-confirmed") === "true" })));
 }
 
 const TYPES: Record<string, string> = {

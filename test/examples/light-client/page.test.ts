@@ -41,8 +41,8 @@ const POLL = "poll=300";
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(() =>
-    clearTimeout(timer),
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(
+    () => clearTimeout(timer),
   );
 }
 
@@ -92,7 +92,11 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     const style = /href="\.\/(assets\/[^"]+\.css)"/.exec(html)?.[1];
     expect(script, html).toBeDefined();
     const js = await get(`/ui/${script}`);
-    expect([js.status, js.headers.get("content-type"), js.headers.get("cache-control")]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
+    expect([js.status, js.headers.get("content-type"), js.headers.get("cache-control")]).toEqual([
+      200,
+      "text/javascript; charset=utf-8",
+      "public, max-age=31536000, immutable",
+    ]);
     // The .wasm core is inlined (base64 of "\0asm") in the page's script or a chunk it shares with the fleet view:
     // no .wasm file is fetched.
     const code = [await js.text()];
@@ -143,7 +147,9 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     ]);
     // The ETA and the countdown as one render shows them: N blocks at the measured block time, counted down from
     // when the page saw the height — never more than N × that time, however slow a loaded machine makes the blocks.
-    const [etaText, countdown] = await page.evaluate(() => ["eta", "countdown"].map((id) => document.querySelector<HTMLElement>(`[data-testid="${id}"]`)!.innerText));
+    const [etaText, countdown] = await page.evaluate(() =>
+      ["eta", "countdown"].map((id) => document.querySelector<HTMLElement>(`[data-testid="${id}"]`)!.innerText),
+    );
     const [, blocks, per, unit] = /^≈ .+ \((\d+) blocks × ([\d.]+) (ms|s)\)$/.exec(etaText) ?? [];
     expect(blocks, etaText).toBeDefined();
     const blockMs = unit === "s" ? Number(per) * 1000 + 5 : Number(per) + 0.5; // the shown time, rounded up
@@ -219,7 +225,11 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     servers.push(proxy);
     const q = new URLSearchParams({ rest: node.restUrl, rpc: proxy.url, mode: "raw", poll: "300" });
     const { page, context, errors } = await openPage(browser, `${node.restUrl}/ui/index.html?${q}`);
-    await waitText(page, "done-layout", "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.");
+    await waitText(
+      page,
+      "done-layout",
+      "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.",
+    );
     expect(await text(page, "applied-height")).toBe(String(target));
     // The raw entry the core decoded: 01 ‖ BE64(target) ‖ "v2" → 01.
     const key = `01${target.toString(16).padStart(16, "0")}7632`;
@@ -294,7 +304,9 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     await connect(noCors.url, noCors.url);
     banner = await waitText(page, "banner", "refuses to let this page read");
     expect(await text(page, "banner-headline")).toBe("The node refuses cross-origin reads (CORS).");
-    expect(banner).toContain(`${noCors.url} answers, but refuses to let this page read the answer (no CORS header Access-Control-Allow-Origin for ${node.restUrl})`);
+    expect(banner).toContain(
+      `${noCors.url} answers, but refuses to let this page read the answer (no CORS header Access-Control-Allow-Origin for ${node.restUrl})`,
+    );
     await shot(page, "10-cors-refused");
 
     await connect("ftp://example.com", node.rpcUrl);

@@ -88,60 +88,92 @@ describe("ETA", () => {
 });
 
 describe("raw store", () => {
-  it.each(["wasm", "js"] as const)("Pairs from /store/upgrade/subspace (docs/spec/interfaces.md §4 vector) decode to test@11 with the %s core", async (backend) => {
-    const { keys, values } = decodePairs(fromHex("0a110a0501746573741208000000000000000b"));
-    expect(keys.map((k) => hex(k))).toEqual(["0174657374"]);
-    expect(values.map((v) => hex(v))).toEqual(["000000000000000b"]);
-    expect((await loadCore(backend)).decodeDoneEntries(keys, values)).toEqual([{ name: "test", height: 11n }]);
-    expect(decodePairs(new Uint8Array(0))).toEqual({ keys: [], values: [] });
-  });
+  it.each(["wasm", "js"] as const)(
+    "Pairs from /store/upgrade/subspace (docs/spec/interfaces.md §4 vector) decode to test@11 with the %s core",
+    async (backend) => {
+      const { keys, values } = decodePairs(fromHex("0a110a0501746573741208000000000000000b"));
+      expect(keys.map((k) => hex(k))).toEqual(["0174657374"]);
+      expect(values.map((v) => hex(v))).toEqual(["000000000000000b"]);
+      expect((await loadCore(backend)).decodeDoneEntries(keys, values)).toEqual([{ name: "test", height: 11n }]);
+      expect(decodePairs(new Uint8Array(0))).toEqual({ keys: [], values: [] });
+    },
+  );
 
   it.each(["wasm", "js"] as const)("simd's Done record (SDK layout, height in the key) decodes with the %s core, which says the layout", async (backend) => {
     const { keys, values } = decodePairs(pairs([SIMD_DONE]));
     expect((await loadCore(backend)).decodeDoneEntriesAnyLayout(keys, values)).toEqual({ layout: "sdk", entries: [{ name: "v047-to-v050", height: 45n }] });
   });
 
-  it.each(["wasm", "js"] as const)("readRawState with the %s core: the SDK's layout, the seed's, a mix and neither, as a node's abci_query shows them", async (backend) => {
-    const core = await loadCore(backend);
-    const versions: [string, string][] = [["0262616e6b", "0000000000000004"]];
-    // simd after v047-to-v050 and a later upgrade: SDK records in key order (height, then name).
-    const sdk = await readRawState(
-      storeRpc({ key: { "03": "0000000000000001" }, subspace: { "01": [SIMD_DONE, ["010000000000000064763035302d746f2d76303533", "01"]], "02": versions } }),
-      core,
-    );
-    expect(sdk.doneLayout).toBe("sdk");
-    expect(sdk.applied).toEqual({ ok: true, value: [{ name: "v047-to-v050", height: 45n }, { name: "v050-to-v053", height: 100n }], at: 60n });
-    expect(sdk.protocolVersion).toEqual({ ok: true, value: 1n, at: 60n });
-    expect(sdk.entries.map((e) => `${e.key}=${e.value}`)).toEqual([
-      `${SIMD_DONE[0]}=01`,
-      "010000000000000064763035302d746f2d76303533=01",
-      "0262616e6b=0000000000000004",
-      "03=0000000000000001",
-    ]);
+  it.each(["wasm", "js"] as const)(
+    "readRawState with the %s core: the SDK's layout, the seed's, a mix and neither, as a node's abci_query shows them",
+    async (backend) => {
+      const core = await loadCore(backend);
+      const versions: [string, string][] = [["0262616e6b", "0000000000000004"]];
+      // simd after v047-to-v050 and a later upgrade: SDK records in key order (height, then name).
+      const sdk = await readRawState(
+        storeRpc({ key: { "03": "0000000000000001" }, subspace: { "01": [SIMD_DONE, ["010000000000000064763035302d746f2d76303533", "01"]], "02": versions } }),
+        core,
+      );
+      expect(sdk.doneLayout).toBe("sdk");
+      expect(sdk.applied).toEqual({
+        ok: true,
+        value: [
+          { name: "v047-to-v050", height: 45n },
+          { name: "v050-to-v053", height: 100n },
+        ],
+        at: 60n,
+      });
+      expect(sdk.protocolVersion).toEqual({ ok: true, value: 1n, at: 60n });
+      expect(sdk.entries.map((e) => `${e.key}=${e.value}`)).toEqual([
+        `${SIMD_DONE[0]}=01`,
+        "010000000000000064763035302d746f2d76303533=01",
+        "0262616e6b=0000000000000004",
+        "03=0000000000000001",
+      ]);
 
-    const seed = await readRawState(storeRpc({ subspace: { "01": [["0176322d61", "0000000000000014"], ["0176322d62", "000000000000000b"]], "02": versions } }), core);
-    expect([seed.doneLayout, seed.applied.ok && seed.applied.value]).toEqual(["seed", [{ name: "v2-b", height: 11n }, { name: "v2-a", height: 20n }]]);
+      const seed = await readRawState(
+        storeRpc({
+          subspace: {
+            "01": [
+              ["0176322d61", "0000000000000014"],
+              ["0176322d62", "000000000000000b"],
+            ],
+            "02": versions,
+          },
+        }),
+        core,
+      );
+      expect([seed.doneLayout, seed.applied.ok && seed.applied.value]).toEqual([
+        "seed",
+        [
+          { name: "v2-b", height: 11n },
+          { name: "v2-a", height: 20n },
+        ],
+      ]);
 
-    const none = await readRawState(storeRpc({ subspace: {} }), core);
-    expect([none.doneLayout, none.applied.ok && none.applied.value]).toEqual([undefined, []]);
+      const none = await readRawState(storeRpc({ subspace: {} }), core);
+      expect([none.doneLayout, none.applied.ok && none.applied.value]).toEqual([undefined, []]);
 
-    const problem = async (records: [string, string][]) => {
-      const state = await readRawState(storeRpc({ subspace: { "01": records, "02": versions } }), core);
-      expect(state.doneLayout).toBeUndefined();
-      expect(state.versions.ok).toBe(true); // the other ranges still decode
-      if (state.applied.ok) throw new Error("expected the applied upgrades to fail");
-      return `${state.applied.problem.kind}: ${state.applied.problem.message}`;
-    };
-    expect(await problem([["0176322d61", "0000000000000014"], SIMD_DONE])).toBe(
-      `corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done records in both layouts: key 0x${SIMD_DONE[0]} is in the sdk layout, the records before it in the seed layout: corrupt store value.`,
-    );
-    expect(await problem([["017639", "0001"]])).toBe(
-      "corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done record at key 0x017639 with a 2-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value.",
-    );
-  });
+      const problem = async (records: [string, string][]) => {
+        const state = await readRawState(storeRpc({ subspace: { "01": records, "02": versions } }), core);
+        expect(state.doneLayout).toBeUndefined();
+        expect(state.versions.ok).toBe(true); // the other ranges still decode
+        if (state.applied.ok) throw new Error("expected the applied upgrades to fail");
+        return `${state.applied.problem.kind}: ${state.applied.problem.message}`;
+      };
+      expect(await problem([["0176322d61", "0000000000000014"], SIMD_DONE])).toBe(
+        `corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done records in both layouts: key 0x${SIMD_DONE[0]} is in the sdk layout, the records before it in the seed layout: corrupt store value.`,
+      );
+      expect(await problem([["017639", "0001"]])).toBe(
+        "corrupt: The upgrade store holds a corrupt value: an applied-upgrade entry (range 0x01) cannot be decoded — done record at key 0x017639 with a 2-byte value fits neither layout (seed: an 8-byte height; sdk: the value 01 under a key of at least 10 bytes): corrupt store value.",
+      );
+    },
+  );
 
   it("says which layout it found", () => {
-    expect(doneLayoutText("sdk")).toBe("Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.");
+    expect(doneLayoutText("sdk")).toBe(
+      "Done records: SDK layout (height in the key) — 01 ‖ BE64(height) ‖ name → 01, as Cosmos SDK v0.46 and later store them.",
+    );
     expect(doneLayoutText("seed")).toBe("Done records: seed layout (height in the value) — 01 ‖ name → BE64(height), as xupgrade stores them.");
   });
 
@@ -182,7 +214,10 @@ describe("REST and raw store compared", () => {
     expect(compareAppVersion(ok(1n, 10n), "1").verdict).toBe("agree");
     expect(compareAppVersion(ok(1n, 10n), "2")).toMatchObject({ verdict: "differ", detail: "store key 0x03 says 1, RPC status says 2" });
     // A real SDK node's status says 0 (interop LC-2): not a disagreement the page can judge.
-    expect(compareAppVersion(ok(1n, 10n), "0")).toMatchObject({ verdict: "unknown", detail: "store key 0x03 says 1, RPC status says 0 (the node does not report its app version)" });
+    expect(compareAppVersion(ok(1n, 10n), "0")).toMatchObject({
+      verdict: "unknown",
+      detail: "store key 0x03 says 1, RPC status says 0 (the node does not report its app version)",
+    });
   });
 });
 
@@ -201,7 +236,9 @@ describe("node addresses", () => {
     };
     expect(refusal("")).toBe("bad-url: The REST address is empty: enter a URL such as http://127.0.0.1:1317.");
     expect(refusal("ws://x:1")).toBe("bad-url: The REST address “ws://x:1” uses ws: only http:// and https:// work in a browser.");
-    expect(refusal("http://127.0.0.1:99999")).toBe("bad-url: The REST address “http://127.0.0.1:99999” is not a URL: expected something like http://127.0.0.1:1317.");
+    expect(refusal("http://127.0.0.1:99999")).toBe(
+      "bad-url: The REST address “http://127.0.0.1:99999” is not a URL: expected something like http://127.0.0.1:1317.",
+    );
     expect(refusal("http://x/?a=1")).toBe("bad-url: The REST address “http://x/?a=1” has a query or fragment: give just the node's base URL.");
     expect(new Problem("cors", "refused", "REST current_plan").message).toBe("REST current_plan: refused");
   });
@@ -232,7 +269,16 @@ describe("what the page remembers per chain", () => {
       rememberPlanName("c/1", "v2");
       expect(planNames("c/1")).toEqual(["v2"]);
 
-      items.set("xupgrade-light-client:c/2", JSON.stringify({ snapshots: [{ height: "x", versions: {} }, { height: "3", versions: { bank: "1" } }], planNames: [1, "v3"] }));
+      items.set(
+        "xupgrade-light-client:c/2",
+        JSON.stringify({
+          snapshots: [
+            { height: "x", versions: {} },
+            { height: "3", versions: { bank: "1" } },
+          ],
+          planNames: [1, "v3"],
+        }),
+      );
       expect(versionsBefore("c/2", 10n)).toEqual({ height: 3n, versions: [{ name: "bank", version: 1n }] });
       expect(planNames("c/2")).toEqual(["v3"]);
       items.set("xupgrade-light-client:c/3", "{not json");
@@ -318,7 +364,12 @@ describe("the page's saved trust roots (localStorage)", () => {
   it("forgets a damaged entry (and one saved under another chain's key) instead of guessing a root", async () => {
     const s = storage();
     const store = new BrowserRootStore(() => s);
-    for (const damaged of ["{", "null", JSON.stringify({ chainId: "chain-a", height: "x", hash: "AB".repeat(32), origin: {} }), JSON.stringify({ chainId: "chain-b", height: "1", hash: "AB".repeat(32), origin: { how: "given", height: "1", hash: "AB".repeat(32) } })]) {
+    for (const damaged of [
+      "{",
+      "null",
+      JSON.stringify({ chainId: "chain-a", height: "x", hash: "AB".repeat(32), origin: {} }),
+      JSON.stringify({ chainId: "chain-b", height: "1", hash: "AB".repeat(32), origin: { how: "given", height: "1", hash: "AB".repeat(32) } }),
+    ]) {
       s.map.set(KEY, damaged);
       expect(await store.load("chain-a")).toBeUndefined();
       expect(s.map.has(KEY)).toBe(false);
@@ -327,7 +378,15 @@ describe("the page's saved trust roots (localStorage)", () => {
 
   it("reads an entry written before roots were confirmed as unconfirmed (a root from the address is a link's)", async () => {
     const s = storage();
-    s.map.set(KEY, JSON.stringify({ chainId: "chain-a", height: "7", hash: "AB".repeat(32), origin: { how: "address", node: "n", at: "t", height: "3", hash: "CD".repeat(32) } }));
+    s.map.set(
+      KEY,
+      JSON.stringify({
+        chainId: "chain-a",
+        height: "7",
+        hash: "AB".repeat(32),
+        origin: { how: "address", node: "n", at: "t", height: "3", hash: "CD".repeat(32) },
+      }),
+    );
     expect(await new BrowserRootStore(() => s).load("chain-a")).toMatchObject({ height: 7n, confirmed: false, origin: { how: "link", height: 3n } });
   });
 

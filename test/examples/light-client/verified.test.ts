@@ -18,7 +18,21 @@ import { forgedRangeNode } from "../../support/light/forged-range.js";
 import { lyingNode, type Tampering } from "../../support/light/proxy.js";
 import { syntheticSdkNode, type SdkNode } from "../../support/light/synthetic-sdk.js";
 import { removeTempDirs } from "../../support/temp.js";
-import { badges, blockTxsRpcProxy, buildPage, giveRoot, launchChromium, openPage, pasteHash, shot, staticUi, text, trustFirstUse, waitText, type OpenPage } from "./helpers.js";
+import {
+  badges,
+  blockTxsRpcProxy,
+  buildPage,
+  giveRoot,
+  launchChromium,
+  openPage,
+  pasteHash,
+  shot,
+  staticUi,
+  text,
+  trustFirstUse,
+  waitText,
+  type OpenPage,
+} from "./helpers.js";
 
 let browser: Browser;
 let site: TestServer;
@@ -45,8 +59,14 @@ beforeAll(async () => {
       proposal: { id: 7n, plan: { name: "v3", height: 60n, info: "" }, votingEndNs: BigInt(Date.now() + 3_600_000) * 1_000_000n },
     },
   });
-  stale = await syntheticSdkNode({ chain: { chainId: "page-stale-1", validators: 4, latest: 30n, genesisNs: TWO_HOURS_AGO_NS() }, state: { plan: { name: "v2", height: 80n, info: "" } } });
-  halted = await syntheticSdkNode({ chain: { chainId: "page-halted-1", validators: 4, latest: 30n, genesisNs: TWO_HOURS_AGO_NS() }, state: { plan: { name: "v9", height: 30n, info: "" } } });
+  stale = await syntheticSdkNode({
+    chain: { chainId: "page-stale-1", validators: 4, latest: 30n, genesisNs: TWO_HOURS_AGO_NS() },
+    state: { plan: { name: "v2", height: 80n, info: "" } },
+  });
+  halted = await syntheticSdkNode({
+    chain: { chainId: "page-halted-1", validators: 4, latest: 30n, genesisNs: TWO_HOURS_AGO_NS() },
+    state: { plan: { name: "v9", height: 30n, info: "" } },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -58,7 +78,8 @@ afterAll(async () => {
   removeTempDirs();
 }, 60_000);
 
-const url = (rpc: string, extra: Record<string, string> = {}) => `${site.url}/index.html?${new URLSearchParams({ rpc, rest: "http://127.0.0.1:9", poll: "500", ...extra })}`;
+const url = (rpc: string, extra: Record<string, string> = {}) =>
+  `${site.url}/index.html?${new URLSearchParams({ rpc, rest: "http://127.0.0.1:9", poll: "500", ...extra })}`;
 /**
  * The live node's page: its latest header stays where the node was made, so a bound of a day keeps it fresh however
  * long the suite runs (the default bound of 10 min is tested by the test that runs right after it is made).
@@ -74,7 +95,11 @@ async function open(u: string): Promise<OpenPage> {
 }
 
 function state(page: Page, s: string, root?: "confirmed" | "unconfirmed"): Promise<unknown> {
-  return page.waitForFunction(([s, root]) => document.body.dataset.state === s && (root === undefined || document.body.dataset.root === root), [s, root] as const, { timeout: 60_000 });
+  return page.waitForFunction(
+    ([s, root]) => document.body.dataset.state === s && (root === undefined || document.body.dataset.root === root),
+    [s, root] as const,
+    { timeout: 60_000 },
+  );
 }
 
 /** Every badge of verified mode is amber: none says "✓ verified". */
@@ -135,15 +160,21 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     expect(await text(page, "plan-name")).toBe("v2");
     const amber = await badges(page);
     expect(amber.map((b) => b.text)).toContain("⚠ verified against an unconfirmed root plan “v2” at height 49, against the app hash of header 50");
-    expect(amber.map((b) => b.text)).toContain("⚠ verified against an unconfirmed root v1@30, the whole Done range at height 49, against the app hash of header 50");
+    expect(amber.map((b) => b.text)).toContain(
+      "⚠ verified against an unconfirmed root v1@30, the whole Done range at height 49, against the app hash of header 50",
+    );
     await expectAllAmber(page, 4); // chain, plan, applied, versions (this chain keeps no readiness store)
     expect(await text(page, "trust-headline")).toBe("Unconfirmed trust root for page-synthetic-1");
     expect(await text(page, "unconfirmed-warning")).toMatch(
       /^UNCONFIRMED TRUST ROOT: trust began on first use: the node http:\/\/127\.0\.0\.1:\d+'s own header at height 50 \([0-9A-F]{12}…[0-9A-F]{6}\) was taken unverified, so everything here is verified only against that node's word\./,
     );
     expect(await text(page, "confirm-height")).toBe("50");
-    expect(await text(page, "trust-root")).toMatch(/^this node's own latest header, taken unverified on first use \(height 50, hash [0-9A-F]{12}…[0-9A-F]{6}, with .*\) — NOT CONFIRMED$/);
-    expect(await text(page, "trust-summary")).toMatch(/^Everything below is verified against this node's own latest header, taken unverified on first use \(height 50, hash [0-9A-F]{12}…[0-9A-F]{6}, /);
+    expect(await text(page, "trust-root")).toMatch(
+      /^this node's own latest header, taken unverified on first use \(height 50, hash [0-9A-F]{12}…[0-9A-F]{6}, with .*\) — NOT CONFIRMED$/,
+    );
+    expect(await text(page, "trust-summary")).toMatch(
+      /^Everything below is verified against this node's own latest header, taken unverified on first use \(height 50, hash [0-9A-F]{12}…[0-9A-F]{6}, /,
+    );
     expect(await text(page, "witnesses")).toBe(`confirmed by ${node.url}`);
     expect(await text(page, "applied-height")).toBe("30");
     expect(await text(page, "done-layout")).toBe("Done records: SDK layout (height in the key)");
@@ -151,9 +182,13 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     expect(await text(page, "block-txs")).toBe("0 (proven: they hash to the header's data_hash)");
     expect(await text(page, "block-size")).toBe("— (unverified: no header field commits to it)");
     await waitText(page, "eta", /between .* and .* \(±2σ of 19 verified block times\)/);
-    expect(await text(page, "vote-warning")).toMatch(/^⚠ Voting ends after the estimated upgrade time \(by .*\): if the proposal passes then, height 60 will already be behind the chain/);
+    expect(await text(page, "vote-warning")).toMatch(
+      /^⚠ Voting ends after the estimated upgrade time \(by .*\): if the proposal passes then, height 60 will already be behind the chain/,
+    );
     // The header's time and its age by this computer's clock, ticking between polls.
-    expect(await text(page, "freshness")).toMatch(/^(\d+ min )?\d+ s ago by this computer's clock; a latest header older than 10 min is refused \(&max_age=\)$/);
+    expect(await text(page, "freshness")).toMatch(
+      /^(\d+ min )?\d+ s ago by this computer's clock; a latest header older than 10 min is refused \(&max_age=\)$/,
+    );
     const age = await text(page, "header-age");
     await page.waitForFunction((was) => document.querySelector('[data-testid="header-age"]')?.textContent !== was, age, { timeout: 5000 });
     expect(await text(page, "header-age")).toMatch(/^(\d+ min )?\d+ s ago$|^\d+ min ago$/);
@@ -180,7 +215,9 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     await page.reload();
     await state(page, "verified", "confirmed");
     await expectAllGreen(page, 4);
-    expect(await text(page, "trust-root")).toMatch(/^the header verified last time, trusted since the root you gave \(height 50, hash [0-9A-F]{64}, .*\) — confirmed$/);
+    expect(await text(page, "trust-root")).toMatch(
+      /^the header verified last time, trusted since the root you gave \(height 50, hash [0-9A-F]{64}, .*\) — confirmed$/,
+    );
     expect(errors).toEqual([]);
   });
 
@@ -193,9 +230,13 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     expect(await text(page, "block-txs")).toBe("— (unverified: the node did not give the block's transactions)");
     await pasteHash(page, "confirm-form", hashOf(node, 49n));
     await state(page, "root-refused");
-    expect(await text(page, "refused-headline")).toBe("Refused: your source gives another hash for block 50 — this node's chain is not the one your source knows.");
+    expect(await text(page, "refused-headline")).toBe(
+      "Refused: your source gives another hash for block 50 — this node's chain is not the one your source knows.",
+    );
     expect(await text(page, "trust-headline")).toBe("Refused: this node's chain is not the one your source knows");
-    expect(await text(page, "root-refused")).toMatch(/^Your source gives [0-9A-F]{12}…[0-9A-F]{6} as the hash of block 50; the root this page verified from has [0-9A-F]{12}…[0-9A-F]{6} there/);
+    expect(await text(page, "root-refused")).toMatch(
+      /^Your source gives [0-9A-F]{12}…[0-9A-F]{6} as the hash of block 50; the root this page verified from has [0-9A-F]{12}…[0-9A-F]{6} there/,
+    );
     expect(await page.locator('[data-testid="trust-panel"]').getAttribute("class")).toBe("trust-panel red");
     await morePolls(page, 2);
     expect(await badges(page)).toEqual([]);
@@ -211,8 +252,12 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
   it("a root from the link: said so and amber until confirmed with the hash of its height; the same link later is that confirmed root", async () => {
     const { page, errors } = await open(live(node.url, { ...link(node, 3n), witness: node.url }));
     await state(page, "verified", "unconfirmed");
-    expect(await text(page, "trust-root")).toMatch(/^the root in the link, not yet confirmed by you \(height 3, hash [0-9A-F]{12}…[0-9A-F]{6}, with .*\) — NOT CONFIRMED$/);
-    expect(await text(page, "unconfirmed-warning")).toMatch(/^UNCONFIRMED TRUST ROOT: trust began with a root from a link \(height 3, [0-9A-F]{12}…[0-9A-F]{6}\) that was never confirmed/);
+    expect(await text(page, "trust-root")).toMatch(
+      /^the root in the link, not yet confirmed by you \(height 3, hash [0-9A-F]{12}…[0-9A-F]{6}, with .*\) — NOT CONFIRMED$/,
+    );
+    expect(await text(page, "unconfirmed-warning")).toMatch(
+      /^UNCONFIRMED TRUST ROOT: trust began with a root from a link \(height 3, [0-9A-F]{12}…[0-9A-F]{6}\) that was never confirmed/,
+    );
     expect(await text(page, "confirm-height")).toBe("3");
     expect(await text(page, "witnesses")).toBe(`confirmed by ${node.url}`);
     expect(await text(page, "refresh-cost")).toMatch(/^\d+ signatures, \d+ store proofs, \d+ ms$/);
@@ -242,12 +287,18 @@ describe("the page's trust root", { timeout: 120_000 }, () => {
     await state(page, "verified", "confirmed");
     expect(await text(page, "trust-headline")).toBe("This link tries to replace the trust root you confirmed for page-synthetic-1 — it was not applied");
     expect(await page.locator('[data-testid="trust-panel"]').getAttribute("class")).toBe("trust-panel red");
-    expect(await text(page, "set-aside")).toMatch(/^The link names block 3, hash ABABABABABAB…ABABAB\. A link can come from anyone; the page keeps verifying against the header verified last time, trusted since the root you gave \(height 3, /);
+    expect(await text(page, "set-aside")).toMatch(
+      /^The link names block 3, hash ABABABABABAB…ABABAB\. A link can come from anyone; the page keeps verifying against the header verified last time, trusted since the root you gave \(height 3, /,
+    );
     await expectAllGreen(page, 4);
     await shot(page, "16-link-set-aside");
     // The user's source gives the real block 3's hash, not the link's: refused, the root kept.
     await pasteHash(page, "replace-form", hashOf(node, 3n));
-    await waitText(page, "replace-refused", /^Your source gives [0-9A-F]{12}…[0-9A-F]{6} as the hash of block 3, not the link's ABABABABABAB…ABABAB: the link's root is not of your chain\. Your root is kept\.$/);
+    await waitText(
+      page,
+      "replace-refused",
+      /^Your source gives [0-9A-F]{12}…[0-9A-F]{6} as the hash of block 3, not the link's ABABABABABAB…ABABAB: the link's root is not of your chain\. Your root is kept\.$/,
+    );
     await morePolls(page, 1);
     await expectAllGreen(page, 4);
 
@@ -270,7 +321,9 @@ describe("freshness", { timeout: 90_000 }, () => {
     const err = page.locator('[data-testid="verify-error"]');
     expect(await err.getAttribute("data-check")).toBe("freshness");
     expect(await err.getAttribute("data-height")).toBe("30");
-    expect(await err.innerText()).toMatch(/^check “freshness” at height 30: the node's latest header is from \S+, \d+ h( \d+ min)? ago, older than the freshness bound \(10 min\)/);
+    expect(await err.innerText()).toMatch(
+      /^check “freshness” at height 30: the node's latest header is from \S+, \d+ h( \d+ min)? ago, older than the freshness bound \(10 min\)/,
+    );
     expect(await badges(page)).toEqual([]);
     expect(await page.locator('[data-testid="not-verified"]').count()).toBe(4);
     await shot(page, "17-stale");
@@ -283,7 +336,9 @@ describe("freshness", { timeout: 90_000 }, () => {
     expect(await text(page, "freshness")).toMatch(/^\d+ h( \d+ min)? ago by this computer's clock; a latest header older than 3 h is refused \(&max_age=\)$/);
     const bad = await open(url(stale.url, { ...link(stale, 3n), max_age: "soon" }));
     await state(bad.page, "refused");
-    expect(await bad.page.locator('[data-testid="verify-error"]').innerText()).toBe('check “trust-options”: invalid maximum age "soon": time: invalid duration "soon"');
+    expect(await bad.page.locator('[data-testid="verify-error"]').innerText()).toBe(
+      'check “trust-options”: invalid maximum age "soon": time: invalid duration "soon"',
+    );
   });
 
   it("a chain halted for its upgrade is said from verified data — no block since …, halted at H for upgrade Y — never failed", async () => {
@@ -292,7 +347,9 @@ describe("freshness", { timeout: 90_000 }, () => {
     expect(await text(page, "banner-headline")).toBe("Halted at height 30, waiting for v9.");
     expect(await text(page, "banner")).toMatch(/No block since \S+ \(\d+ h( \d+ min)? ago\): halted at 30 for upgrade “v9” — proven: header 30 is verified/);
     expect(await text(page, "halted-for")).toBe("halted at 30 for upgrade “v9”");
-    expect(await text(page, "freshness")).toMatch(/ago by this computer's clock; a latest header older than 10 min is refused \(&max_age=\) — halted at 30 for upgrade “v9”$/);
+    expect(await text(page, "freshness")).toMatch(
+      /ago by this computer's clock; a latest header older than 10 min is refused \(&max_age=\) — halted at 30 for upgrade “v9”$/,
+    );
     expect(await text(page, "blocks-left")).toBe("0 — halted here");
     expect(await page.locator('[data-testid="verify-error"]').count()).toBe(0);
     await expectAllAmber(page, 4);
@@ -309,7 +366,9 @@ describe("the block record of an applied upgrade (its transactions proven: above
     await state(page, "refused");
     const err = page.locator('[data-testid="verify-error"]');
     expect(await err.getAttribute("data-check")).toBe("proof");
-    expect(await err.innerText()).toMatch(/^check “proof” at height 30: the 1 transactions the node gave hash to [0-9A-F]{64}, not the verified header's data_hash [0-9A-F]{64}$/);
+    expect(await err.innerText()).toMatch(
+      /^check “proof” at height 30: the 1 transactions the node gave hash to [0-9A-F]{64}, not the verified header's data_hash [0-9A-F]{64}$/,
+    );
     expect(await badges(page)).toEqual([]);
   });
 });
@@ -348,7 +407,9 @@ describe("a lying node", { timeout: 90_000 }, () => {
     await state(page, "refused");
     const err = page.locator('[data-testid="verify-error"]');
     expect(await err.getAttribute("data-check")).toBe("proof");
-    expect(await err.innerText()).toMatch(/^check “proof” at height 50: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/);
+    expect(await err.innerText()).toMatch(
+      /^check “proof” at height 50: the proof of upgrade key 0x02 \(absent\) does not hold against the verified app hash: proof op 0 \(ics23:iavl\): the proof is not canonically encoded: CommitmentProof holds two proofs/,
+    );
     expect(liar.forged).toBeGreaterThan(0);
     expect(await badges(page)).toEqual([]);
     expect(await page.getByText("evil").count()).toBe(0);

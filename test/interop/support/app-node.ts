@@ -11,7 +11,15 @@
  * epochs store and runs the migrations); v0.53 halts at `v053-to-v054`, which v0.54 applies (auth 5 → 6).
  * upgradeAcross() runs one of them on one home and returns the node of the new line.
  */
-import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION, missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
+import {
+  APP_UPGRADE_V053,
+  APP_UPGRADE_V054,
+  SDK_V050_VERSION,
+  SDK_V053_VERSION,
+  SDK_V054_VERSION,
+  missingPeerReason,
+  peerBinaries,
+} from "../../../scripts/peers/paths.mjs";
 import { initSimd, passProposal, softwareUpgradeMsg, startSimd, waitForHalt, type SimdHome, type SimdInitOptions, type SimdNode } from "./simd.js";
 
 export type AppLine = "v0.50" | "v0.53" | "v0.54";

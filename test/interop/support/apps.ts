@@ -9,21 +9,66 @@ import type { AppDefinition, AppModule } from "../../../bindings/apps/devnet/cha
 
 /** `module_versions` of a fresh simd v0.47.17 chain (simapp 666c345ad23d). */
 export const SIMD_V047_VERSIONS: Record<string, number> = {
-  auth: 4, authz: 2, bank: 4, capability: 1, consensus: 1, crisis: 2, distribution: 3, evidence: 1, feegrant: 2, genutil: 1,
-  gov: 4, group: 2, mint: 2, nft: 1, params: 1, slashing: 3, staking: 4, upgrade: 2, vesting: 1,
+  auth: 4,
+  authz: 2,
+  bank: 4,
+  capability: 1,
+  consensus: 1,
+  crisis: 2,
+  distribution: 3,
+  evidence: 1,
+  feegrant: 2,
+  genutil: 1,
+  gov: 4,
+  group: 2,
+  mint: 2,
+  nft: 1,
+  params: 1,
+  slashing: 3,
+  staking: 4,
+  upgrade: 2,
+  vesting: 1,
 };
 
 /** `module_versions` of a fresh simd v0.50.15 chain (simapp 3897926e722e); `runtime` is there with version 0. */
 export const SIMD_V050_VERSIONS: Record<string, number> = {
-  auth: 5, authz: 2, bank: 4, circuit: 1, consensus: 1, crisis: 2, distribution: 3, evidence: 1, feegrant: 2, genutil: 1,
-  gov: 5, group: 2, mint: 2, nft: 1, params: 1, runtime: 0, slashing: 4, staking: 5, upgrade: 2, vesting: 1,
+  auth: 5,
+  authz: 2,
+  bank: 4,
+  circuit: 1,
+  consensus: 1,
+  crisis: 2,
+  distribution: 3,
+  evidence: 1,
+  feegrant: 2,
+  genutil: 1,
+  gov: 5,
+  group: 2,
+  mint: 2,
+  nft: 1,
+  params: 1,
+  runtime: 0,
+  slashing: 4,
+  staking: 5,
+  upgrade: 2,
+  vesting: 1,
 };
 
 /**
  * `module_versions` of appd (test/peers/app) on each line: v0.50.15 with x/upgrade v0.1.4; v0.53.8 adds epochs
  * (no module of the set changes its consensus version between v0.50 and v0.53); v0.54.4 raises auth to 6.
  */
-export const APP_V050_VERSIONS: Record<string, number> = { auth: 5, bank: 4, consensus: 1, distribution: 3, genutil: 1, gov: 5, runtime: 0, staking: 5, upgrade: 2 };
+export const APP_V050_VERSIONS: Record<string, number> = {
+  auth: 5,
+  bank: 4,
+  consensus: 1,
+  distribution: 3,
+  genutil: 1,
+  gov: 5,
+  runtime: 0,
+  staking: 5,
+  upgrade: 2,
+};
 export const APP_V053_VERSIONS: Record<string, number> = { ...APP_V050_VERSIONS, epochs: 1 };
 export const APP_V054_VERSIONS: Record<string, number> = { ...APP_V053_VERSIONS, auth: 6 };
 

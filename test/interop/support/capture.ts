@@ -116,7 +116,11 @@ export async function captureFresh(line: SdkLine, bins: LineBinaries): Promise<{
  * submitted from the first blocks over RPC), then the line's binary applies it on the same home. Returns the
  * `applied` state and the upgrade-info.json the old binary wrote.
  */
-export async function captureApplied(line: SdkLine, bins: LineBinaries, height: number = line.upgrade.height): Promise<{ applied: StateCapture; info: UpgradeInfoRecord }> {
+export async function captureApplied(
+  line: SdkLine,
+  bins: LineBinaries,
+  height: number = line.upgrade.height,
+): Promise<{ applied: StateCapture; info: UpgradeInfoRecord }> {
   const name = line.upgrade.name;
   const h = await initSimd({ binary: bins.old });
   const old = startSimd(h);

@@ -45,12 +45,35 @@ export const onLine = (d: Difference, line: LineKey | undefined): boolean => !d.
 const AUTOCLI: Area[] = ["cli-v050", "cli-v053", "cli-v054"];
 
 /** REST requests whose answer is an error Status (a JSON body written by the gateway's error handler). */
-const REST_ERRORS = ["module_versions?unknown", "upgraded_consensus_state/abc", "route/unknown", "route/trailing-slash", "route/outside", "height/future", "height/not-a-number"];
+const REST_ERRORS = [
+  "module_versions?unknown",
+  "upgraded_consensus_state/abc",
+  "route/unknown",
+  "route/trailing-slash",
+  "route/outside",
+  "height/future",
+  "height/not-a-number",
+];
 
 const ALL_REST_OK = [
-  "current_plan", "current_plan?query", "applied_plan/known", "applied_plan/unknown", "applied_plan/known-uppercased", "applied_plan/space",
-  "applied_plan/nul", "applied_plan/euro", "applied_plan/long-300", "module_versions", "module_versions?bank", "module_versions?upgrade",
-  "module_versions?runtime", "module_versions?unknown", "module_versions?empty", "authority", "upgraded_consensus_state/5", "applied_plan/empty",
+  "current_plan",
+  "current_plan?query",
+  "applied_plan/known",
+  "applied_plan/unknown",
+  "applied_plan/known-uppercased",
+  "applied_plan/space",
+  "applied_plan/nul",
+  "applied_plan/euro",
+  "applied_plan/long-300",
+  "module_versions",
+  "module_versions?bank",
+  "module_versions?upgrade",
+  "module_versions?runtime",
+  "module_versions?unknown",
+  "module_versions?empty",
+  "authority",
+  "upgraded_consensus_state/5",
+  "applied_plan/empty",
 ];
 
 export const DIFFERENCES: Difference[] = [
@@ -70,7 +93,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["applied_plan/dot", "applied_plan/dotdot", "applied_plan/dotdot-escaped", "applied_plan/slash-escaped", "route/double-slash"],
     aspects: ["*"],
-    what: "simd's router cleans the path and answers `301` to it (`…/applied_plan/..` → `Location: /cosmos/upgrade/v1beta1`); xupgrade answers `.`, `..`, `%2e%2e`, `%2F` as names (`{\"height\":\"0\"}`) and `//cosmos/…` with 501",
+    what: 'simd\'s router cleans the path and answers `301` to it (`…/applied_plan/..` → `Location: /cosmos/upgrade/v1beta1`); xupgrade answers `.`, `..`, `%2e%2e`, `%2F` as names (`{"height":"0"}`) and `//cosmos/…` with 501',
     reason: "Decision B: `{name}` is one raw segment and the path is never normalised, so a name is never turned into another route",
   },
   {
@@ -79,7 +102,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["applied_plan/two-segments"],
     aspects: ["status", "body"],
-    what: "`…/applied_plan/a/b`: simd 501 Not Implemented; xupgrade 400 `invalid path parameter \"name\": it must be one path segment, …`",
+    what: '`…/applied_plan/a/b`: simd 501 Not Implemented; xupgrade 400 `invalid path parameter "name": it must be one path segment, …`',
     reason: "(project) docs/spec/interfaces.md §3: a request that names the route but carries an unusable name is a bad request, said in words",
   },
   {
@@ -88,7 +111,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["applied_plan/bad-escape"],
     aspects: ["header:content-type", "body"],
-    what: "`…/applied_plan/%zz`: simd's Go HTTP server refuses the request line, 400 `text/plain` `400 Bad Request`; xupgrade 400 with a JSON Status `invalid URL escape \"%zz\"`",
+    what: '`…/applied_plan/%zz`: simd\'s Go HTTP server refuses the request line, 400 `text/plain` `400 Bad Request`; xupgrade 400 with a JSON Status `invalid URL escape "%zz"`',
     reason: "(project) every error of the gateway is a `google.rpc.Status` in JSON (docs/spec/interfaces.md §3)",
   },
   {
@@ -97,7 +120,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["applied_plan/not-utf8"],
     aspects: ["*"],
-    what: "`…/applied_plan/%ff`: simd 200 `{\"height\":\"0\"}` (gogoproto does not check UTF-8); xupgrade 400 `not valid UTF-8 after percent-decoding`",
+    what: '`…/applied_plan/%ff`: simd 200 `{"height":"0"}` (gogoproto does not check UTF-8); xupgrade 400 `not valid UTF-8 after percent-decoding`',
     reason: "(project) names are Unicode strings in the keeper and in both cores; bytes that are not UTF-8 cannot name an upgrade",
   },
   {
@@ -106,7 +129,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["method/POST", "method/DELETE"],
     aspects: ["status", "header:allow", "body"],
-    what: "a known path with POST or DELETE: simd 501 `{\"code\":12,\"message\":\"Not Implemented\",\"details\":[]}`; xupgrade 405, `Allow: GET, OPTIONS`, `{\"code\":12,\"message\":\"Method Not Allowed\",\"details\":[]}`",
+    what: 'a known path with POST or DELETE: simd 501 `{"code":12,"message":"Not Implemented","details":[]}`; xupgrade 405, `Allow: GET, OPTIONS`, `{"code":12,"message":"Method Not Allowed","details":[]}`',
     reason: "(project) HTTP semantics; note that simd's body says `Not Implemented`, not `Method Not Allowed` as docs/spec/interfaces.md §3 supposed",
   },
 
@@ -117,7 +140,7 @@ export const DIFFERENCES: Difference[] = [
     ids: REST_ERRORS,
     aspects: ["body"],
     unstable: true,
-    what: "an error Status from some builds' gateway has a space after each comma (`{\"code\":12, \"message\":\"Not Implemented\", \"details\":[]}`: appd v0.50 and v0.53 as built here); xupgrade's (and simd v0.50's) has none",
+    what: 'an error Status from some builds\' gateway has a space after each comma (`{"code":12, "message":"Not Implemented", "details":[]}`: appd v0.50 and v0.53 as built here); xupgrade\'s (and simd v0.50\'s) has none',
     reason:
       "the space is google.golang.org/protobuf's deliberate output instability (internal/detrand: protojson adds it or not by a hash of the running binary's bytes), not the SDK's format: any build of any line may print either, so this entry is not required to occur; xupgrade keeps the compact form",
   },
@@ -147,7 +170,16 @@ export const DIFFERENCES: Difference[] = [
     key: "CLI-1",
     area: "cli-v047",
     kind: "deliberate",
-    ids: ["plan -o json", "plan -o text", "applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text", "module_versions foo -o json", "module_versions foo -o text"],
+    ids: [
+      "plan -o json",
+      "plan -o text",
+      "applied <known> -o json",
+      "applied <known> -o text",
+      "applied never-applied -o json",
+      "applied never-applied -o text",
+      "module_versions foo -o json",
+      "module_versions foo -o text",
+    ],
     aspects: ["stderr"],
     what: "a failing query: v0.47 prints `Error: <message>` and then the command's whole usage text; xupgrade prints the one `Error: <message>` line",
     reason: "docs/spec/interfaces.md §7: every failure is one `Error: …` line on stderr, exit code 1 (the same code as v0.47)",
@@ -161,7 +193,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["plan -o json", "module_versions -o json", "module_versions bank -o json", "authority -o json"],
     aspects: ["stdout"],
-    what: "JSON output: v0.50 (autocli) indents by two spaces, wraps the plan as `{\"plan\":{…}}` and leaves out empty fields (`info`, `upgraded_client_state`); xupgrade prints one compact line, the plan itself with every field",
+    what: 'JSON output: v0.50 (autocli) indents by two spaces, wraps the plan as `{"plan":{…}}` and leaves out empty fields (`info`, `upgraded_client_state`); xupgrade prints one compact line, the plan itself with every field',
     reason: "docs/spec/interfaces.md §7.1 keeps the seed's (and v0.47's) output, which xupgrade matches byte for byte (the cli-v047 comparison)",
   },
   {
@@ -179,7 +211,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["applied <known> -o json", "applied <known> -o text", "applied never-applied -o json", "applied never-applied -o text"],
     aspects: ["code", "stdout", "stderr"],
-    what: "`applied <name>`: v0.50 prints the AppliedPlan answer (`{\"height\":\"40\"}`, `height: \"40\"`; `{}` exit 0 when not applied); xupgrade prints the block record of that height (always JSON), or `Error: no upgrade found`, exit 1",
+    what: '`applied <name>`: v0.50 prints the AppliedPlan answer (`{"height":"40"}`, `height: "40"`; `{}` exit 0 when not applied); xupgrade prints the block record of that height (always JSON), or `Error: no upgrade found`, exit 1',
     reason: "docs/spec/interfaces.md §6–§7.1: the seed's `applied` shows the block header, as v0.47 does (identical bytes on the same node)",
   },
   {
@@ -197,8 +229,9 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: ["module_versions -o text"],
     aspects: ["stdout"],
-    what: "`module_versions -o text`: v0.50 leaves out a zero version (`- name: runtime`); xupgrade writes `version: \"0\"`",
-    reason: "xupgrade's text is the YAML of its JSON, which emits defaults like the REST gateway (docs/spec/interfaces.md §7); v0.47 prints the same as xupgrade",
+    what: '`module_versions -o text`: v0.50 leaves out a zero version (`- name: runtime`); xupgrade writes `version: "0"`',
+    reason:
+      "xupgrade's text is the YAML of its JSON, which emits defaults like the REST gateway (docs/spec/interfaces.md §7); v0.47 prints the same as xupgrade",
   },
   {
     key: "CLI-8",
@@ -218,7 +251,7 @@ export const DIFFERENCES: Difference[] = [
     ids: ["generate-only"],
     aspects: ["stdout"],
     lines: ["app-v053", "app-v054"],
-    what: "`tx upgrade software-upgrade --generate-only`: the node's TxBody JSON has `\"unordered\":false,\"timeout_timestamp\":null` after `timeout_height` (fields 4 and 5, new in SDK v0.53); xupgrade prints the v0.50 body without them, otherwise byte for byte the same",
+    what: '`tx upgrade software-upgrade --generate-only`: the node\'s TxBody JSON has `"unordered":false,"timeout_timestamp":null` after `timeout_height` (fields 4 and 5, new in SDK v0.53); xupgrade prints the v0.50 body without them, otherwise byte for byte the same',
     reason:
       "both are defaults (an ordered tx, no timeout time), so the bodies mean the same and encode to the same bytes; a v0.53 and a v0.54 node's own `tx sign` signs xupgrade's file (tested), while a v0.50 node refuses the v0.53 file (`unknown field \"unordered\" in tx.TxBody: tx parse error`, seen with simd v0.50.15 and appd v0.50.15): the v0.50 shape is the one every line reads",
   },
@@ -248,7 +281,7 @@ export const DIFFERENCES: Difference[] = [
     kind: "deliberate",
     ids: [],
     aspects: [],
-    what: "SIGTERM after an upgrade: cosmovisor v1.5.0's stale handler of the first node fails (`ERR terminated error=\"os: process already finished\"`) and it exits 1 at once, while simd v0.50 is still stopping — or, when that handler wins the race, is never signalled and keeps running (seen here); the visor forwards the signal once, waits for simd and exits with its status (0)",
+    what: 'SIGTERM after an upgrade: cosmovisor v1.5.0\'s stale handler of the first node fails (`ERR terminated error="os: process already finished"`) and it exits 1 at once, while simd v0.50 is still stopping — or, when that handler wins the race, is never signalled and keeps running (seen here); the visor forwards the signal once, waits for simd and exits with its status (0)',
     reason: "D6 #4 (one signal handler for the current child) and the exit status passed through",
   },
   {

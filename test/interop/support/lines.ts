@@ -126,7 +126,9 @@ const ALL_LINES: SdkLine[] = [
  * `app-v053`), for working on one line.
  */
 export const LINES: SdkLine[] = (() => {
-  const only = process.env.XUPGRADE_INTEROP_LINES?.split(",").map((k) => k.trim()).filter(Boolean);
+  const only = process.env.XUPGRADE_INTEROP_LINES?.split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (!only?.length) return ALL_LINES;
   const unknown = only.filter((k) => !ALL_LINES.some((l) => l.key === k));
   if (unknown.length > 0) throw new Error(`XUPGRADE_INTEROP_LINES: no line ${unknown.join(", ")} (lines: ${ALL_LINES.map((l) => l.key).join(", ")})`);

@@ -90,8 +90,24 @@ export async function makeScenarioChain(info: string): Promise<ScenarioChain> {
   const kr = ["--keyring-backend", "test", "--home", home];
   ok(
     await runCli([
-      "devnet", "init", "--home", home, "--validators", "1", "--voting-period", "3s", "--deposit-period", "3s", "--block-time", "100ms",
-      "--rpc", "127.0.0.1:0", "--rest", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+      "devnet",
+      "init",
+      "--home",
+      home,
+      "--validators",
+      "1",
+      "--voting-period",
+      "3s",
+      "--deposit-period",
+      "3s",
+      "--block-time",
+      "100ms",
+      "--rpc",
+      "127.0.0.1:0",
+      "--rest",
+      "127.0.0.1:0",
+      "--grpc",
+      "127.0.0.1:0",
     ]),
     "devnet init",
   );
@@ -107,8 +123,30 @@ export async function makeScenarioChain(info: string): Promise<ScenarioChain> {
     // At 100 ms blocks: the submission (a CLI start, seconds on a busy machine), 3 s of voting, and room.
     height = Number(status.result.sync_info.latest_block_height) + 200;
     const submit = await runCli([
-      "tx", "upgrade", "software-upgrade", "v2", "--upgrade-height", String(height), "--upgrade-info", info, "--daemon-name", DAEMON,
-      "--title", "v2", "--summary", "sidecar scenarios", "--deposit", "10000000stake", "--from", "alice", ...kr, "--node", rpc, "-y", "-o", "json",
+      "tx",
+      "upgrade",
+      "software-upgrade",
+      "v2",
+      "--upgrade-height",
+      String(height),
+      "--upgrade-info",
+      info,
+      "--daemon-name",
+      DAEMON,
+      "--title",
+      "v2",
+      "--summary",
+      "sidecar scenarios",
+      "--deposit",
+      "10000000stake",
+      "--from",
+      "alice",
+      ...kr,
+      "--node",
+      rpc,
+      "-y",
+      "-o",
+      "json",
     ]);
     if (submit.code !== 0) await ballot.cancel();
     ok(submit, "software-upgrade");
@@ -154,4 +192,7 @@ export function copyHome(snapshot: string, label: string): { work: string; home:
 }
 
 /** What started, in order (`v1`, `pre-upgrade v2`, `v2`, …). */
-export const starts = (ctl: string): string[] => readFileSync(join(ctl, "starts"), "utf8").split("\n").filter((l) => l !== "");
+export const starts = (ctl: string): string[] =>
+  readFileSync(join(ctl, "starts"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "");

@@ -39,8 +39,10 @@ export const SCENARIOS: Scenario[] = [
     key: "SC-3",
     bugs: "#10428, #8964, #9874",
     situation: "`upgrade-info.json` is half-written at the start (a write cut short by a crash at the halt)",
-    cosmovisor: "panics on its first poll (`failed to parse upgrade info file: unexpected end of JSON input`, exit 2), and again at every restart: the node, which cannot start with the file either, never rewrites it",
-    visor: "sets the unreadable file aside (`cosmovisor/upgrade-info.json.unreadable`) and runs the old binary, which halts at H and writes it again; then upgrades",
+    cosmovisor:
+      "panics on its first poll (`failed to parse upgrade info file: unexpected end of JSON input`, exit 2), and again at every restart: the node, which cannot start with the file either, never rewrites it",
+    visor:
+      "sets the unreadable file aside (`cosmovisor/upgrade-info.json.unreadable`) and runs the old binary, which halts at H and writes it again; then upgrades",
     visorRight: true,
     cosmovisorRight: false,
   },

@@ -308,8 +308,20 @@ export function track<T>(child: CollectedChild<T>): CollectedChild<T> {
 /** Flags every simd CLI command against this node needs (v0.50 ignores client.toml's node). */
 export const nodeFlags = (h: { ports: { rpc: number } }) => ["--node", `tcp://127.0.0.1:${h.ports.rpc}`];
 export const txFlags = (h: SimdHome, from: KeyName) => [
-  "--from", from, "--keyring-backend", "test", "--home", h.home, "--chain-id", h.chainId, ...nodeFlags(h), "--yes", "--output", "json",
-  "--gas", "400000",
+  "--from",
+  from,
+  "--keyring-backend",
+  "test",
+  "--home",
+  h.home,
+  "--chain-id",
+  h.chainId,
+  ...nodeFlags(h),
+  "--yes",
+  "--output",
+  "json",
+  "--gas",
+  "400000",
 ];
 
 interface TxResponse {

@@ -54,7 +54,10 @@ export function describeComparison<R extends AnyRecord>(o: ComparisonOptions<R>)
           const v = judge(o.area, p, o.line);
           verdicts.push(v);
           const listed = v.covered.map((d) => `${d.key} (${d.kind})`).join(", ");
-          expect(v.uncovered, `${id} differs in ${v.uncovered.join(", ")}, which no entry of ${o.area} lists${listed ? ` (listed: ${listed})` : ""}\nsimd: ${short(p.simd)}\nours: ${short(p.ours)}`).toEqual([]);
+          expect(
+            v.uncovered,
+            `${id} differs in ${v.uncovered.join(", ")}, which no entry of ${o.area} lists${listed ? ` (listed: ${listed})` : ""}\nsimd: ${short(p.simd)}\nours: ${short(p.ours)}`,
+          ).toEqual([]);
         });
         const bug = DIFFERENCES.find((d) => inArea(d, o.area) && onLine(d, o.line) && d.kind === "bug" && d.ids.includes(id));
         if (bug) {

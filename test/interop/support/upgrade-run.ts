@@ -41,7 +41,12 @@ export interface UpgradePair {
 }
 
 /** simd v0.47 → simd v0.50 at `v047-to-v050` (the default). */
-export const simdPair = (peers: Pick<InteropPeers, "simd047" | "simd050">): UpgradePair => ({ old: peers.simd047, new: peers.simd050, name: UPGRADE_NAME, daemon: "simd" });
+export const simdPair = (peers: Pick<InteropPeers, "simd047" | "simd050">): UpgradePair => ({
+  old: peers.simd047,
+  new: peers.simd050,
+  name: UPGRADE_NAME,
+  daemon: "simd",
+});
 
 export interface UpgradeTimings {
   supervisor: Supervisor;
@@ -169,7 +174,12 @@ const STEP_LINES: [step: Exclude<UpgradeStep, "idle" | "after">, from: RegExp, t
  * Each step's peak (MiB, one decimal): the highest VmRSS read inside it, or the VmHWM read at its end when
  * the high-water mark rose during it (a peak between two reads). `lines` are the supervisor's own lines.
  */
-export function stepMemory(samples: { at: number; rss: number; hwm: number }[], lines: { at: number; message: string }[], halt: number, end: number): StepMemory {
+export function stepMemory(
+  samples: { at: number; rss: number; hwm: number }[],
+  lines: { at: number; message: string }[],
+  halt: number,
+  end: number,
+): StepMemory {
   const windows: [UpgradeStep, number, number][] = [["idle", -Infinity, halt]];
   for (const [step, from, to] of STEP_LINES) {
     const a = lines.find((l) => l.at >= halt && from.test(l.message));
@@ -224,7 +234,8 @@ export async function supervisedSimdUpgrade(o: SupervisedRunOptions): Promise<Su
     }
   }
   const xupgrade = o.visorBin ? [o.visorBin] : [process.execPath, ...cliArgs()];
-  const cmd = o.supervisor === "xupgrade-visor" ? [...xupgrade, "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
+  const cmd =
+    o.supervisor === "xupgrade-visor" ? [...xupgrade, "visor", "run", "start", "--home", h.home] : [o.peers.cosmovisor, "run", "start", "--home", h.home];
   // One stream for both: the supervisors write their own lines on stderr or stdout, the node's pass through.
   const child = spawnCollected<SimdLog>("sh", ["-c", 'exec "$0" "$@" 2>&1', ...cmd], {
     env,
@@ -307,4 +318,3 @@ export function median(xs: number[]): number {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : Math.round((s[m - 1] + s[m]) / 2);
 }
-

@@ -18,9 +18,24 @@ function payload(t: number, v: number, n: number, len: number, salt: number): Ui
 
 describe("ByteCache", () => {
   const op = fc.oneof(
-    { weight: 6, arbitrary: fc.record({ kind: fc.constant("put" as const), t: fc.nat(3), v: fc.integer({ min: 1, max: 40 }), n: fc.integer({ min: 1, max: 30 }), len: fc.integer({ min: 0, max: 300 }) }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant("get" as const), t: fc.nat(3), v: fc.integer({ min: 1, max: 40 }), n: fc.integer({ min: 1, max: 30 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("del" as const), t: fc.nat(3), v: fc.integer({ min: 1, max: 40 }), n: fc.integer({ min: 1, max: 30 }) }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant("put" as const),
+        t: fc.nat(3),
+        v: fc.integer({ min: 1, max: 40 }),
+        n: fc.integer({ min: 1, max: 30 }),
+        len: fc.integer({ min: 0, max: 300 }),
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant("get" as const), t: fc.nat(3), v: fc.integer({ min: 1, max: 40 }), n: fc.integer({ min: 1, max: 30 }) }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({ kind: fc.constant("del" as const), t: fc.nat(3), v: fc.integer({ min: 1, max: 40 }), n: fc.integer({ min: 1, max: 30 }) }),
+    },
     { weight: 1, arbitrary: fc.constant({ kind: "clear" as const }) },
   );
 

@@ -51,7 +51,10 @@ class MapNodes {
 
   write(tree: MutableTree, s: SavedVersion): void {
     for (const n of s.nodes) this.stored.set(`${n.version}.${n.nonce}`, encodeNode(n));
-    this.orphansOf.set(s.version, s.orphans.map((o) => `${o.version}.${o.nonce}`));
+    this.orphansOf.set(
+      s.version,
+      s.orphans.map((o) => `${o.version}.${o.nonce}`),
+    );
     tree.commitSaved(s);
   }
 
@@ -138,7 +141,11 @@ describe("the tree against cosmos/iavl v1.2.2", () => {
           expect(refuses(() => verifyMembership(decoded, iavlSpec, saved.hash, key, Uint8Array.of(1)))).toBe(true);
         }
         const otherRoot = sha256(saved.hash);
-        expect(refuses(() => (value !== undefined ? verifyMembership(decoded, iavlSpec, otherRoot, key, value) : verifyNonMembership(decoded, iavlSpec, otherRoot, key)))).toBe(true);
+        expect(
+          refuses(() =>
+            value !== undefined ? verifyMembership(decoded, iavlSpec, otherRoot, key, value) : verifyNonMembership(decoded, iavlSpec, otherRoot, key),
+          ),
+        ).toBe(true);
         checked++;
       }
     }

@@ -49,7 +49,9 @@ const q = (s: string) => JSON.stringify(s);
 
 export async function rpcHeight(url: string): Promise<bigint> {
   try {
-    const r = (await (await fetch(`${url}/status`, { signal: AbortSignal.timeout(3000) })).json()) as { result: { sync_info: { latest_block_height: string } } };
+    const r = (await (await fetch(`${url}/status`, { signal: AbortSignal.timeout(3000) })).json()) as {
+      result: { sync_info: { latest_block_height: string } };
+    };
     return BigInt(r.result.sync_info.latest_block_height);
   } catch {
     return 0n;
@@ -62,7 +64,11 @@ function secpKey(seed: string): { file: unknown; pub: string; address: string } 
   const pub = secp256k1.getPublicKey(priv, true);
   const address = toHex(keyAddress("secp256k1", pub)).toUpperCase();
   return {
-    file: { address, pub_key: { type: "tendermint/PubKeySecp256k1", value: toBase64(pub) }, priv_key: { type: "tendermint/PrivKeySecp256k1", value: toBase64(priv) } },
+    file: {
+      address,
+      pub_key: { type: "tendermint/PubKeySecp256k1", value: toBase64(pub) },
+      priv_key: { type: "tendermint/PrivKeySecp256k1", value: toBase64(priv) },
+    },
     pub: toBase64(pub),
     address,
   };
@@ -103,7 +109,10 @@ export async function cometbftNet(o: NetOptions): Promise<Net> {
   const configure = async () => {
     const ports = await freePorts(2 * o.validators);
     homes.forEach((home, i) => {
-      const peers = homes.map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[2 * j + 1]}`)).filter(Boolean).join(",");
+      const peers = homes
+        .map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[2 * j + 1]}`))
+        .filter(Boolean)
+        .join(",");
       const file = join(home, "config/config.toml");
       let cfg = readFileSync(file, "utf8");
       cfg = setToml(cfg, "", "proxy_app", q("kvstore"));
@@ -197,7 +206,10 @@ export interface ValidatorKey {
 
 export function validatorKeys(net: Net): ValidatorKey[] {
   return net.nodes.map((n) => {
-    const k = JSON.parse(readFileSync(join(n.home, "config/priv_validator_key.json"), "utf8")) as { address: string; priv_key: { type: string; value: string } };
+    const k = JSON.parse(readFileSync(join(n.home, "config/priv_validator_key.json"), "utf8")) as {
+      address: string;
+      priv_key: { type: string; value: string };
+    };
     if (k.priv_key.type !== "tendermint/PrivKeyEd25519") throw new Error(`${n.home}: not an ed25519 key (${k.priv_key.type})`);
     return { address: Uint8Array.from(Buffer.from(k.address, "hex")), secret: fromBase64(k.priv_key.value).subarray(0, 32) };
   });

@@ -36,7 +36,12 @@ const compare = (a: Uint8Array, b: Uint8Array) => {
 };
 
 /** The stacked encoding: an invented non-existence proof for `key` and a batch holding the genuine one. */
-export function stackedProof(genuine: Uint8Array, key: Uint8Array, invented: ForgedRangeOptions["invented"], form: ForgedRangeOptions["form"] = "invented-first"): Uint8Array {
+export function stackedProof(
+  genuine: Uint8Array,
+  key: Uint8Array,
+  invented: ForgedRangeOptions["invented"],
+  form: ForgedRangeOptions["form"] = "invented-first",
+): Uint8Array {
   const real = CommitmentProof.decode(genuine).nonexist;
   if (!real) throw new Error("the genuine proof is not a non-existence proof");
   const next = invented.find((e) => compare(e.key, key) > 0);

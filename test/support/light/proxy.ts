@@ -28,7 +28,17 @@ import { equalBytes } from "../../../bindings/base/bytes.js";
 import type { TestServer } from "../http.js";
 import { RpcFault, serveJsonRpc } from "./rpc-server.js";
 
-export const TAMPERINGS = ["plan-value", "proof-byte", "drop-signatures", "forge-signature", "other-chain", "other-validators", "fork", "strip-prove", "lunatic"] as const;
+export const TAMPERINGS = [
+  "plan-value",
+  "proof-byte",
+  "drop-signatures",
+  "forge-signature",
+  "other-chain",
+  "other-validators",
+  "fork",
+  "strip-prove",
+  "lunatic",
+] as const;
 export type Tampering = (typeof TAMPERINGS)[number];
 
 export interface ProxyOptions {
@@ -53,7 +63,11 @@ let nextId = 1;
 
 /** One JSON-RPC call to a node, its error as the RpcFault a proxy passes on. */
 export async function call(url: string, method: string, params: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }),
+  });
   const body = (await res.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string; data: string } };
   if (body.error) throw new RpcFault(body.error.data, body.error.code, body.error.message);
   return body.result!;
@@ -69,7 +83,12 @@ function flipByte(b64: string, at: (n: number) => number): string {
 }
 
 /** The lunatic header for a `commit` answer above the honest heights (else undefined): another app hash, signed by every validator. */
-async function lunatic(upstream: string, result: Record<string, unknown>, above: (h: bigint) => boolean, signers: { address: Uint8Array; secret: Uint8Array }[]): Promise<unknown> {
+async function lunatic(
+  upstream: string,
+  result: Record<string, unknown>,
+  above: (h: bigint) => boolean,
+  signers: { address: Uint8Array; secret: Uint8Array }[],
+): Promise<unknown> {
   const sh = readSignedHeaderJson(result.signed_header, upstream);
   const h = sh.header.height;
   if (!above(h)) return undefined;
@@ -107,7 +126,8 @@ export async function lyingNode(upstream: string, options: ProxyOptions = {}): P
       return call(upstream, method, { ...params, prove: false });
     }
     const redirect =
-      ((mode === "other-chain" || mode === "fork") && (method === "commit" || method === "validators")) || (mode === "other-validators" && method === "validators");
+      ((mode === "other-chain" || mode === "fork") && (method === "commit" || method === "validators")) ||
+      (mode === "other-validators" && method === "validators");
     if (redirect && above(h)) {
       if (!options.other) throw new Error(`${mode} needs an other node`);
       state.tampered++;

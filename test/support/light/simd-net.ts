@@ -38,7 +38,9 @@ const q = (s: string) => JSON.stringify(s);
 
 async function height(url: string): Promise<bigint> {
   try {
-    const r = (await (await fetch(`${url}/status`, { signal: AbortSignal.timeout(3000) })).json()) as { result: { sync_info: { latest_block_height: string } } };
+    const r = (await (await fetch(`${url}/status`, { signal: AbortSignal.timeout(3000) })).json()) as {
+      result: { sync_info: { latest_block_height: string } };
+    };
     return BigInt(r.result.sync_info.latest_block_height);
   } catch {
     return 0n;
@@ -48,7 +50,18 @@ async function height(url: string): Promise<bigint> {
 export async function simdNet(o: { binary: string; chainId: string; validators: number; votingPeriod?: string; timeoutCommit?: string }): Promise<SimdNet> {
   const dir = tempDir("xupgrade-light-simd-net-");
   await runOk(o.binary, [
-    "testnet", "init-files", "--v", String(o.validators), "-o", dir, "--chain-id", o.chainId, "--keyring-backend", "test", "--starting-ip-address", "127.0.0.1",
+    "testnet",
+    "init-files",
+    "--v",
+    String(o.validators),
+    "-o",
+    dir,
+    "--chain-id",
+    o.chainId,
+    "--keyring-backend",
+    "test",
+    "--starting-ip-address",
+    "127.0.0.1",
   ]);
   const homes = Array.from({ length: o.validators }, (_, i) => join(dir, `node${i}`, "simd"));
   const ids = await Promise.all(homes.map(async (home) => (await runOk(o.binary, ["comet", "show-node-id", "--home", home])).stdout.trim()));
@@ -62,7 +75,10 @@ export async function simdNet(o: { binary: string; chainId: string; validators: 
   const nodes: SimdNetNode[] = homes.map((home, i) => {
     const [rpc, p2p, grpc, api] = ports.slice(4 * i, 4 * i + 4);
     writeFileSync(genesisFile(home), JSON.stringify(genesis, null, 2));
-    const peers = homes.map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[4 * j + 1]}`)).filter(Boolean).join(",");
+    const peers = homes
+      .map((_, j) => (j === i ? "" : `${ids[j]}@127.0.0.1:${ports[4 * j + 1]}`))
+      .filter(Boolean)
+      .join(",");
     const cfgFile = join(home, "config/config.toml");
     let cfg = readFileSync(cfgFile, "utf8");
     cfg = setToml(cfg, "rpc", "laddr", q(`tcp://127.0.0.1:${rpc}`));
@@ -84,7 +100,25 @@ export async function simdNet(o: { binary: string; chainId: string; validators: 
   });
 
   const tx = async (node: SimdNetNode, args: string[]): Promise<TxResult> => {
-    const flags = ["--from", node.key, "--keyring-backend", "test", "--home", node.home, "--chain-id", o.chainId, "--node", `tcp://${node.rpcUrl.slice(7)}`, "--yes", "--output", "json", "--gas", "400000", "--fees", "2000stake"];
+    const flags = [
+      "--from",
+      node.key,
+      "--keyring-backend",
+      "test",
+      "--home",
+      node.home,
+      "--chain-id",
+      o.chainId,
+      "--node",
+      `tcp://${node.rpcUrl.slice(7)}`,
+      "--yes",
+      "--output",
+      "json",
+      "--gas",
+      "400000",
+      "--fees",
+      "2000stake",
+    ];
     const r = await runOk(o.binary, [...args, ...flags]);
     const res = JSON.parse(r.stdout.slice(r.stdout.indexOf("{"))) as { code: number; txhash: string; raw_log?: string };
     if (res.code !== 0) throw new Error(`simd ${args.join(" ")}: CheckTx code ${res.code}: ${res.raw_log}`);
@@ -109,7 +143,8 @@ export async function simdNet(o: { binary: string; chainId: string; validators: 
     async waitForHeight(h, i = 0) {
       await waitUntil(
         async () => {
-          for (const n of nodes) if (n.child && n.child.proc.exitCode !== null) throw new Error(`simd exited (${n.child.proc.exitCode}): ${n.child.stderr().slice(-2000)}`);
+          for (const n of nodes)
+            if (n.child && n.child.proc.exitCode !== null) throw new Error(`simd exited (${n.child.proc.exitCode}): ${n.child.stderr().slice(-2000)}`);
           return (await height(nodes[i].rpcUrl)) >= h;
         },
         90_000,

@@ -19,7 +19,25 @@ import { RpcFault, serveJsonRpc } from "./rpc-server.js";
 import { SyntheticChain, type SyntheticOptions } from "./synthetic.js";
 
 /** simd v0.50's stores (its app hash covers these). */
-const SIMD_STORES = ["acc", "authz", "bank", "circuit", "consensus", "crisis", "distribution", "evidence", "feegrant", "gov", "group", "mint", "nft", "params", "slashing", "staking", "upgrade"];
+const SIMD_STORES = [
+  "acc",
+  "authz",
+  "bank",
+  "circuit",
+  "consensus",
+  "crisis",
+  "distribution",
+  "evidence",
+  "feegrant",
+  "gov",
+  "group",
+  "mint",
+  "nft",
+  "params",
+  "slashing",
+  "staking",
+  "upgrade",
+];
 
 export interface SdkState {
   plan?: Plan;
@@ -35,8 +53,26 @@ export interface SdkState {
 }
 
 export const SIMD_VERSIONS: [string, bigint][] = [
-  ["auth", 5n], ["authz", 2n], ["bank", 4n], ["circuit", 1n], ["consensus", 1n], ["crisis", 2n], ["distribution", 3n], ["evidence", 1n], ["feegrant", 2n],
-  ["genutil", 1n], ["gov", 5n], ["group", 2n], ["mint", 2n], ["nft", 1n], ["params", 1n], ["runtime", 0n], ["slashing", 4n], ["staking", 5n], ["upgrade", 2n], ["vesting", 1n],
+  ["auth", 5n],
+  ["authz", 2n],
+  ["bank", 4n],
+  ["circuit", 1n],
+  ["consensus", 1n],
+  ["crisis", 2n],
+  ["distribution", 3n],
+  ["evidence", 1n],
+  ["feegrant", 2n],
+  ["genutil", 1n],
+  ["gov", 5n],
+  ["group", 2n],
+  ["mint", 2n],
+  ["nft", 1n],
+  ["params", 1n],
+  ["runtime", 0n],
+  ["slashing", 4n],
+  ["staking", 5n],
+  ["upgrade", 2n],
+  ["vesting", 1n],
 ];
 
 export interface SdkNode extends TestServer {
@@ -105,7 +141,12 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
     const p = s.proposal;
     const proposal = Proposal.fromPartial({
       id: p.id,
-      messages: [{ typeUrl: "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade", value: MsgSoftwareUpgrade.encode({ authority: "gov", plan: { ...p.plan, time: { seconds: 0n, nanos: 0 } } }).finish() }],
+      messages: [
+        {
+          typeUrl: "/cosmos.upgrade.v1beta1.MsgSoftwareUpgrade",
+          value: MsgSoftwareUpgrade.encode({ authority: "gov", plan: { ...p.plan, time: { seconds: 0n, nanos: 0 } } }).finish(),
+        },
+      ],
       status: ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD,
       votingEndTime: { seconds: p.votingEndNs / 1_000_000_000n, nanos: Number(p.votingEndNs % 1_000_000_000n) },
       title: "synthetic",
@@ -127,7 +168,14 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
     const m = /^\/store\/([^/]+)\/(key|subspace)$/.exec(path);
     if (!m) throw new RpcFault(`unknown query path ${path}`);
     if (!view) {
-      return { response: { code: 38, codespace: "sdk", log: `version does not exist: version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height`, height: String(height) } };
+      return {
+        response: {
+          code: 38,
+          codespace: "sdk",
+          log: `version does not exist: version mismatch on immutable IAVL tree; version does not exist. Version has either been pruned, or is for a future block height`,
+          height: String(height),
+        },
+      };
     }
     const [, name, kind] = m;
     const answered = String(view.height);
@@ -135,7 +183,19 @@ export async function syntheticSdkNode(o: { chain: Omit<SyntheticOptions, "appHa
     if (kind === "subspace") {
       const store = view.store(name);
       const end = data.length ? Uint8Array.of(...data.slice(0, -1), data[data.length - 1] + 1) : undefined;
-      return { response: { code: 0, log: "", info: "", index: "0", key: null, value: toBase64(encodePairs([...store.iterate(data, end)])), proofOps: null, height: answered, codespace: "" } };
+      return {
+        response: {
+          code: 0,
+          log: "",
+          info: "",
+          index: "0",
+          key: null,
+          value: toBase64(encodePairs([...store.iterate(data, end)])),
+          proofOps: null,
+          height: answered,
+          codespace: "",
+        },
+      };
     }
     const prove = params.prove === true || params.prove === "true";
     const answer = prove ? view.prove(name, data) : { value: view.store(name).get(data), ops: undefined };

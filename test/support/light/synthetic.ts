@@ -233,7 +233,12 @@ export class SyntheticChain {
         const metas = [];
         for (let h = max; h >= min && h > max - 20n; h--) {
           const id = this.blockId(h);
-          metas.push({ block_id: { hash: HEX(id.hash), parts: { total: id.partSetHeader.total, hash: HEX(id.partSetHeader.hash) } }, block_size: "1000", header: headerJson(this.header(h)), num_txs: "0" });
+          metas.push({
+            block_id: { hash: HEX(id.hash), parts: { total: id.partSetHeader.total, hash: HEX(id.partSetHeader.hash) } },
+            block_size: "1000",
+            header: headerJson(this.header(h)),
+            num_txs: "0",
+          });
         }
         return { last_height: this.latest.toString(), block_metas: metas };
       }

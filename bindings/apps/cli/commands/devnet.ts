@@ -14,7 +14,6 @@ import { defaultHome, expectArgs, integerValue, durationFlag } from "../flags.js
 import { messageOf } from "../../../base/errors.js";
 import { HEIGHT, type DurationKind } from "../../../go/option.js";
 
-
 /** A duration flag checked against its kind's floor (a devnet period or block time: at least 1ms), passed on as written. */
 function durationText(flag: string, value: string | undefined, kind: DurationKind = "period"): string | undefined {
   if (value !== undefined) durationFlag(flag, value, kind);
@@ -146,15 +145,24 @@ export function registerDevnet(program: Command): void {
     .option("--rpc <addr>", "CometBFT RPC listen address written to the config (default 127.0.0.1:26657)")
     .option("--rest <addr>", "REST listen address written to the config (default 127.0.0.1:1317)")
     .option("--grpc <addr>", "gRPC listen address written to the config (default 127.0.0.1:9090)")
-    .option("--vote-extensions-enable-height <h>", "with --engine cometbft: the first height whose votes carry readiness attestations (default 1; 0 turns vote extensions off)")
-    .option("--readiness-activation-threshold <fraction>", "with --engine cometbft: a plan activates at its height only if this share of the power is ready, e.g. 0.67 (default off; see docs/spec/readiness.md §7)")
+    .option(
+      "--vote-extensions-enable-height <h>",
+      "with --engine cometbft: the first height whose votes carry readiness attestations (default 1; 0 turns vote extensions off)",
+    )
+    .option(
+      "--readiness-activation-threshold <fraction>",
+      "with --engine cometbft: a plan activates at its height only if this share of the power is ready, e.g. 0.67 (default off; see docs/spec/readiness.md §7)",
+    )
     .action(async (opts: InitOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.randomKeys && opts.keySeed !== undefined) throw new CliError("the --random-keys and --key-seed flags are mutually exclusive");
       const engine = parseEngine(opts.engine) ?? "local";
       if (engine === "cometbft") {
         const fixed = (["rpc", "rest", "grpc", "moniker"] as const).filter((f) => opts[f] !== undefined);
-        if (fixed.length > 0) throw new CliError(`--${fixed[0]} cannot be used with --engine cometbft: every node gets its own name and free loopback ports (see <home>/testnet.json)`);
+        if (fixed.length > 0)
+          throw new CliError(
+            `--${fixed[0]} cannot be used with --engine cometbft: every node gets its own name and free loopback ports (see <home>/testnet.json)`,
+          );
       }
       const options: Devnet.InitDevnetOptions = {
         home: opts.home ?? defaultHome(),
@@ -164,7 +172,13 @@ export function registerDevnet(program: Command): void {
         blockTime: durationText("block-time", opts.blockTime),
         chainId: opts.chainId,
         minDeposit: opts.minDeposit,
-        accounts: opts.accounts === undefined ? undefined : opts.accounts.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+        accounts:
+          opts.accounts === undefined
+            ? undefined
+            : opts.accounts
+                .split(",")
+                .map((s) => s.trim())
+                .filter((s) => s !== ""),
         keySeed: opts.randomKeys ? null : opts.keySeed,
         overwrite: opts.overwrite ? true : undefined,
         moniker: opts.moniker,
@@ -175,14 +189,23 @@ export function registerDevnet(program: Command): void {
       const { initDevnet, initTestnet } = await loadDevnet();
       const readiness = (["voteExtensionsEnableHeight", "readinessActivationThreshold"] as const).filter((f) => opts[f] !== undefined);
       if (engine !== "cometbft" && readiness.length > 0) {
-        throw new CliError(`--${readiness[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --engine cometbft: only CometBFT's vote extensions carry readiness attestations`);
+        throw new CliError(
+          `--${readiness[0].replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --engine cometbft: only CometBFT's vote extensions carry readiness attestations`,
+        );
       }
       if (engine === "cometbft") {
         let t: Devnet.InitTestnetResult;
         const ve = opts.voteExtensionsEnableHeight;
-        if (ve !== undefined && !/^[0-9]{1,18}$/.test(ve)) throw new CliError(`invalid --vote-extensions-enable-height ${JSON.stringify(ve)}: a height (0 turns vote extensions off)`);
+        if (ve !== undefined && !/^[0-9]{1,18}$/.test(ve))
+          throw new CliError(`invalid --vote-extensions-enable-height ${JSON.stringify(ve)}: a height (0 turns vote extensions off)`);
         try {
-          t = await initTestnet(withoutUndefined({ ...options, voteExtensionsEnableHeight: ve === undefined ? undefined : BigInt(ve), readinessActivationThreshold: opts.readinessActivationThreshold }));
+          t = await initTestnet(
+            withoutUndefined({
+              ...options,
+              voteExtensionsEnableHeight: ve === undefined ? undefined : BigInt(ve),
+              readinessActivationThreshold: opts.readinessActivationThreshold,
+            }),
+          );
         } catch (e) {
           throw new CliError(messageOf(e));
         }
@@ -227,14 +250,18 @@ export function registerDevnet(program: Command): void {
     .option("--log-level <level>", "debug, info, warn or error (default info); logs are JSON lines on stdout")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--namespace <ns>", "upgrade query namespace (default cosmos)")
-    .option("--pruning <strategy>", "past heights kept for queries and proofs: default (the last 10000), nothing (all), everything (the last 2), custom (--pruning-keep-recent)")
+    .option(
+      "--pruning <strategy>",
+      "past heights kept for queries and proofs: default (the last 10000), nothing (all), everything (the last 2), custom (--pruning-keep-recent)",
+    )
     .option("--pruning-keep-recent <n>", "with --pruning custom: heights kept besides the latest")
     .action(async (opts: StartOpts, cmd: Command) => {
       expectArgs(cmd, 0, 0);
       if (opts.logLevel !== undefined && !LOG_LEVELS.includes(opts.logLevel)) {
         throw new CliError(`invalid --log-level ${JSON.stringify(opts.logLevel)}: must be one of ${LOG_LEVELS.join(", ")}`);
       }
-      if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
+      if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js")
+        throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
       if (opts.pruning !== undefined && !["default", "nothing", "everything", "custom"].includes(opts.pruning)) {
         throw new CliError(`invalid --pruning ${JSON.stringify(opts.pruning)}: must be default, nothing, everything or custom`);
       }
@@ -299,6 +326,9 @@ export function registerDevnet(program: Command): void {
     .option("--verbose", "show up to 5 keys added, changed and deleted per store (and, in JSON, the new binary's log lines)")
     .option("--core <backend>", "keeper core: wasm (default) or js")
     .option("--tmp-dir <dir>", "where the copy of the state is made (default: the system's temporary directory); it is removed afterwards")
-    .option("--snapshot <which>", "plan (default): with --plan and --height, the state the running node holds for that plan's rehearsals, if any; latest: the state now")
+    .option(
+      "--snapshot <which>",
+      "plan (default): with --plan and --height, the state the running node holds for that plan's rehearsals, if any; latest: the state now",
+    )
     .action(async (opts: RehearseOpts, cmd: Command) => (await import("../devnet/rehearse.js")).rehearse(opts, cmd));
 }

@@ -36,7 +36,12 @@ export function registerKeys(program: Command): Command {
       .description("Import a 32-byte secp256k1 private key in hex (64 digits). Without the argument it is read from the terminal (hidden) or stdin."),
   ).action(async (_n: unknown, _h: unknown, opts: KeyringOpts, cmd: Command) => (await import("../keys/import-hex.js")).importHex(opts, cmd));
 
-  keyringCommand(keys.command("list").summary("List all keys").description("Return a list of all public keys stored by this key manager along with their associated name and address.")).action(async (opts: KeyringOpts, cmd: Command) => (await import("../keys/list.js")).list(opts, cmd));
+  keyringCommand(
+    keys
+      .command("list")
+      .summary("List all keys")
+      .description("Return a list of all public keys stored by this key manager along with their associated name and address."),
+  ).action(async (opts: KeyringOpts, cmd: Command) => (await import("../keys/list.js")).list(opts, cmd));
 
   keyringCommand(
     keys

@@ -16,16 +16,36 @@ function addVerifyFlags(cmd: Command): Command {
     .option("--trust-hash <hash>", "with --verify: the trusted header's hash (64 hex digits)")
     .option("--trusting-period <duration>", "with --verify: how long a verified header may vouch for later ones (default 336h)")
     .option("--trust-file <path>", "with --verify: where the newest verified header is kept (default <home>/light/<chain-id>.json)")
-    .option("--trust-on-first-use", "with --verify and no trust root: take the node's own latest header unverified (every answer then says so until you give a root)")
-    .option("--witness <url>", "with --verify: another node's RPC that must have the same header (repeatable; at least one is required)", (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      "--trust-on-first-use",
+      "with --verify and no trust root: take the node's own latest header unverified (every answer then says so until you give a root)",
+    )
+    .option(
+      "--witness <url>",
+      "with --verify: another node's RPC that must have the same header (repeatable; at least one is required)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option("--without-witnesses", "with --verify: verify against the node alone, without a witness (the output says so)")
-    .option("--max-age <duration>", "with --verify: refuse a latest header older than this, unless the chain is proven halted for an upgrade (default 10m; 0: no bound)")
+    .option(
+      "--max-age <duration>",
+      "with --verify: refuse a latest header older than this, unless the chain is proven halted for an upgrade (default 10m; 0: no bound)",
+    )
     .option("--chain-id <id>", "with --verify: the chain (default: the trusted header's)");
 }
 
 /** The verified query when --verify is given (its own bundle, loaded only then), else the plain one. */
 function verifiable(opts: VerifyOpts): boolean {
-  const trustFlags = ["trustHeight", "trustHash", "trustingPeriod", "trustFile", "trustOnFirstUse", "witness", "withoutWitnesses", "maxAge", "chainId"] as const;
+  const trustFlags = [
+    "trustHeight",
+    "trustHash",
+    "trustingPeriod",
+    "trustFile",
+    "trustOnFirstUse",
+    "witness",
+    "withoutWitnesses",
+    "maxAge",
+    "chainId",
+  ] as const;
   const given = trustFlags.find((f) => opts[f] !== undefined);
   if (!opts.verify && given) throw new CliError(`--${given.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --verify`);
   return opts.verify === true;
@@ -38,18 +58,10 @@ export function registerQueryGroup(program: Command): void {
 }
 
 export function registerQueries(query: Command): void {
-  const upgrade = query
-    .command("upgrade")
-    .summary("Querying commands for the upgrade module")
-    .description("Querying commands for the upgrade module");
+  const upgrade = query.command("upgrade").summary("Querying commands for the upgrade module").description("Querying commands for the upgrade module");
 
   addVerifyFlags(
-    addQueryFlags(
-      upgrade
-        .command("plan")
-        .summary("get upgrade plan (if one exists)")
-        .description("Gets the currently scheduled upgrade plan, if one exists"),
-    ),
+    addQueryFlags(upgrade.command("plan").summary("get upgrade plan (if one exists)").description("Gets the currently scheduled upgrade plan, if one exists")),
   ).action(async (opts: VerifyOpts, cmd: Command) =>
     verifiable(opts) ? (await import("../query/verify.js")).plan(opts, cmd) : (await import("../query/upgrade.js")).plan(opts, cmd),
   );
@@ -107,7 +119,7 @@ export function registerQueries(query: Command): void {
   );
 
   const gov = query.command("gov").summary("Querying commands for the gov module").description("Querying commands for the gov module");
-  addQueryFlags(gov.command("proposal").argument("[proposal-id]").summary("Query details of a single proposal").description("Query details for a proposal by its id")).action(
-    async (_id: string | undefined, opts: QueryOpts, cmd: Command) => (await import("../query/gov.js")).proposal(opts, cmd),
-  );
+  addQueryFlags(
+    gov.command("proposal").argument("[proposal-id]").summary("Query details of a single proposal").description("Query details for a proposal by its id"),
+  ).action(async (_id: string | undefined, opts: QueryOpts, cmd: Command) => (await import("../query/gov.js")).proposal(opts, cmd));
 }

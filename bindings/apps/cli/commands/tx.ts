@@ -43,7 +43,10 @@ export function registerTxs(tx: Command): void {
     .option("--no-checksum-required", "skip the requirement of a checksum for the binaries in the upgrade info")
     .option("--daemon-name <name>", "the name of the executable being upgraded, for upgrade-info validation (default $DAEMON_NAME, else xupgrade)")
     .option("--safety-delta <duration>", "extra time a cancel proposal would need, for the cancellation-window warning", "0s")
-    .option("--readiness-warn-blocks <n>", "on a chain that tallies readiness: warn when the height leaves fewer than this many blocks after the vote for the validators to stage and rehearse the binary (default 1000)");
+    .option(
+      "--readiness-warn-blocks <n>",
+      "on a chain that tallies readiness: warn when the height leaves fewer than this many blocks after the vote for the validators to stage and rehearse the binary (default 1000)",
+    );
   addProposalFlags(su).action(async (_name: string | undefined, opts: SoftwareUpgradeOpts, cmd: Command) =>
     (await import("../tx/software-upgrade.js")).softwareUpgrade(opts, cmd),
   );
@@ -52,9 +55,7 @@ export function registerTxs(tx: Command): void {
     .command("cancel-software-upgrade")
     .usage("[flags]")
     .summary("Cancel the current software upgrade proposal")
-    .description(
-      "Cancel a software upgrade along with its info: a gov v1 MsgSubmitProposal carrying MsgCancelUpgrade, signed with --from and broadcast.",
-    );
+    .description("Cancel a software upgrade along with its info: a gov v1 MsgSubmitProposal carrying MsgCancelUpgrade, signed with --from and broadcast.");
   addProposalFlags(cancel).action(async (opts: ProposalOpts, cmd: Command) =>
     (await import("../tx/cancel-software-upgrade.js")).cancelSoftwareUpgrade(opts, cmd),
   );
@@ -80,7 +81,9 @@ export function registerTxs(tx: Command): void {
       "Send funds from one account to another.\nNote, the '--from' flag is ignored as it is implied from [from_key_or_address].\n" +
         "With --generate-only the first argument may be a bech32 address instead of a key name.",
     );
-  addTxFlags(send).action(async (_from: unknown, _to: unknown, _amount: unknown, opts: TxOpts, cmd: Command) => (await import("../tx/send.js")).bankSend(opts, cmd));
+  addTxFlags(send).action(async (_from: unknown, _to: unknown, _amount: unknown, opts: TxOpts, cmd: Command) =>
+    (await import("../tx/send.js")).bankSend(opts, cmd),
+  );
 }
 
 export type { TxOpts };

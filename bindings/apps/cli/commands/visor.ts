@@ -148,8 +148,13 @@ export function registerVisor(program: Command): void {
       const { formatReport, showUpgradeInfo } = await import("../../visor/upgrade/preflight.js");
       const log = await logger(cfg);
       // The rehearsal's result is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
-      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
-      const result = await step(async () => showUpgradeInfo(cfg, { verify: opts.download, log, rehearse: opts.rehearse === true, events: telling?.events })).finally(() => telling?.close());
+      const telling =
+        cfg.webhookUrls.length > 0
+          ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false })
+          : undefined;
+      const result = await step(async () =>
+        showUpgradeInfo(cfg, { verify: opts.download, log, rehearse: opts.rehearse === true, events: telling?.events }),
+      ).finally(() => telling?.close());
       // docs/spec/readiness.md §3: the rehearsed pre-flight is this validator's readiness attestation.
       let attestation: unknown;
       let attestedTo = "";
@@ -159,7 +164,8 @@ export function registerVisor(program: Command): void {
         attestation = await step(() => attest(cfg, result.report, log));
         attestedTo = readinessFilePath(cfg.home);
       }
-      if (format === "json") process.stdout.write(JSON.stringify(result.found ? { ...result.report, ...(attestation ? { attestation } : {}) } : { message: result.message }) + "\n");
+      if (format === "json")
+        process.stdout.write(JSON.stringify(result.found ? { ...result.report, ...(attestation ? { attestation } : {}) } : { message: result.message }) + "\n");
       else process.stdout.write(formatReport(result) + (attestedTo ? `attested: ${attestedTo} (the node's votes carry it)\n` : ""));
     });
 
@@ -193,7 +199,10 @@ export function registerVisor(program: Command): void {
       const { rollback } = await import("../../visor/upgrade/rollback.js");
       const log = await logger(cfg);
       // The rollback is a stage the webhooks tell (docs/spec/sidecar.md §11); nothing is loaded without them.
-      const telling = cfg.webhookUrls.length > 0 ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false }) : undefined;
+      const telling =
+        cfg.webhookUrls.length > 0
+          ? await (await import("../../visor/telling/tell.js")).startTelling(cfg, log, { currentUpgrade: "", endpoint: false })
+          : undefined;
       await step(async () => rollback(cfg, { log, force: opts.force === true, backup: opts.backup, events: telling?.events })).finally(() => telling?.close());
     });
 

@@ -68,7 +68,13 @@ export function registerWatch(program: Command): void {
         await watch.stop();
         const fleet = watch.fleet();
         process.stdout.write(JSON.stringify(fleet, null, 2) + "\n");
-        if (fleet.chains.some((c) => c.status !== "verified")) throw new CliError(`not every chain verified: ${fleet.chains.filter((c) => c.status !== "verified").map((c) => `${c.name} (${c.status}${c.failure ? `: ${c.failure.message}` : ""})`).join("; ")}`);
+        if (fleet.chains.some((c) => c.status !== "verified"))
+          throw new CliError(
+            `not every chain verified: ${fleet.chains
+              .filter((c) => c.status !== "verified")
+              .map((c) => `${c.name} (${c.status}${c.failure ? `: ${c.failure.message}` : ""})`)
+              .join("; ")}`,
+          );
         return;
       }
       await new Promise<void>((resolve) => {

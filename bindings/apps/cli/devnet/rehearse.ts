@@ -31,8 +31,10 @@ export async function rehearse(opts: RehearseOpts, cmd: Command): Promise<void> 
   if (opts.app === undefined) throw new CliError('required flag(s) "app" not set');
   if (opts.plan !== undefined && opts.plan === "") throw new CliError("invalid --plan: the upgrade name cannot be empty");
   const height = opts.height === undefined ? undefined : integerValue("--height", opts.height, HEIGHT);
-  if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js") throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
-  if (opts.snapshot !== undefined && opts.snapshot !== "plan" && opts.snapshot !== "latest") throw new CliError(`invalid --snapshot ${JSON.stringify(opts.snapshot)}: must be plan or latest`);
+  if (opts.core !== undefined && opts.core !== "wasm" && opts.core !== "js")
+    throw new CliError(`invalid --core ${JSON.stringify(opts.core)}: must be wasm or js`);
+  if (opts.snapshot !== undefined && opts.snapshot !== "plan" && opts.snapshot !== "latest")
+    throw new CliError(`invalid --snapshot ${JSON.stringify(opts.snapshot)}: must be plan or latest`);
   const devnet = await loadDevnet();
   // A signal (Ctrl-C, a supervisor's timeout) ends the process through exit, which removes the copy of the state.
   const onSignal = (signal: NodeJS.Signals) => process.exit(128 + (signal === "SIGINT" ? 2 : 15));

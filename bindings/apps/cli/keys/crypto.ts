@@ -29,8 +29,12 @@ function deriveKey(passphrase: string, params: ScryptParams): Promise<Buffer> {
     return Promise.reject(new Error("unsupported scrypt parameters"));
   }
   return new Promise((resolve, reject) =>
-    scrypt(passphrase.normalize("NFKC"), Buffer.from(params.salt, "base64"), 32, { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + (1 << 20) }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      passphrase.normalize("NFKC"),
+      Buffer.from(params.salt, "base64"),
+      32,
+      { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r + (1 << 20) },
+      (err, key) => (err ? reject(err) : resolve(key)),
     ),
   );
 }

@@ -36,7 +36,11 @@ export function parseHexPrivkey(text: string): Uint8Array {
 
 /** Normalises and checks a BIP-39 English mnemonic (word list and checksum). */
 export function checkMnemonic(text: string): string {
-  const list = text.trim().toLowerCase().split(/\s+/).filter((w) => w !== "");
+  const list = text
+    .trim()
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== "");
   if (![12, 15, 18, 21, 24].includes(list.length)) throw new CliError(`invalid mnemonic: expected 12, 15, 18, 21 or 24 words, got ${list.length}`);
   const known = new Set<string>(EnglishMnemonic.wordlist);
   const unknown = list.find((w) => !known.has(w));

@@ -34,7 +34,8 @@ export async function importGenesis(opts: KeyringOpts & { file?: string }, cmd: 
   const keyring = ctx.keyring();
   const imported = [];
   for (const entry of doc.keys as GenesisKeyEntry[]) {
-    if (typeof entry?.name !== "string" || typeof entry.private_key !== "string") throw new CliError(`cannot read genesis keys ${path}: an entry lacks name or private_key`);
+    if (typeof entry?.name !== "string" || typeof entry.private_key !== "string")
+      throw new CliError(`cannot read genesis keys ${path}: an entry lacks name or private_key`);
     const material = await fromPrivkey(parseHexPrivkey(entry.private_key));
     if (typeof entry.address === "string" && entry.address !== material.address) {
       throw new CliError(`genesis key ${JSON.stringify(entry.name)}: private_key does not match address ${entry.address}`);

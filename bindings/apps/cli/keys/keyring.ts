@@ -108,7 +108,8 @@ export class Keyring {
 
   private info(rec: KeyRecord): KeyInfo {
     const pubkey = new Uint8Array(Buffer.from(rec.pubkey, "base64"));
-    if (addressOfPubkey(pubkey) !== rec.address) throw new CliError(`key record ${JSON.stringify(rec.name)} is corrupt: its address does not match its public key`);
+    if (addressOfPubkey(pubkey) !== rec.address)
+      throw new CliError(`key record ${JSON.stringify(rec.name)} is corrupt: its address does not match its public key`);
     return { name: rec.name, type: "local", address: rec.address, pubkey };
   }
 
@@ -132,7 +133,8 @@ export class Keyring {
   async add(name: string, key: KeyMaterial): Promise<KeyInfo> {
     checkKeyName(name);
     const recs = await this.records();
-    if (recs.some((r) => r.name === name)) throw new CliError(`key ${JSON.stringify(name)} already exists in the ${this.backend} keyring; delete it first or choose another name`);
+    if (recs.some((r) => r.name === name))
+      throw new CliError(`key ${JSON.stringify(name)} already exists in the ${this.backend} keyring; delete it first or choose another name`);
     const same = recs.find((r) => r.address === key.address);
     if (same) throw new CliError(`a key with address ${key.address} already exists as ${JSON.stringify(same.name)}`);
     const rec: KeyRecord = { version: 1, name, type: "local", algo: "secp256k1", address: key.address, pubkey: toBase64(key.pubkey) };
@@ -148,7 +150,8 @@ export class Keyring {
     const rec = recs.find((r) => r.name === nameOrAddress) ?? recs.find((r) => r.address === nameOrAddress);
     if (!rec) throw this.notFound(nameOrAddress);
     if (this.backend === "test") {
-      if (typeof rec.privkey !== "string" || !/^[0-9a-f]{64}$/.test(rec.privkey)) throw new CliError(`key record ${JSON.stringify(rec.name)} has no usable private key`);
+      if (typeof rec.privkey !== "string" || !/^[0-9a-f]{64}$/.test(rec.privkey))
+        throw new CliError(`key record ${JSON.stringify(rec.name)} has no usable private key`);
       return new Uint8Array(Buffer.from(rec.privkey, "hex"));
     }
     if (!rec.sealed) throw new CliError(`key record ${JSON.stringify(rec.name)} has no sealed private key`);
@@ -193,4 +196,3 @@ export class Keyring {
     throw new CliError(`incorrect passphrase for the file keyring at ${this.dir}`);
   }
 }
-

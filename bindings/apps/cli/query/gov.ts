@@ -14,7 +14,6 @@ import { coinsJson, timestampJson } from "./json.js";
 import { anyMessageJson } from "./messages.js";
 import { UINT64 } from "../../../go/option.js";
 
-
 /** A proposal id argument: uint64. */
 export function parseProposalId(text: string): bigint {
   return integerValue("proposal id", text, UINT64);
@@ -26,9 +25,7 @@ export function proposalJson(p: Proposal): JsonValue {
     id: p.id.toString(),
     messages: p.messages.map(anyMessageJson),
     status: proposalStatusToJSON(p.status),
-    final_tally_result: t
-      ? { yes_count: t.yesCount, abstain_count: t.abstainCount, no_count: t.noCount, no_with_veto_count: t.noWithVetoCount }
-      : null,
+    final_tally_result: t ? { yes_count: t.yesCount, abstain_count: t.abstainCount, no_count: t.noCount, no_with_veto_count: t.noWithVetoCount } : null,
     submit_time: timestampJson(p.submitTime),
     deposit_end_time: timestampJson(p.depositEndTime),
     total_deposit: coinsJson(p.totalDeposit),

@@ -7,7 +7,14 @@
 import type { Command } from "commander";
 import { toHex } from "@cosmjs/encoding";
 import { DEFAULT_READINESS_WARN_BLOCKS, percentOf, queryReadiness, readinessWarnings } from "../../../client/readiness.js";
-import { DEFAULT_READINESS_PARAMS, preflightText, readinessResponseJson, type ReadinessParams, type ReadinessTally, type ValidatorReadiness } from "../../../module/readiness/index.js";
+import {
+  DEFAULT_READINESS_PARAMS,
+  preflightText,
+  readinessResponseJson,
+  type ReadinessParams,
+  type ReadinessTally,
+  type ValidatorReadiness,
+} from "../../../module/readiness/index.js";
 import { Context } from "../context.js";
 import { CliError } from "../errors.js";
 import { expectArgs, type QueryOpts } from "../flags.js";
@@ -39,8 +46,11 @@ export async function readiness(opts: ReadinessOpts, cmd: Command): Promise<void
   const { planHeight, warnBlocks } = readinessFlags(opts, name);
   const r = await queryReadiness(ctx.rpc(), { name, height: planHeight }, ctx.height);
   if (!r.tally) {
-    if (r.params.voteExtensionsEnableHeight === 0n) throw new CliError("this chain keeps no readiness tally: its vote extensions are off (see docs/spec/readiness.md §6.1)");
-    throw new CliError(name === "" ? "no upgrade scheduled" : `no readiness tally for upgrade ${JSON.stringify(name)}${planHeight > 0n ? ` at height ${planHeight}` : ""}`);
+    if (r.params.voteExtensionsEnableHeight === 0n)
+      throw new CliError("this chain keeps no readiness tally: its vote extensions are off (see docs/spec/readiness.md §6.1)");
+    throw new CliError(
+      name === "" ? "no upgrade scheduled" : `no readiness tally for upgrade ${JSON.stringify(name)}${planHeight > 0n ? ` at height ${planHeight}` : ""}`,
+    );
   }
   printReadiness(r.tally, r.height, ctx.output, warnBlocks, r.params);
 }
@@ -101,16 +111,23 @@ export function formatReadiness(t: ReadinessTally, height: bigint): string {
   ];
   const nameWidth = Math.max(4, ...t.validators.map((v) => v.name.length));
   for (const v of t.validators) {
-    lines.push(`  ${(v.name || "-").padEnd(nameWidth)}  ${short(v.address, 10)}  ${v.power.toString().padStart(6)}  ${STATUS_TEXT[v.status].padEnd(16)}  ${why(v)}`);
+    lines.push(
+      `  ${(v.name || "-").padEnd(nameWidth)}  ${short(v.address, 10)}  ${v.power.toString().padStart(6)}  ${STATUS_TEXT[v.status].padEnd(16)}  ${why(v)}`,
+    );
   }
   if (t.expectedBinaries.length > 0) {
     lines.push("expected binary:");
-    for (const e of t.expectedBinaries) lines.push(`  ${e.platform}  ${toHex(e.sha256)}  (${e.source === "plan_info" ? "Plan.Info's sha256 checksum" : "the hash attested with the most power: Plan.Info names none"})`);
+    for (const e of t.expectedBinaries)
+      lines.push(
+        `  ${e.platform}  ${toHex(e.sha256)}  (${e.source === "plan_info" ? "Plan.Info's sha256 checksum" : "the hash attested with the most power: Plan.Info names none"})`,
+      );
   }
   lines.push(`app hashes:  ${t.appHashGroups.length === 0 ? "none rehearsed yet" : t.appHashesDisagree ? "DISAGREE" : "agree"}`);
   const byName = new Map(t.validators.map((v) => [toHex(v.address), v.name || short(v.address, 10)]));
   for (const g of t.appHashGroups) {
-    lines.push(`  snapshot ${g.snapshotHeight}  ${toHex(g.appHash).toUpperCase()}  ${pct(g.power).padStart(6)}  ${g.validators.map((a) => byName.get(toHex(a)) ?? short(a, 10)).join(", ")}`);
+    lines.push(
+      `  snapshot ${g.snapshotHeight}  ${toHex(g.appHash).toUpperCase()}  ${pct(g.power).padStart(6)}  ${g.validators.map((a) => byName.get(toHex(a)) ?? short(a, 10)).join(", ")}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

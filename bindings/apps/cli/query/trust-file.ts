@@ -36,7 +36,8 @@ export class TrustFileStore implements RootStore {
     } catch (e) {
       throw new CliError(`the trust file ${path} is not a trust file (${(e as Error).message}): remove it, or pass --trust-height and --trust-hash`);
     }
-    if (saved.chainId !== chainId) throw new CliError(`the trust file ${path} is for chain ${JSON.stringify(saved.chainId)}, the node is on ${JSON.stringify(chainId)}`);
+    if (saved.chainId !== chainId)
+      throw new CliError(`the trust file ${path} is for chain ${JSON.stringify(saved.chainId)}, the node is on ${JSON.stringify(chainId)}`);
     return saved;
   }
 

@@ -20,7 +20,9 @@ export async function plan(opts: QueryOpts, cmd: Command): Promise<void> {
   if (!plan) throw new CliError("no upgrade scheduled");
   print(planJson(plan), ctx.output);
   if (await halted(rpc, plan, await latest)) {
-    process.stderr.write(`halted at height ${plan.height}, waiting for ${plan.name}: the node reached the upgrade height and stopped; it resumes once a binary with the "${plan.name}" upgrade handler runs\n`);
+    process.stderr.write(
+      `halted at height ${plan.height}, waiting for ${plan.name}: the node reached the upgrade height and stopped; it resumes once a binary with the "${plan.name}" upgrade handler runs\n`,
+    );
   }
 }
 

@@ -20,7 +20,16 @@ import { HEIGHT } from "../../../go/option.js";
 import { formatAge, VerificationError } from "../../../light/errors.js";
 import type { WitnessReport } from "../../../light/detector.js";
 import { RpcProvider } from "../../../light/rpc-provider.js";
-import { DEFAULT_MAX_AGE, NoTrustRootError, describeRoot, maxAgeMs, rememberVerified, resolveTrustRoot, unconfirmedWarning, type ResolvedRoot } from "../../../light/trust-root.js";
+import {
+  DEFAULT_MAX_AGE,
+  NoTrustRootError,
+  describeRoot,
+  maxAgeMs,
+  rememberVerified,
+  resolveTrustRoot,
+  unconfirmedWarning,
+  type ResolvedRoot,
+} from "../../../light/trust-root.js";
 import { proveTxs } from "../../../light/txs.js";
 import { formatTimestamp } from "../../../light/types.js";
 import { VerifiedUpgradeClient, type Freshness, type Proven } from "../../../light/upgrade.js";
@@ -65,7 +74,8 @@ interface Verified {
 function checkFlags(opts: VerifyOpts, ctx: Context): { maxAge: number } {
   if (ctx.height !== 0n) throw new CliError("--height cannot be used with --verify: the state just before the latest verified header is proven");
   if ((opts.trustHeight === undefined) !== (opts.trustHash === undefined)) throw new CliError("--trust-height and --trust-hash go together");
-  if (opts.trustOnFirstUse && opts.trustHeight !== undefined) throw new CliError("--trust-on-first-use and --trust-height/--trust-hash contradict each other: a given root is not taken on first use");
+  if (opts.trustOnFirstUse && opts.trustHeight !== undefined)
+    throw new CliError("--trust-on-first-use and --trust-height/--trust-hash contradict each other: a given root is not taken on first use");
   if ((opts.witness ?? []).length > 0 && opts.withoutWitnesses) throw new CliError("--witness and --without-witnesses contradict each other");
   try {
     return { maxAge: maxAgeMs(opts.maxAge ?? DEFAULT_MAX_AGE) };
@@ -82,12 +92,20 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
   const provider = new RpcProvider(rpc);
   const store = new TrustFileStore(ctx.home, opts.trustFile);
   const given =
-    opts.trustHeight === undefined ? undefined : { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, how: "given" as const, confirmed: true };
+    opts.trustHeight === undefined
+      ? undefined
+      : { height: integerValue("--trust-height", opts.trustHeight, HEIGHT), hash: opts.trustHash!, how: "given" as const, confirmed: true };
   // What is missing — a root, a witness — is said at once, in one error, the root first.
   const missing: string[] = [];
   let root: ResolvedRoot | undefined;
   try {
-    root = await resolveTrustRoot(provider, store, { node: rpc.label, given, chainId: opts.chainId, firstUse: opts.trustOnFirstUse === true, period: opts.trustingPeriod });
+    root = await resolveTrustRoot(provider, store, {
+      node: rpc.label,
+      given,
+      chainId: opts.chainId,
+      firstUse: opts.trustOnFirstUse === true,
+      period: opts.trustingPeriod,
+    });
   } catch (e) {
     if (!(e instanceof NoTrustRootError)) throw e;
     missing.push(
@@ -114,7 +132,10 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
     witnesses: witnessUrls.map((w) => new RpcProvider(new CometRpc(w, undefined, httpTransport))),
     withoutWitnesses: opts.withoutWitnesses === true,
   });
-  if (opts.withoutWitnesses) note("no witness: verified against this node alone (--without-witnesses) — it cannot forge a header, but it could show you a fork that only a witness would reveal");
+  if (opts.withoutWitnesses)
+    note(
+      "no witness: verified against this node alone (--without-witnesses) — it cannot forge a header, but it could show you a fork that only a witness would reveal",
+    );
   const save = async () => {
     await rememberVerified(store, root, client.trustRoot());
   };
@@ -127,7 +148,9 @@ async function connect(opts: VerifyOpts): Promise<Verified> {
     throw e;
   }
   if (fresh.halted) {
-    note(`no block since ${formatTimestamp(fresh.time)} (${formatAge(fresh.ageMs)} ago): the chain halted at height ${fresh.halted.height} for upgrade ${JSON.stringify(fresh.halted.upgrade)} (proven)`);
+    note(
+      `no block since ${formatTimestamp(fresh.time)} (${formatAge(fresh.ageMs)} ago): the chain halted at height ${fresh.halted.height} for upgrade ${JSON.stringify(fresh.halted.upgrade)} (proven)`,
+    );
   }
   const report = client.light.witnessReport(fresh.height) ?? { confirmed: [], faulty: [], unavailable: [] };
   for (const f of report.faulty) note(`witness ${f.witness} is faulty: ${f.reason}`);
@@ -147,7 +170,14 @@ function verificationJson(v: Verified, p: Proven<unknown>, unverified?: Record<s
   for (const u of v.witnesses.unavailable) warnings.push(`witness ${u.witness} did not answer: ${u.reason}`);
   const section: Record<string, JsonValue> = {
     state_height: p.height.toString(),
-    header: { chain_id: h.chainId, height: h.height.toString(), hash: upper(h.hash), time: formatTimestamp(h.time), age: formatAge(v.fresh.ageMs), app_hash: upper(h.appHash) },
+    header: {
+      chain_id: h.chainId,
+      height: h.height.toString(),
+      hash: upper(h.hash),
+      time: formatTimestamp(h.time),
+      age: formatAge(v.fresh.ageMs),
+      app_hash: upper(h.appHash),
+    },
     trust_root: {
       source: v.root.source,
       confirmed: v.root.confirmed,
@@ -239,7 +269,9 @@ async function blockTxs(rpc: CometRpc, height: bigint): Promise<Uint8Array[] | u
 async function blockSize(rpc: CometRpc, height: bigint): Promise<string | undefined> {
   try {
     const res = await rpc.call("blockchain", { minHeight: height.toString(), maxHeight: height.toString() });
-    const meta = Array.isArray(res.block_metas) ? res.block_metas.find((m) => isObject(m) && isObject(m.header) && String(m.header.height) === height.toString()) : undefined;
+    const meta = Array.isArray(res.block_metas)
+      ? res.block_metas.find((m) => isObject(m) && isObject(m.header) && String(m.header.height) === height.toString())
+      : undefined;
     const size = isObject(meta) ? meta.block_size : undefined;
     return typeof size === "string" || typeof size === "number" ? String(size) : undefined;
   } catch (e) {
@@ -253,7 +285,13 @@ export async function applied(opts: VerifyOpts, cmd: Command): Promise<void> {
   await verified(opts, async (v) => {
     const { client, rpc } = v;
     const p = await client.appliedPlan(name);
-    note(verifiedLine(p.value === 0n ? `${JSON.stringify(name)} was not applied (every Done record)` : `${JSON.stringify(name)} applied at height ${p.value}`, p, v));
+    note(
+      verifiedLine(
+        p.value === 0n ? `${JSON.stringify(name)} was not applied (every Done record)` : `${JSON.stringify(name)} applied at height ${p.value}`,
+        p,
+        v,
+      ),
+    );
     if (p.value === 0n) throw new CliError("no upgrade found");
     // The record is the verified header of that height; its block id as the verified header above it names it.
     const rec = await client.light.verifyBackwards(p.value);
@@ -264,7 +302,10 @@ export async function applied(opts: VerifyOpts, cmd: Command): Promise<void> {
     else unverified.num_txs = "unknown: the node does not give the block's transactions";
     const size = await blockSize(rpc, p.value);
     unverified.block_size = size ?? "unknown";
-    note(`verified: the block record of height ${p.value} (${upper(rec.hash)}), by the hash chain down from header ${client.header.height}` + (txs ? `, its ${txs.length} transactions by its data_hash` : ""));
+    note(
+      `verified: the block record of height ${p.value} (${upper(rec.hash)}), by the hash chain down from header ${client.header.height}` +
+        (txs ? `, its ${txs.length} transactions by its data_hash` : ""),
+    );
     const record = verifiedBlockRecord(rec.header, above.lastBlockId, txs?.length ?? 0) as Record<string, JsonValue>;
     if (!txs) delete record.num_txs;
     process.stdout.write(toIndentedJson({ ...record, verification: verificationJson(v, p, unverified) }) + "\n");
@@ -276,7 +317,8 @@ export async function readiness(opts: VerifyOpts & ReadinessOpts, cmd: Command):
   const [name = ""] = expectArgs(cmd, 0, 1);
   const ctx = new Context(opts);
   const { planHeight, warnBlocks } = readinessFlags(opts, name);
-  if (name !== "" && planHeight === 0n) throw new CliError("--verify with an upgrade name needs --plan-height: the tally of a plan is proven under its name and height");
+  if (name !== "" && planHeight === 0n)
+    throw new CliError("--verify with an upgrade name needs --plan-height: the tally of a plan is proven under its name and height");
   await verified(opts, async (v) => {
     const { client } = v;
     let plan = name === "" ? undefined : { name, height: planHeight };
@@ -288,7 +330,15 @@ export async function readiness(opts: VerifyOpts & ReadinessOpts, cmd: Command):
     }
     const r = await client.readiness(plan);
     const { tally, params } = r.value;
-    note(verifiedLine(tally ? `the readiness tally of ${JSON.stringify(plan.name)} at ${plan.height}` : `no readiness tally of ${JSON.stringify(plan.name)} at ${plan.height} (its absence)`, r, v));
+    note(
+      verifiedLine(
+        tally
+          ? `the readiness tally of ${JSON.stringify(plan.name)} at ${plan.height}`
+          : `no readiness tally of ${JSON.stringify(plan.name)} at ${plan.height} (its absence)`,
+        r,
+        v,
+      ),
+    );
     if (!tally) throw new CliError(`no readiness tally for upgrade ${JSON.stringify(plan.name)} at height ${plan.height}`);
     printReadiness(tally, r.height, ctx.output, warnBlocks, params, verificationJson(v, r));
   });

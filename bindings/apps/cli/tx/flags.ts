@@ -33,7 +33,10 @@ export function addTxFlags(cmd: Command): Command {
       "--wait-upgrade <duration>",
       "when the chain is halted for an upgrade (or halts before including the transaction), wait up to this long for it to resume on the new binary, then broadcast or rebroadcast the same signed transaction (committed at most once); without it the command says where the transaction stands and exits",
     )
-    .option("--offline", "sign without contacting the node (needs --chain-id, --account-number, --sequence) and print the signed transaction instead of broadcasting it")
+    .option(
+      "--offline",
+      "sign without contacting the node (needs --chain-id, --account-number, --sequence) and print the signed transaction instead of broadcasting it",
+    )
     .option("--account-number <n>", "account number of the signer (with --offline)")
     .option("--sequence <n>", "sequence of the signer (with --offline)");
 }

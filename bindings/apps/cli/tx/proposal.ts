@@ -31,9 +31,10 @@ export interface SoftwareUpgradeOpts extends ProposalOpts {
   readinessWarnBlocks?: string;
 }
 
-
 /** What both proposal commands check and set up, in this order, before their own message: the authority, the keyring, the deposit, the fee and gas settings, an offline account. */
-export async function proposalSetup(opts: ProposalOpts): Promise<{ authority: string; ctx: KeyringContext; core: Core; deposit: Coin[]; settings: TxSettings }> {
+export async function proposalSetup(
+  opts: ProposalOpts,
+): Promise<{ authority: string; ctx: KeyringContext; core: Core; deposit: Coin[]; settings: TxSettings }> {
   const authority = checkAuthority(opts.authority ?? GOV_AUTHORITY);
   const ctx = new KeyringContext(opts);
   const core = await cliCore();

@@ -110,15 +110,19 @@ const finish = (write: Write): Uint8Array => {
   return w.finish();
 };
 
-const writeAny = (a: AnyMsg): Write => (w) => {
-  str(w, 1, a.typeUrl);
-  bytes(w, 2, a.value);
-};
+const writeAny =
+  (a: AnyMsg): Write =>
+  (w) => {
+    str(w, 1, a.typeUrl);
+    bytes(w, 2, a.value);
+  };
 
-const writeCoin = (c: Coin): Write => (w) => {
-  str(w, 1, c.denom);
-  str(w, 2, c.amount);
-};
+const writeCoin =
+  (c: Coin): Write =>
+  (w) => {
+    str(w, 1, c.denom);
+    str(w, 2, c.amount);
+  };
 
 export function encodeMsgSubmitProposal(m: MsgSubmitProposal): Uint8Array {
   return finish((w) => {

@@ -15,7 +15,14 @@ export function offlineAccount(opts: TxOpts): { accountNumber: bigint; sequence:
     if (opts.accountNumber !== undefined || opts.sequence !== undefined) throw new CliError("--account-number and --sequence are only used with --offline");
     return undefined;
   }
-  const missing = [["chain-id", opts.chainId], ["account-number", opts.accountNumber], ["sequence", opts.sequence]].filter(([, v]) => v === undefined).map(([f]) => `"${f}"`).sort();
+  const missing = [
+    ["chain-id", opts.chainId],
+    ["account-number", opts.accountNumber],
+    ["sequence", opts.sequence],
+  ]
+    .filter(([, v]) => v === undefined)
+    .map(([f]) => `"${f}"`)
+    .sort();
   if (missing.length > 0) throw new CliError(`required flag(s) ${missing.join(", ")} not set (needed with --offline)`);
   return { accountNumber: integerValue("--account-number", opts.accountNumber!, UINT64), sequence: integerValue("--sequence", opts.sequence!, UINT64) };
 }

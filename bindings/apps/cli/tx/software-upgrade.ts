@@ -17,7 +17,8 @@ export async function softwareUpgrade(opts: SoftwareUpgradeOpts, cmd: Command): 
   requireFlags(opts as unknown as Record<string, unknown>, ["title", "summary", "upgrade-height", "from"]);
   const height = parseUpgradeHeight(opts.upgradeHeight!);
   const rwb = opts.readinessWarnBlocks;
-  if (rwb !== undefined && !/^[0-9]{1,18}$/.test(rwb)) throw new CliError(`invalid --readiness-warn-blocks ${JSON.stringify(rwb)}: must be a non-negative integer`);
+  if (rwb !== undefined && !/^[0-9]{1,18}$/.test(rwb))
+    throw new CliError(`invalid --readiness-warn-blocks ${JSON.stringify(rwb)}: must be a non-negative integer`);
   const readinessWarnBlocks = rwb === undefined ? DEFAULT_READINESS_WARN_BLOCKS : BigInt(rwb);
   const safetyDelta = durationFlag("safety-delta", opts.safetyDelta ?? "0s", "margin");
   const daemonName = checkDaemonName(opts.daemonName ?? (process.env.DAEMON_NAME || "xupgrade"));

@@ -131,7 +131,6 @@ export interface ResolvedModule {
   def?: AppModule;
 }
 
-
 /** Loads an app: a definition object, or a path to an ES module (a directory means its index.mjs / index.js). */
 export async function loadApp(app: string | AppDefinition | undefined): Promise<LoadedApp> {
   if (app === undefined) return resolveApp(DEFAULT_APP);

@@ -162,7 +162,15 @@ export function buildBlock(input: BuildBlockInput): BuiltBlock {
 export function signCommit(chainId: string, height: bigint, blockId: BlockIdJson, timeNs: bigint, validators: readonly ValidatorInfo[]): CommitJson {
   const signatures = validators.map((v, i) => {
     const timestamp = formatRfc3339NanoNs(timeNs + BigInt(i + 1) * 1_000_000n);
-    const vote = JSON.stringify({ "@chain_id": chainId, "@type": "/tendermint.types.CanonicalVote", block_id: blockId, height: height.toString(), round: 0, timestamp, type: 2 });
+    const vote = JSON.stringify({
+      "@chain_id": chainId,
+      "@type": "/tendermint.types.CanonicalVote",
+      block_id: blockId,
+      height: height.toString(),
+      round: 0,
+      timestamp,
+      type: 2,
+    });
     return { block_id_flag: 2, validator_address: v.addressHex, timestamp, signature: base64(signEd25519(v.key, utf8(vote))) };
   });
   return { height: height.toString(), round: 0, block_id: blockId, signatures };

@@ -82,7 +82,18 @@ export function simulateTx(
   const responses: Any[] = [];
   for (const [i, m] of tx.msgs.entries()) {
     const r = executeMsg(c.router, branch, m, i, info);
-    events.push({ type: "message", attributes: [["action", m.typeUrl], ["sender", m.signer], ["module", moduleOf(m.typeUrl)], ["msg_index", String(i)]] }, ...r.events);
+    events.push(
+      {
+        type: "message",
+        attributes: [
+          ["action", m.typeUrl],
+          ["sender", m.signer],
+          ["module", moduleOf(m.typeUrl)],
+          ["msg_index", String(i)],
+        ],
+      },
+      ...r.events,
+    );
     responses.push({ typeUrl: r.responseTypeUrl, value: r.data });
   }
   const data = TxMsgData.encode({ data: [], msgResponses: responses }).finish();

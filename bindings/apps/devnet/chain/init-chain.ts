@@ -43,7 +43,11 @@ export function bondedValidators(s: AppState, consensus: ConsensusValidator[] | 
     const key = base64(c.pubKey);
     const address = hexUpper(sha256(c.pubKey).subarray(0, 20));
     const v = byKey.get(key);
-    if (!v) throw new DevnetError("genesis", `genesis validator ${address} (power ${c.power}) has no entry in app_state.staking.validators, so it has no gov account`);
+    if (!v)
+      throw new DevnetError(
+        "genesis",
+        `genesis validator ${address} (power ${c.power}) has no entry in app_state.staking.validators, so it has no gov account`,
+      );
     byKey.delete(key);
     out.push({ ...v, consensus_address: address, power: c.power.toString(), tokens: (c.power * POWER_REDUCTION).toString() });
   }

@@ -9,12 +9,7 @@ import { MsgSend } from "cosmjs-types/cosmos/bank/v1beta1/tx";
 import { UpgradeError } from "../../../core/errors.js";
 import type { UpgradeKeeper } from "../../../module/keeper.js";
 import { createMsgServer, type MsgServer } from "../../../module/msg-server.js";
-import {
-  MSG_CANCEL_UPGRADE_TYPE_URL,
-  MSG_SOFTWARE_UPGRADE_TYPE_URL,
-  decodeMsgCancelUpgrade,
-  decodeMsgSoftwareUpgrade,
-} from "../../../module/msgs.js";
+import { MSG_CANCEL_UPGRADE_TYPE_URL, MSG_SOFTWARE_UPGRADE_TYPE_URL, decodeMsgCancelUpgrade, decodeMsgSoftwareUpgrade } from "../../../module/msgs.js";
 import { isAddress } from "../../../client/address.js";
 import { send } from "../modules/bank.js";
 import type { Branch, SwitchableStore } from "../shared/branch.js";

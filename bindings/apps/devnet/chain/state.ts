@@ -249,7 +249,16 @@ export class ChainState {
       // The block's writes go into the stores' working trees (nothing is durable before Commit).
       branch.write();
       const appHash = this.o.ms.workingHash();
-      const block: FinalizedBlock = { height: h, timeNs: b.timeNs, txResults, events, appHash, appVersionBefore, upgraded, ...(readiness ? { readiness } : {}) };
+      const block: FinalizedBlock = {
+        height: h,
+        timeNs: b.timeNs,
+        txResults,
+        events,
+        appHash,
+        appVersionBefore,
+        upgraded,
+        ...(readiness ? { readiness } : {}),
+      };
       pending.block = block;
       return block;
     } catch (e) {
@@ -273,7 +282,8 @@ export class ChainState {
       branch.write();
       const committed = await this.o.ms.commit(block.height);
       // Host stores only may change after FinalizeBlock: the app hash it answered must be the one committed.
-      if (!equalBytes(committed, block.appHash)) throw new AppHashMismatchError(`committed app hash ${hexUpper(committed)} differs from FinalizeBlock's ${hexUpper(block.appHash)}`);
+      if (!equalBytes(committed, block.appHash))
+        throw new AppHashMismatchError(`committed app hash ${hexUpper(committed)} differs from FinalizeBlock's ${hexUpper(block.appHash)}`);
     } catch (e) {
       this.appVersion = block.appVersionBefore;
       this.abandon();

@@ -203,8 +203,7 @@ export function runAnte(view: StoreView, tx: DecodedTx, options: AnteOptions): A
     throw txErrors.memoTooLarge(`maximum number of characters is ${MAX_MEMO_CHARS} but received ${memoChars} characters`);
   }
   let gasUsed = TX_SIZE_COST_PER_BYTE * BigInt(tx.bytes.length);
-  const outOfGas = (where: string) =>
-    txErrors.outOfGas(`out of gas in location: ${where}; gasWanted: ${gasWanted}, gasUsed: ${gasUsed}`);
+  const outOfGas = (where: string) => txErrors.outOfGas(`out of gas in location: ${where}; gasWanted: ${gasWanted}, gasUsed: ${gasUsed}`);
   // Simulation runs on an infinite gas meter (the SDK's), so the limit is not checked there.
   const limited = !options.simulate;
   if (limited && gasUsed > gasWanted) throw outOfGas("txSize");
@@ -215,7 +214,13 @@ export function runAnte(view: StoreView, tx: DecodedTx, options: AnteOptions): A
   const payer = tx.signers[0];
   if (!getAccount(auth, payer)) throw txErrors.unknownAddress(`fee payer address: ${payer} does not exist`);
   if (feeCoins.length > 0) send(view, payer, FEE_COLLECTOR, feeCoins);
-  events.push({ type: "tx", attributes: [["fee", coinsToString(feeCoins)], ["fee_payer", payer]] });
+  events.push({
+    type: "tx",
+    attributes: [
+      ["fee", coinsToString(feeCoins)],
+      ["fee_payer", payer],
+    ],
+  });
 
   // Public keys.
   const pubKeys: Uint8Array[] = [];
@@ -254,7 +259,9 @@ export function runAnte(view: StoreView, tx: DecodedTx, options: AnteOptions): A
     }
     const mode = info.modeInfo?.single?.mode;
     if (mode !== SignMode.SIGN_MODE_DIRECT && !options.simulate) {
-      throw txErrors.unauthorized(`unsupported sign mode ${mode === undefined ? "(multi or none)" : SignMode[mode] ?? mode}; the devnet verifies SIGN_MODE_DIRECT`);
+      throw txErrors.unauthorized(
+        `unsupported sign mode ${mode === undefined ? "(multi or none)" : (SignMode[mode] ?? mode)}; the devnet verifies SIGN_MODE_DIRECT`,
+      );
     }
     const signDoc = SignDoc.encode({
       bodyBytes: tx.bodyBytes,

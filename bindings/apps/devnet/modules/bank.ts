@@ -73,9 +73,28 @@ export function send(view: StoreView, from: string, to: string, coins: readonly 
   add(view, to, c);
   const amount = coinsToString(c);
   return [
-    { type: "coin_spent", attributes: [["spender", from], ["amount", amount]] },
-    { type: "coin_received", attributes: [["receiver", to], ["amount", amount]] },
-    { type: "transfer", attributes: [["recipient", to], ["sender", from], ["amount", amount]] },
+    {
+      type: "coin_spent",
+      attributes: [
+        ["spender", from],
+        ["amount", amount],
+      ],
+    },
+    {
+      type: "coin_received",
+      attributes: [
+        ["receiver", to],
+        ["amount", amount],
+      ],
+    },
+    {
+      type: "transfer",
+      attributes: [
+        ["recipient", to],
+        ["sender", from],
+        ["amount", amount],
+      ],
+    },
   ];
 }
 
@@ -92,5 +111,13 @@ export function burn(view: StoreView, from: string, coins: readonly Coin[]): Cha
   subtract(view, from, c);
   const store = view.store(BANK_STORE);
   for (const x of c) writeAmount(store, concatBytes(Uint8Array.of(SUPPLY), utf8(x.denom)), supply(view, x.denom) - x.amount);
-  return [{ type: "burn", attributes: [["burner", from], ["amount", coinsToString(c)]] }];
+  return [
+    {
+      type: "burn",
+      attributes: [
+        ["burner", from],
+        ["amount", coinsToString(c)],
+      ],
+    },
+  ];
 }

@@ -7,16 +7,7 @@
  * `20 ‖ BE64(id) ‖ addr` → Vote; `30` → Params (all cosmos.gov.v1 protobuf).
  */
 import type { Any } from "cosmjs-types/google/protobuf/any";
-import {
-  Deposit,
-  Params,
-  Proposal,
-  ProposalStatus,
-  TallyResult,
-  Vote,
-  VoteOption,
-  voteOptionToJSON,
-} from "cosmjs-types/cosmos/gov/v1/gov";
+import { Deposit, Params, Proposal, ProposalStatus, TallyResult, Vote, VoteOption, voteOptionToJSON } from "cosmjs-types/cosmos/gov/v1/gov";
 import { MsgDeposit, MsgSubmitProposal, MsgSubmitProposalResponse, MsgVote } from "cosmjs-types/cosmos/gov/v1/tx";
 import { GOV_AUTHORITY } from "../../../module/keeper.js";
 import { burn, send } from "./bank.js";
@@ -274,7 +265,11 @@ export class GovModule {
       p.votingStartTime = toTimestamp(block.timeNs);
       p.votingEndTime = toTimestamp(block.timeNs + durationNs(params.votingPeriod));
       events.push({ type: "proposal_deposit", attributes: [["voting_period_start", id.toString()]] });
-      this.logger.info("proposal entered the voting period", { module: "x/gov", proposal: id, voting_end_time: new Date(Number(fromTimestamp(p.votingEndTime) / 1_000_000n)).toISOString() });
+      this.logger.info("proposal entered the voting period", {
+        module: "x/gov",
+        proposal: id,
+        voting_end_time: new Date(Number(fromTimestamp(p.votingEndTime) / 1_000_000n)).toISOString(),
+      });
     }
     this.setProposal(view, p);
     return events;
@@ -291,8 +286,19 @@ export class GovModule {
         if (params.burnProposalDepositPrevote) this.burnDeposits(view, p.id);
         else this.refundDeposits(view, p.id);
         view.store(GOV_STORE).delete(proposalKey(p.id));
-        events.push({ type: "inactive_proposal", attributes: [["proposal_id", p.id.toString()], ["proposal_result", "proposal_dropped"]] });
-        this.logger.info("proposal did not meet minimum deposit; deleted", { module: "x/gov", proposal: p.id, min_deposit: coinsToString(fromProtoCoins(params.minDeposit)), total_deposit: coinsToString(fromProtoCoins(p.totalDeposit)) });
+        events.push({
+          type: "inactive_proposal",
+          attributes: [
+            ["proposal_id", p.id.toString()],
+            ["proposal_result", "proposal_dropped"],
+          ],
+        });
+        this.logger.info("proposal did not meet minimum deposit; deleted", {
+          module: "x/gov",
+          proposal: p.id,
+          min_deposit: coinsToString(fromProtoCoins(params.minDeposit)),
+          total_deposit: coinsToString(fromProtoCoins(p.totalDeposit)),
+        });
         continue;
       }
       if (p.status !== ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD || fromTimestamp(p.votingEndTime) > block.timeNs) continue;
@@ -335,7 +341,14 @@ export class GovModule {
       p.finalTallyResult = tally;
       this.setProposal(view, p);
       for (const [, k] of this.keysUnder(view, votePrefix(p.id))) view.store(GOV_STORE).delete(k);
-      events.push({ type: "active_proposal", attributes: [["proposal_id", p.id.toString()], ["proposal_result", result], ["proposal_log", log]] });
+      events.push({
+        type: "active_proposal",
+        attributes: [
+          ["proposal_id", p.id.toString()],
+          ["proposal_result", result],
+          ["proposal_log", log],
+        ],
+      });
       const log_ = p.status === ProposalStatus.PROPOSAL_STATUS_FAILED ? this.logger.error : this.logger.info;
       log_("proposal tallied", {
         module: "x/gov",

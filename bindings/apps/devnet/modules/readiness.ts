@@ -75,7 +75,12 @@ function bonded(view: StoreView): TallyValidator[] {
  * scheduled plan's attestations, and the tally stored when it changed. Returns the tally, or undefined when
  * this chain keeps none or no plan is scheduled.
  */
-export function recordReadiness(view: StoreView, plan: Plan | undefined, votes: readonly ReadinessVote[] | undefined, height: bigint): ReadinessTally | undefined {
+export function recordReadiness(
+  view: StoreView,
+  plan: Plan | undefined,
+  votes: readonly ReadinessVote[] | undefined,
+  height: bigint,
+): ReadinessTally | undefined {
   const params = readinessParams(view);
   if (!plan || params.voteExtensionsEnableHeight === 0n) return undefined;
   const store = view.store(READINESS_STORE);
@@ -112,7 +117,18 @@ export function readinessGate(view: StoreView, plan: Plan | undefined, height: b
   return {
     activate: false,
     reason,
-    events: [{ type: "upgrade_not_activated", attributes: [["name", plan.name], ["height", plan.height.toString()], ["ready_power", ready.toString()], ["total_power", total.toString()], ["threshold", activationThreshold]] }],
+    events: [
+      {
+        type: "upgrade_not_activated",
+        attributes: [
+          ["name", plan.name],
+          ["height", plan.height.toString()],
+          ["ready_power", ready.toString()],
+          ["total_power", total.toString()],
+          ["threshold", activationThreshold],
+        ],
+      },
+    ],
   };
 }
 
@@ -126,7 +142,9 @@ export function queryReadiness(view: StoreView, plan: Plan | undefined, req: Que
   const store = view.store(READINESS_STORE);
   if (req.name === "") {
     if (!plan) return { params };
-    const tally = readTally(store, plan.name, plan.height) ?? (params.voteExtensionsEnableHeight > 0n ? tallyReadiness({ plan, validators: bonded(view), attested: new Map(), updatedHeight: 0n }) : undefined);
+    const tally =
+      readTally(store, plan.name, plan.height) ??
+      (params.voteExtensionsEnableHeight > 0n ? tallyReadiness({ plan, validators: bonded(view), attested: new Map(), updatedHeight: 0n }) : undefined);
     return tally ? { tally, params } : { params };
   }
   if (req.height > 0n) {

@@ -18,12 +18,7 @@ import {
 import { ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
 import { QueryAccountRequest, QueryAccountResponse } from "cosmjs-types/cosmos/auth/v1beta1/query";
 import { Any } from "cosmjs-types/google/protobuf/any";
-import {
-  QueryAllBalancesRequest,
-  QueryAllBalancesResponse,
-  QueryBalanceRequest,
-  QueryBalanceResponse,
-} from "cosmjs-types/cosmos/bank/v1beta1/query";
+import { QueryAllBalancesRequest, QueryAllBalancesResponse, QueryBalanceRequest, QueryBalanceResponse } from "cosmjs-types/cosmos/bank/v1beta1/query";
 import { SimulateRequest, SimulateResponse } from "cosmjs-types/cosmos/tx/v1beta1/service";
 import type { AbciRoute } from "../../../services/abci.js";
 import type { QueryContext } from "../../../services/height.js";
@@ -59,7 +54,11 @@ function decode<T>(fn: (b: Uint8Array) => T, data: Uint8Array): T {
  * Routes reading the committed stores of the height asked for (`viewAt`: the stores of a retained height);
  * Simulate runs on a throwaway branch of the latest state.
  */
-export function devnetAbciRoutes(viewAt: (height: bigint) => StoreView | undefined, gov: GovModule, chain: Pick<ChainState, "simulate">): Record<string, AbciRoute> {
+export function devnetAbciRoutes(
+  viewAt: (height: bigint) => StoreView | undefined,
+  gov: GovModule,
+  chain: Pick<ChainState, "simulate">,
+): Record<string, AbciRoute> {
   const routes = handlers(gov, chain);
   return Object.fromEntries(
     Object.entries(routes).map(([path, handle]) => [

@@ -87,7 +87,13 @@ export function makeHandle(p: HandleParts): DevnetHandle {
  * is scheduled, at most every `intervalMs` (and at once when the plan changes). The ETA uses the wall
  * clock's measure of recent blocks: it is a log line, never state.
  */
-export function reportProgress(state: ChainState, queryKeeper: UpgradeKeeper, logger: Required<Logger>, intervalMs: number, nominalBlockMs: number): () => void {
+export function reportProgress(
+  state: ChainState,
+  queryKeeper: UpgradeKeeper,
+  logger: Required<Logger>,
+  intervalMs: number,
+  nominalBlockMs: number,
+): () => void {
   let lastProgress = 0;
   let lastTarget = "";
   const commitTimes: number[] = [];

@@ -115,10 +115,12 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
   if (engine === "local") {
     blockTimeNs = checkDuration(options.blockTime ?? config.block_time, "block time");
   } else {
-    if (options.blockTime !== undefined) throw new DevnetError("option", `the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
+    if (options.blockTime !== undefined)
+      throw new DevnetError("option", `the block time of a CometBFT node is its timeout_commit: set it in ${home}/config/config.toml`);
     cometbft = findCometbft(options.cometbft);
   }
-  if (options.haltGrace !== undefined && engine === "local") throw new DevnetError("option", "the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
+  if (options.haltGrace !== undefined && engine === "local")
+    throw new DevnetError("option", "the halt grace is for CometBFT nodes: a single-process devnet exits at the halt");
   const haltGraceMs = options.haltGrace === undefined ? undefined : Number(haltGraceNs(options.haltGrace) / 1_000_000n);
   const app = await loadApp(options.app);
   const skip = [...(options.skipUpgradeHeights ?? [])].map((h) => BigInt(h));
@@ -143,7 +145,19 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     upgrade_handlers: [...app.upgrades.keys()],
     skip_upgrade_heights: skip,
   });
-  const common = { home, config, state, ms: node.ms, queryKeeper: node.queryKeeper, keeperAt: node.keeperAt, logger, rest: options.rest, grpc: options.grpc, namespace: options.namespace, progressIntervalMs: options.progressIntervalMs };
+  const common = {
+    home,
+    config,
+    state,
+    ms: node.ms,
+    queryKeeper: node.queryKeeper,
+    keeperAt: node.keeperAt,
+    logger,
+    rest: options.rest,
+    grpc: options.grpc,
+    namespace: options.namespace,
+    progressIntervalMs: options.progressIntervalMs,
+  };
   let snapshots: SnapshotServer | undefined;
   // docs/spec/rehearse.md §2.3: on a chain that keeps a readiness tally, the state every validator rehearses the scheduled plan on.
   const pins = new RehearsalPins({ db: node.db, logger });
@@ -153,7 +167,10 @@ export async function startDevnet(options: StartDevnetOptions): Promise<DevnetHa
     if (state.height > 0n) pin();
     // docs/spec/rehearse.md §2: consistent snapshots of the committed state for `devnet rehearse`, from this process.
     snapshots = await serveSnapshots({ home, db: node.db, logger, pinned: (name, height) => pins.get(name, height) });
-    const handle = engine === "local" ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc }) : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc, haltGraceMs });
+    const handle =
+      engine === "local"
+        ? await startLocalEngine({ ...common, genesis, blockTimeNs, rpc: options.rpc })
+        : await startCometEngine({ ...common, cometbft: cometbft!, rpc: options.rpc, haltGraceMs });
     return withSnapshots(handle, snapshots, pins, unsubscribe);
   } catch (e) {
     unsubscribe();
@@ -181,13 +198,22 @@ function withSnapshots(handle: DevnetHandle, snapshots: SnapshotServer, pins: Re
     await pins.close();
     return code;
   });
-  return { ...handle, done, stop: () => handle.stop().then(() => done).then(() => undefined) };
+  return {
+    ...handle,
+    done,
+    stop: () =>
+      handle
+        .stop()
+        .then(() => done)
+        .then(() => undefined),
+  };
 }
 
 /** The engine to run a home with: the one asked for must be the one the home was made for. */
 function engineOf(asked: DevnetEngine | undefined, config: DevnetConfig, home: string): DevnetEngine {
   const made = config.engine ?? "local";
-  if (asked !== undefined && asked !== "local" && asked !== "cometbft") throw new DevnetError("option", `unknown engine ${JSON.stringify(asked)}: use local or cometbft`);
+  if (asked !== undefined && asked !== "local" && asked !== "cometbft")
+    throw new DevnetError("option", `unknown engine ${JSON.stringify(asked)}: use local or cometbft`);
   if (made !== "local" && made !== "cometbft") throw new DevnetError("home", `${home}/config/devnet.json names an unknown engine ${JSON.stringify(made)}`);
   if (asked !== undefined && asked !== made) {
     throw new DevnetError(

@@ -17,8 +17,8 @@ import { notFound, serveStaticFile } from "../../../services/static.js";
  * package) and from bindings/apps/devnet/node/ (a clone running the sources).
  */
 export function defaultUiDir(): string {
-  const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../ui/", import.meta.url), new URL("../../../../dist/ui/", import.meta.url)].map((u) =>
-    fileURLToPath(u),
+  const candidates = [new URL("../../ui/", import.meta.url), new URL("../../../ui/", import.meta.url), new URL("../../../../dist/ui/", import.meta.url)].map(
+    (u) => fileURLToPath(u),
   );
   return candidates.find((dir) => existsSync(join(dir, "index.html"))) ?? candidates[0];
 }
@@ -48,9 +48,7 @@ export function devnetUiRoutes(options: UiRoutesOptions): RestRoute[] {
     {
       path: "/ui/{file}",
       handler: ({ params }) =>
-        params.file === "config.json"
-          ? { body: JSON.stringify(options.config()), headers: { "Cache-Control": "no-store" } }
-          : file("", params.file),
+        params.file === "config.json" ? { body: JSON.stringify(options.config()), headers: { "Cache-Control": "no-store" } } : file("", params.file),
     },
     { path: "/ui/assets/{file}", handler: ({ params }) => file("assets", params.file) },
   ];

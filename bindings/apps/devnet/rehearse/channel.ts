@@ -99,10 +99,20 @@ export async function serveSnapshots(o: {
         const pin = plan && o.pinned?.(plan.name, plan.height);
         active++;
         const started = performance.now();
-        return streamSnapshot(db, socket, pin?.snapshot).then(
-          (s) => logger.info("served a state snapshot", { module: "rehearse", height: s.height, pinned: s.pinned, entries: s.entries, bytes: s.bytes, duration_ms: round(performance.now() - started) }),
-          (e: unknown) => logger.warn("a state snapshot was not completed", { module: "rehearse", err: messageOf(e) }),
-        ).finally(() => active--);
+        return streamSnapshot(db, socket, pin?.snapshot)
+          .then(
+            (s) =>
+              logger.info("served a state snapshot", {
+                module: "rehearse",
+                height: s.height,
+                pinned: s.pinned,
+                entries: s.entries,
+                bytes: s.bytes,
+                duration_ms: round(performance.now() - started),
+              }),
+            (e: unknown) => logger.warn("a state snapshot was not completed", { module: "rehearse", err: messageOf(e) }),
+          )
+          .finally(() => active--);
       },
       (e: unknown) => refuse(socket, messageOf(e)),
     );
@@ -350,10 +360,12 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined, plan:
       ops = [];
       opBytes = 0;
       socket.pause();
-      writing = writing.then(() => dest.batch(batch, { ...VIEW, sync: false } as never)).then(
-        () => void socket.resume(),
-        (e: unknown) => fail(new Error(`cannot write the snapshot copy: ${messageOf(e)}`)),
-      );
+      writing = writing
+        .then(() => dest.batch(batch, { ...VIEW, sync: false } as never))
+        .then(
+          () => void socket.resume(),
+          (e: unknown) => fail(new Error(`cannot write the snapshot copy: ${messageOf(e)}`)),
+        );
     };
     socket.on("data", (chunk: Buffer) => {
       buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
@@ -388,7 +400,11 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined, plan:
         if (type === FRAME_ERROR) return fail(new Error(`the node could not serve a snapshot: ${body.error ?? "unknown error"}`));
         if (type !== FRAME_DONE) return fail(new Error(`the node sent an unknown snapshot frame 0x${type.toString(16)}`));
         if (body.entries !== entries || body.bytes !== bytes || height === undefined || body.height !== height.toString()) {
-          return fail(new Error(`the snapshot is incomplete: ${entries} entries (${bytes} bytes) at height ${height} received, the node sent ${body.entries} (${body.bytes}) at ${body.height}`));
+          return fail(
+            new Error(
+              `the snapshot is incomplete: ${entries} entries (${bytes} bytes) at height ${height} received, the node sent ${body.entries} (${body.bytes}) at ${body.height}`,
+            ),
+          );
         }
         write();
         settled = true;
@@ -400,7 +416,11 @@ function receive(socket: Socket, dest: LevelDb, token: string | undefined, plan:
     });
     socket.on("error", (e) => fail(new Error(`the snapshot channel failed: ${e.message}`)));
     socket.on("close", () => fail(new NoNodeError("the node closed the snapshot channel before the end (did it stop?)")));
-    const request = { op: "snapshot", ...(plan ? { plan: { name: plan.name, height: plan.height.toString() } } : {}), ...(token === undefined ? {} : { token }) };
+    const request = {
+      op: "snapshot",
+      ...(plan ? { plan: { name: plan.name, height: plan.height.toString() } } : {}),
+      ...(token === undefined ? {} : { token }),
+    };
     socket.write(JSON.stringify(request) + "\n");
   });
 }

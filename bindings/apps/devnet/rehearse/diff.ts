@@ -44,7 +44,8 @@ export interface StoreChange {
 
 const id = (n: Node) => `${n.version}.${n.nonce}`;
 const latin1 = (k: Uint8Array) => Buffer.from(k.buffer, k.byteOffset, k.length).toString("latin1");
-const equal = (a: Uint8Array, b: Uint8Array) => a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+const equal = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 
 /**
  * The leaves under `tree`'s root that are not in `skip(node)` subtrees, by key: the walk stops at a node

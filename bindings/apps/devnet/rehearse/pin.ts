@@ -49,7 +49,12 @@ export class RehearsalPins {
       return;
     }
     this.pin = { name: want.name, planHeight: want.height, height, snapshot };
-    this.o.logger.info(`holding the state of height ${height} for the rehearsals of upgrade "${want.name}"`, { module: "rehearse", height, upgrade: want.name, upgrade_height: want.height });
+    this.o.logger.info(`holding the state of height ${height} for the rehearsals of upgrade "${want.name}"`, {
+      module: "rehearse",
+      height,
+      upgrade: want.name,
+      upgrade_height: want.height,
+    });
   }
 
   /** The snapshot held for a plan, if any. */

@@ -164,7 +164,15 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
       error: "",
       plan: prep.plan,
       app: { name: loaded.name, version: loaded.definition.version ?? "" },
-      snapshot: { height: prep.snapshotHeight, source: snap.source, engine: config.engine ?? "local", entries: snap.entries, bytes: snap.bytes, durationMs: snap.durationMs, pinned: snap.pinned },
+      snapshot: {
+        height: prep.snapshotHeight,
+        source: snap.source,
+        engine: config.engine ?? "local",
+        entries: snap.entries,
+        bytes: snap.bytes,
+        durationMs: snap.durationMs,
+        pinned: snap.pinned,
+      },
       block: { height: prep.plan.height, timeNs: prep.timeNs },
       appHashBefore: prep.appHash,
       storeUpgrades: upgrade?.storeUpgrades ? { ...upgrade.storeUpgrades, applied: false } : undefined,
@@ -253,7 +261,8 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
   try {
     const h0 = ms.lastCommittedHeight;
     if (h0 === 0n) throw new DevnetError("snapshot", "the node has no committed block yet: nothing to rehearse on");
-    for (const s of ["upgrade", NODE_STORE]) if (!ms.hasCommittedStore(s)) throw new DevnetError("snapshot", `the snapshot has no "${s}" store: not a devnet node's database`);
+    for (const s of ["upgrade", NODE_STORE])
+      if (!ms.hasCommittedStore(s)) throw new DevnetError("snapshot", `the snapshot has no "${s}" store: not a devnet node's database`);
     const appHash = ms.lastAppHash;
     const lastTime = ms.store(NODE_STORE).get(utf8("block_time"));
     const before = storeSizes(ms, h0);
@@ -307,7 +316,15 @@ async function prepareCopy(work: string, o: RehearseOptions, backend: Backend, b
       }
     })();
     const last = lastTime?.length === 8 ? readBe64(lastTime) : 0n;
-    return { plan: { ...plan, source: fromChain ? "chain" : "given" }, snapshotHeight: h0, appHash, timeNs: last + (height - h0) * ns, versions, before, warnings };
+    return {
+      plan: { ...plan, source: fromChain ? "chain" : "given" },
+      snapshotHeight: h0,
+      appHash,
+      timeNs: last + (height - h0) * ns,
+      versions,
+      before,
+      warnings,
+    };
   } finally {
     await ms.close();
   }
@@ -320,7 +337,8 @@ function instrument(app: LoadedApp, runs: Map<string, ModuleReport>): LoadedApp 
     if (!r) runs.set(name, (r = { name, migrations: [], durationMs: 0 }));
     return r;
   };
-  const timed = <A extends unknown[]>(fn: (...a: A) => unknown, done: (ms: number, failed: boolean) => void) =>
+  const timed =
+    <A extends unknown[]>(fn: (...a: A) => unknown, done: (ms: number, failed: boolean) => void) =>
     async (...a: A) => {
       const t = performance.now();
       try {
@@ -341,21 +359,27 @@ function instrument(app: LoadedApp, runs: Map<string, ModuleReport>): LoadedApp 
           from,
           typeof fn !== "function"
             ? fn
-            : timed((ctx: ModuleContext) => fn(ctx), (ms, failed) => {
-                const r = entry(name);
-                r.migrations.push({ from: BigInt(from), to: BigInt(from) + 1n, durationMs: ms, failed });
-                r.durationMs += ms;
-              }),
+            : timed(
+                (ctx: ModuleContext) => fn(ctx),
+                (ms, failed) => {
+                  const r = entry(name);
+                  r.migrations.push({ from: BigInt(from), to: BigInt(from) + 1n, durationMs: ms, failed });
+                  r.durationMs += ms;
+                },
+              ),
         ]),
       );
     }
     const init = m.def.initGenesis;
     if (init) {
-      def.initGenesis = timed((ctx: ModuleContext) => init(ctx), (ms, failed) => {
-        const r = entry(name);
-        r.initGenesis = { durationMs: ms, failed };
-        r.durationMs += ms;
-      });
+      def.initGenesis = timed(
+        (ctx: ModuleContext) => init(ctx),
+        (ms, failed) => {
+          const r = entry(name);
+          r.initGenesis = { durationMs: ms, failed };
+          r.durationMs += ms;
+        },
+      );
     }
     modules.set(name, { ...m, def });
   }
@@ -459,8 +483,7 @@ function versionWarnings(app: LoadedApp, after: VersionMap): string[] {
 
 function plain(fields: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!fields) return {};
-  return JSON.parse(JSON.stringify(fields, (_k, v) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v))) as Record<
-    string,
-    unknown
-  >;
+  return JSON.parse(
+    JSON.stringify(fields, (_k, v) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString("hex") : v)),
+  ) as Record<string, unknown>;
 }

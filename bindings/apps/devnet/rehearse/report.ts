@@ -52,7 +52,13 @@ function storeJson(s: StoreChange, sample: number) {
     changed: s.changed.length,
     deleted: s.deleted.length,
     ...(sample > 0
-      ? { sample: { added: s.added.slice(0, sample).map(keyJson), changed: s.changed.slice(0, sample).map(keyJson), deleted: s.deleted.slice(0, sample).map(keyJson) } }
+      ? {
+          sample: {
+            added: s.added.slice(0, sample).map(keyJson),
+            changed: s.changed.slice(0, sample).map(keyJson),
+            deleted: s.deleted.slice(0, sample).map(keyJson),
+          },
+        }
       : {}),
   };
 }
@@ -161,12 +167,20 @@ function storesText(stores: StoreChange[], sample: number): string[] {
   const lines = [`  ${"store".padEnd(22)} ${"added".padStart(7)} ${"changed".padStart(8)} ${"deleted".padStart(8)}   keys`];
   for (const s of changed) {
     const label = s.status === "added" ? `${s.name} (new)` : s.status === "deleted" ? `${s.name} (removed)` : s.name;
-    lines.push(`  ${label.padEnd(22)} ${String(s.added.length).padStart(7)} ${String(s.changed.length).padStart(8)} ${String(s.deleted.length).padStart(8)}   ${s.keysBefore} → ${s.keysAfter}`);
+    lines.push(
+      `  ${label.padEnd(22)} ${String(s.added.length).padStart(7)} ${String(s.changed.length).padStart(8)} ${String(s.deleted.length).padStart(8)}   ${s.keysBefore} → ${s.keysAfter}`,
+    );
     if (sample > 0) {
       for (const c of s.added.slice(0, sample)) lines.push(`      + ${display(c.key, 40)} = ${display(c.after)}`);
       for (const c of s.changed.slice(0, sample)) lines.push(`      ~ ${display(c.key, 40)}: ${display(c.before, 40)} → ${display(c.after, 40)}`);
       for (const c of s.deleted.slice(0, sample)) lines.push(`      - ${display(c.key, 40)} (was ${display(c.before, 40)})`);
-      const more = s.added.length + s.changed.length + s.deleted.length - Math.min(s.added.length, sample) - Math.min(s.changed.length, sample) - Math.min(s.deleted.length, sample);
+      const more =
+        s.added.length +
+        s.changed.length +
+        s.deleted.length -
+        Math.min(s.added.length, sample) -
+        Math.min(s.changed.length, sample) -
+        Math.min(s.deleted.length, sample);
       if (more > 0) lines.push(`      … and ${more} more`);
     }
   }
@@ -184,7 +198,12 @@ export function formatRehearsal(r: RehearsalReport, o: FormatOptions = {}): stri
       : "copied from the stopped node's database";
   const lines = [
     `rehearsal of upgrade "${r.plan.name}" at height ${r.plan.height} with ${r.app.name}${r.app.version ? ` ${r.app.version}` : ""}`,
-    row("plan", r.plan.source === "chain" ? `scheduled on chain${r.plan.info ? `, info ${display(new TextEncoder().encode(r.plan.info), 70)}` : ""}` : "given on the command line (scheduled on the copy only)"),
+    row(
+      "plan",
+      r.plan.source === "chain"
+        ? `scheduled on chain${r.plan.info ? `, info ${display(new TextEncoder().encode(r.plan.info), 70)}` : ""}`
+        : "given on the command line (scheduled on the copy only)",
+    ),
     row("snapshot", `height ${r.snapshot.height}, ${snapWhere}, in ${duration(r.snapshot.durationMs)} (${r.snapshot.engine} engine)`),
     row("block", `${r.block.height} at ${formatRfc3339NanoNs(r.block.timeNs)} (no txs)`),
   ];
@@ -207,12 +226,18 @@ export function formatRehearsal(r: RehearsalReport, o: FormatOptions = {}): stri
   for (const w of r.warnings) lines.push(row("warning", w));
   const upgradeMs = r.timings.blockMs + r.timings.commitMs;
   lines.push(
-    row("time", `upgrade block ${duration(upgradeMs)} (start-up ${duration(r.timings.startMs)}), snapshot ${duration(r.timings.snapshotMs)}, rehearsal ${duration(r.durationMs)} in all`),
+    row(
+      "time",
+      `upgrade block ${duration(upgradeMs)} (start-up ${duration(r.timings.startMs)}), snapshot ${duration(r.timings.snapshotMs)}, rehearsal ${duration(r.durationMs)} in all`,
+    ),
   );
   lines.push(
     r.ok
       ? row("result", `the upgrade would succeed: ${r.modulesMigrated} module${r.modulesMigrated === 1 ? "" : "s"} migrated in ${duration(upgradeMs)}`)
-      : row("result", `the node would HALT${r.haltedIn === "start" ? " at start-up" : r.haltedIn === "commit" ? " at the commit" : ""} with exit code ${r.exitCode}: ${r.error}`),
+      : row(
+          "result",
+          `the node would HALT${r.haltedIn === "start" ? " at start-up" : r.haltedIn === "commit" ? " at the commit" : ""} with exit code ${r.exitCode}: ${r.error}`,
+        ),
   );
   return lines.join("\n") + "\n";
 }

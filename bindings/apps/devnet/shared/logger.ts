@@ -10,10 +10,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
 /** JSON lines to `write` (default: process.stdout) at `level` and above. */
-export function jsonLogger(
-  write: (line: string) => void = (line) => process.stdout.write(line),
-  level: LogLevel = "info",
-): Required<Logger> {
+export function jsonLogger(write: (line: string) => void = (line) => process.stdout.write(line), level: LogLevel = "info"): Required<Logger> {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;

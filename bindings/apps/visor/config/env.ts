@@ -63,9 +63,7 @@ function timeFormatOption(src: Source, errs: string[]): string {
   const raw = src[ENV.timeFormatLogs];
   if (raw === undefined) return "kitchen";
   if (raw === "" || TIME_LAYOUTS[raw] !== undefined) return raw;
-  errs.push(
-    `env variable ${JSON.stringify(ENV.timeFormatLogs)} must have a timeformat value ("${TIME_FORMAT_NAMES.join("|")}"), got ${JSON.stringify(raw)}`,
-  );
+  errs.push(`env variable ${JSON.stringify(ENV.timeFormatLogs)} must have a timeformat value ("${TIME_FORMAT_NAMES.join("|")}"), got ${JSON.stringify(raw)}`);
   return "kitchen";
 }
 
@@ -135,7 +133,10 @@ function httpAddressOption(src: Source, errs: string[]): string {
 /** `DAEMON_WEBHOOK_URL`: http(s) URLs separated by commas. */
 function webhookOption(src: Source, errs: string[]): string[] {
   const raw = src[ENV.webhookUrl] ?? "";
-  const urls = raw.split(",").map((u) => u.trim()).filter((u) => u !== "");
+  const urls = raw
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
   for (const u of urls) {
     let ok = false;
     try {
@@ -195,7 +196,8 @@ export function parseConfig(src: Source): { cfg: VisorConfig; errors: string[] }
   const downloadSigningKeys = signingKeysOption(src, errs);
   const downloadSignatureNamespace = src[ENV.downloadSignatureNamespace] || DEFAULT_SIGNATURE_NAMESPACE;
   const rawImageFile = src[ENV.orchestratorImageFile] ?? "";
-  if (rawImageFile !== "" && !isAbsolute(rawImageFile)) errs.push(`invalid: ${ENV.orchestratorImageFile}: ${JSON.stringify(rawImageFile)} must be an absolute path`);
+  if (rawImageFile !== "" && !isAbsolute(rawImageFile))
+    errs.push(`invalid: ${ENV.orchestratorImageFile}: ${JSON.stringify(rawImageFile)} must be an absolute path`);
   const readiness = boolOption(src, ENV.readiness, false, errs);
   const prestart = boolOption(src, ENV.prestart, false, errs);
   const rawBackup = src[ENV.dataBackupDir];

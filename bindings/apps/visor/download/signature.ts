@@ -110,8 +110,10 @@ export async function verifyFileSignature(file: string, signatureText: string, k
     }
     throw new SignatureError("signer", `signed by ${who}, which is not one of DAEMON_DOWNLOAD_SIGNING_KEYS`);
   }
-  if (s.namespace !== namespace) throw new SignatureError("namespace", `signature namespace ${JSON.stringify(s.namespace)}, expected ${JSON.stringify(namespace)}`);
-  if (s.sigType !== ED25519 || s.sig.length !== 64) throw new SignatureError("signature", `a ${s.sigType} signature of ${s.sig.length} bytes where ${ED25519} (64) was expected`);
+  if (s.namespace !== namespace)
+    throw new SignatureError("namespace", `signature namespace ${JSON.stringify(s.namespace)}, expected ${JSON.stringify(namespace)}`);
+  if (s.sigType !== ED25519 || s.sig.length !== 64)
+    throw new SignatureError("signature", `a ${s.sigType} signature of ${s.sig.length} bytes where ${ED25519} (64) was expected`);
   const data = signedData(s.namespace, s.hash, await digestOf(file, s.hash));
   let ok: boolean;
   try {

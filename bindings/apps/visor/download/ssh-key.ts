@@ -59,7 +59,10 @@ export function readSigningKeys(value: string): SigningKey[] {
     }
     lines = text.split("\n");
   } else lines = v.split(/[\n,]/);
-  const keys = lines.map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#")).map(parseSigningKey);
+  const keys = lines
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map(parseSigningKey);
   if (keys.length === 0) throw new SigningKeyError(`no key in ${v.startsWith("/") ? v : "the value"}`);
   return keys;
 }

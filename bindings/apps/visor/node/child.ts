@@ -134,7 +134,7 @@ export class Supervisor {
    */
   standby(bin: string, args: readonly string[]): Running & { channel: Socket } {
     const base = this.o.stdio ?? "inherit";
-    const stdio: StdioOptions = typeof base === "string" ? [base, base, base, "pipe"] : [...(base as unknown[]).slice(0, 3), "pipe"] as StdioOptions;
+    const stdio: StdioOptions = typeof base === "string" ? [base, base, base, "pipe"] : ([...(base as unknown[]).slice(0, 3), "pipe"] as StdioOptions);
     const r = this.launch(bin, args, { stdio, env: { ...process.env, XUPGRADE_STANDBY_FD: "3" } });
     this.o.onNode?.(r.proc); // its output is the node's from the start (adopt does not tell it again)
     return Object.assign(r, { channel: r.proc.stdio[3] as Socket });
@@ -202,10 +202,7 @@ export class Supervisor {
       r.proc.kill("SIGINT");
       this.o.log.info("sent interrupt to app, waiting for exit");
       let timer: NodeJS.Timeout | undefined;
-      const inTime = await Promise.race([
-        r.exited.then(() => true),
-        new Promise<boolean>((res) => (timer = setTimeout(() => res(false), graceMs))),
-      ]);
+      const inTime = await Promise.race([r.exited.then(() => true), new Promise<boolean>((res) => (timer = setTimeout(() => res(false), graceMs)))]);
       clearTimeout(timer);
       if (inTime) {
         this.o.log.info("app exited normally");

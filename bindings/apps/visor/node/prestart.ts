@@ -76,7 +76,13 @@ export class Prestart {
     const height = await nodeHeight(this.o.cfg.rpcAddress, timeoutMs);
     if (height === undefined || height + PRESTART_BLOCKS < plan.height) return;
     const bin = this.o.layout.upgradeBin(plan.name);
-    if (!(await lstat(bin).then((st) => st.isFile(), () => false))) return;
+    if (
+      !(await lstat(bin).then(
+        (st) => st.isFile(),
+        () => false,
+      ))
+    )
+      return;
     this.begin(bin, key!);
   }
 

@@ -54,7 +54,9 @@ export async function startEndpoint(address: string, log: VisorLogger): Promise<
         (e: unknown) => send(res, json(500, { error: (e as Error).message }), head),
       );
   };
-  const server = createHardenedServer(resolveHttpLimits({ maxConnections: 64, maxBodyBytes: 1 }), handler, (res, message) => send(res, json(413, { error: message }), false));
+  const server = createHardenedServer(resolveHttpLimits({ maxConnections: 64, maxBodyBytes: 1 }), handler, (res, message) =>
+    send(res, json(413, { error: message }), false),
+  );
   const bound = await listen(server, host, port);
   const hostPort = joinHostPort(host, bound);
   log.info(`serving the visor's endpoint at http://${hostPort}`);

@@ -12,17 +12,62 @@ const P = "xupgrade_visor_";
 
 export class VisorMetrics {
   readonly registry = new Registry();
-  private readonly plan = new Gauge({ name: `${P}upgrade_plan`, help: "The plan the visor is following (its height as the value; 0 when none)", labelNames: ["name"], registers: [this.registry] });
-  private readonly upgradeHeight = new Gauge({ name: `${P}upgrade_height`, help: "The height of the plan the visor is following; 0 when none", registers: [this.registry] });
-  private readonly stage = new Gauge({ name: `${P}stage`, help: "1 for the stage the visor is in, 0 for the others", labelNames: ["stage"], registers: [this.registry] });
-  private readonly stageTime = new Gauge({ name: `${P}stage_timestamp_seconds`, help: "When each stage last happened (Unix time)", labelNames: ["stage"], registers: [this.registry] });
-  private readonly nodeHeight = new Gauge({ name: `${P}node_height`, help: "The node's latest block height, as its RPC last said", registers: [this.registry] });
-  private readonly current = new Gauge({ name: `${P}current_upgrade`, help: "1 for the upgrade `current` points at (genesis: \"genesis\")", labelNames: ["name"], registers: [this.registry] });
-  private readonly haltToSwitch = new Gauge({ name: `${P}halt_to_switch_seconds`, help: "The last upgrade: from the halt to the switch", registers: [this.registry] });
-  private readonly haltToFirstBlock = new Gauge({ name: `${P}halt_to_first_block_seconds`, help: "The last upgrade: from the halt to the new binary's first block", registers: [this.registry] });
+  private readonly plan = new Gauge({
+    name: `${P}upgrade_plan`,
+    help: "The plan the visor is following (its height as the value; 0 when none)",
+    labelNames: ["name"],
+    registers: [this.registry],
+  });
+  private readonly upgradeHeight = new Gauge({
+    name: `${P}upgrade_height`,
+    help: "The height of the plan the visor is following; 0 when none",
+    registers: [this.registry],
+  });
+  private readonly stage = new Gauge({
+    name: `${P}stage`,
+    help: "1 for the stage the visor is in, 0 for the others",
+    labelNames: ["stage"],
+    registers: [this.registry],
+  });
+  private readonly stageTime = new Gauge({
+    name: `${P}stage_timestamp_seconds`,
+    help: "When each stage last happened (Unix time)",
+    labelNames: ["stage"],
+    registers: [this.registry],
+  });
+  private readonly nodeHeight = new Gauge({
+    name: `${P}node_height`,
+    help: "The node's latest block height, as its RPC last said",
+    registers: [this.registry],
+  });
+  private readonly current = new Gauge({
+    name: `${P}current_upgrade`,
+    help: '1 for the upgrade `current` points at (genesis: "genesis")',
+    labelNames: ["name"],
+    registers: [this.registry],
+  });
+  private readonly haltToSwitch = new Gauge({
+    name: `${P}halt_to_switch_seconds`,
+    help: "The last upgrade: from the halt to the switch",
+    registers: [this.registry],
+  });
+  private readonly haltToFirstBlock = new Gauge({
+    name: `${P}halt_to_first_block_seconds`,
+    help: "The last upgrade: from the halt to the new binary's first block",
+    registers: [this.registry],
+  });
   private readonly backupSeconds = new Gauge({ name: `${P}backup_seconds`, help: "The last data backup's duration", registers: [this.registry] });
-  private readonly backupBytes = new Gauge({ name: `${P}backup_bytes`, help: "The last data backup's bytes, copied or hard-linked", labelNames: ["how"], registers: [this.registry] });
-  private readonly downloadSeconds = new Gauge({ name: `${P}download_seconds`, help: "The last binary download's duration (verification and unpacking included)", registers: [this.registry] });
+  private readonly backupBytes = new Gauge({
+    name: `${P}backup_bytes`,
+    help: "The last data backup's bytes, copied or hard-linked",
+    labelNames: ["how"],
+    registers: [this.registry],
+  });
+  private readonly downloadSeconds = new Gauge({
+    name: `${P}download_seconds`,
+    help: "The last binary download's duration (verification and unpacking included)",
+    registers: [this.registry],
+  });
   private readonly downloadBytes = new Gauge({ name: `${P}download_bytes`, help: "The last binary download's size", registers: [this.registry] });
   private readonly upgrades = new Counter({ name: `${P}upgrades_total`, help: "Switches made by this visor process", registers: [this.registry] });
   private readonly failures = new Counter({ name: `${P}failures_total`, help: "Upgrades that stopped with an error", registers: [this.registry] });

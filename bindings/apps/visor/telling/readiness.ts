@@ -31,7 +31,10 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 export function attestationOf(r: UpgradeReport): ReadinessAttestation {
   const h = r.rehearsal;
   const report = (h?.report ?? {}) as { app?: { name?: unknown; version?: unknown }; app_hash_after?: unknown };
-  const version = [str(report.app?.name), str(report.app?.version)].filter((x) => x !== "").join(" ").slice(0, 64);
+  const version = [str(report.app?.name), str(report.app?.version)]
+    .filter((x) => x !== "")
+    .join(" ")
+    .slice(0, 64);
   const sha = r.binary_sha256 === "" ? new Uint8Array(0) : fromHex(r.binary_sha256);
   const base: ReadinessAttestation = {
     planName: r.name,
@@ -136,7 +139,15 @@ export class ReadinessAttester {
     const key = `${plan.name}@${plan.height}|${plan.info}|${st ? `${st.ino}/${st.size}/${st.mtimeMs}` : "absent"}`;
     if (key === this.lastKey && (this.retryAt === 0 || Date.now() < this.retryAt)) return;
     log.info(`pre-flight and rehearsal of upgrade "${plan.name}" for the readiness attestation`, { height: plan.height, staged: st !== undefined });
-    const result = await showUpgradeInfo(cfg, { verify: true, log, rehearse: true, rehearseTimeoutMs: this.o.rehearseTimeoutMs, plan, signal: this.abort.signal, events: this.o.events });
+    const result = await showUpgradeInfo(cfg, {
+      verify: true,
+      log,
+      rehearse: true,
+      rehearseTimeoutMs: this.o.rehearseTimeoutMs,
+      plan,
+      signal: this.abort.signal,
+      events: this.o.events,
+    });
     if (!result.found || this.abort.signal.aborted) return;
     const json = await attest(cfg, result.report, log);
     this.lastKey = key;

@@ -35,7 +35,14 @@ export async function startTelling(cfg: VisorConfig, log: VisorLogger, o: { curr
   }
   if (cfg.webhookUrls.length > 0) {
     const { Webhooks } = await import("./webhooks.js");
-    const hooks = new Webhooks({ urls: cfg.webhookUrls, retries: cfg.webhookRetries, timeoutMs: ms(cfg.webhookTimeout), log, daemon: cfg.name, home: cfg.home });
+    const hooks = new Webhooks({
+      urls: cfg.webhookUrls,
+      retries: cfg.webhookRetries,
+      timeoutMs: ms(cfg.webhookTimeout),
+      log,
+      daemon: cfg.name,
+      home: cfg.home,
+    });
     events.on(hooks.observe);
     flush = (t) => hooks.flush(t);
   }

@@ -51,7 +51,10 @@ export class Webhooks {
     const body = webhookBody(e, this.o);
     for (const url of this.o.urls) {
       const prev = this.queues.get(url) ?? Promise.resolve();
-      this.queues.set(url, prev.then(() => this.deliver(url, e.stage, body)));
+      this.queues.set(
+        url,
+        prev.then(() => this.deliver(url, e.stage, body)),
+      );
     }
   };
 

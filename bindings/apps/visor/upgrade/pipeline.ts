@@ -218,7 +218,13 @@ async function backup(ctx: PipelineContext, plan: VisorPlan, temp: (p: string) =
     pruned: saved.pruned && saved.pruned.length > 0 ? saved.pruned.length : undefined,
   });
   log.info(`backup saved at ${saved.path}`);
-  ctx.events?.emit("backup", plan, { path: saved.path, seconds, bytes_copied: saved.bytesCopied ?? 0, bytes_linked: saved.bytesLinked ?? 0, files: saved.files ?? 0 });
+  ctx.events?.emit("backup", plan, {
+    path: saved.path,
+    seconds,
+    bytes_copied: saved.bytesCopied ?? 0,
+    bytes_linked: saved.bytesLinked ?? 0,
+    files: saved.files ?? 0,
+  });
 }
 
 /** The complete backup already taken for this plan (a restart reuses it: no space needed). */

@@ -175,7 +175,13 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
   }
   if (!cfg.allowDownloadBinaries) return no(`the binary is not staged at ${bin} and DAEMON_ALLOW_DOWNLOAD_BINARIES is off`);
   const dir = layout.upgradeDir(plan.name);
-  if (await lstat(dir).then(() => true, () => false)) return no(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
+  if (
+    await lstat(dir).then(
+      () => true,
+      () => false,
+    )
+  )
+    return no(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
 
   const temps: string[] = [];
   const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform, o.signal);
@@ -192,14 +198,21 @@ export async function showUpgradeInfo(cfg: VisorConfig, o: ShowOptions): Promise
     report.url = source.url.raw;
     report.checksum = source.url.checksum ? `${source.url.checksum.algo}:${source.url.checksum.hex}` : "none";
     if (!o.verify) {
-      const unchecked: ShowResult = { found: true, report: { ...report, ready: true, reason: `binaries[${source.key}] will be downloaded at the height (not checked: --no-download)` } };
+      const unchecked: ShowResult = {
+        found: true,
+        report: { ...report, ready: true, reason: `binaries[${source.key}] will be downloaded at the height (not checked: --no-download)` },
+      };
       if (o.rehearse) unchecked.report.rehearsal = notRehearsed("the binary is not downloaded (--no-download), so it cannot rehearse");
       return unchecked;
     }
     let fetched: ShowResult & { found: true };
     let installed: string;
     try {
-      const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), { daemonName: cfg.name, limits: fo.limits, verify: signatureCheck(source, work, fo) });
+      const { bin, bytes } = await fetchBinary(source.url, join(work, "download"), {
+        daemonName: cfg.name,
+        limits: fo.limits,
+        verify: signatureCheck(source, work, fo),
+      });
       installed = bin;
       const how = source.url.checksum ? `${source.url.checksum.algo} checksum matches` : "no checksum to verify";
       const reason = `downloaded binaries[${source.key}] (${bytes} bytes), ${how}, bin/${cfg.name} present`;
@@ -223,7 +236,19 @@ export async function fileSha256(path: string): Promise<string> {
 }
 
 function notRehearsed(why: string, supported = false, report?: unknown): RehearsalSummary {
-  return { supported, rehearsed: false, ok: false, exit_code: 0, error: why, modules_migrated: 0, upgrade_ms: 0, duration_ms: 0, snapshot_height: "", summary: `not rehearsed: ${why}`, ...(report === undefined ? {} : { report }) };
+  return {
+    supported,
+    rehearsed: false,
+    ok: false,
+    exit_code: 0,
+    error: why,
+    modules_migrated: 0,
+    upgrade_ms: 0,
+    duration_ms: 0,
+    snapshot_height: "",
+    summary: `not rehearsed: ${why}`,
+    ...(report === undefined ? {} : { report }),
+  };
 }
 
 /** `ms` for people: "0.42 ms", "12 ms", "1.30 s". */
@@ -357,13 +382,24 @@ export async function prepareUpgrade(cfg: VisorConfig, o: { log: VisorLogger; pl
   }
   o.log.info(`Preparing for upgrade name=${plan.name} height=${plan.height}`);
   const bin = layout.upgradeBin(plan.name);
-  if (await lstat(bin).then(() => true, () => false)) {
+  if (
+    await lstat(bin).then(
+      () => true,
+      () => false,
+    )
+  ) {
     o.log.info(`Upgrade binary already present at ${bin}`);
     o.log.info("Upgrade preparation complete");
     return true;
   }
   const dir = layout.upgradeDir(plan.name);
-  if (await lstat(dir).then(() => true, () => false)) throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
+  if (
+    await lstat(dir).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new VisorError(`upgrade dir ${dir} already exists without bin/${cfg.name}; won't overwrite`);
   const temps: string[] = [];
   try {
     const fo = fetchOptions(cfg, layout, o.log, (p) => void temps.push(p), o.platform, o.signal);

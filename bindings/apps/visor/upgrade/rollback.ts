@@ -110,7 +110,9 @@ const signText = (s: SignState) => `height ${s.height} round ${s.round} step ${s
 /** A target `current` may point back at: `genesis` or `upgrades/<dir>`, with its binary in place. */
 async function checkTarget(layout: Layout, target: string | undefined, backup: string): Promise<string> {
   if (target === undefined || target === "") {
-    throw new VisorError(`cannot roll back: the backup ${backup} does not record which binary ran before the upgrade (a backup of an older visor); restore it and point current by hand`);
+    throw new VisorError(
+      `cannot roll back: the backup ${backup} does not record which binary ran before the upgrade (a backup of an older visor); restore it and point current by hand`,
+    );
   }
   if (!(target === "genesis" || /^upgrades\/[^/]+$/.test(target)) || target === "upgrades/." || target === "upgrades/..") {
     throw new VisorError(`cannot roll back: the backup ${backup} records current → ${JSON.stringify(target)}, which is not genesis or upgrades/<dir>`);
@@ -126,7 +128,13 @@ async function asideName(layout: Layout, dirName: string, now: Date): Promise<st
   const base = join(layout.cfg.home, `data-rolled-back-${dirName}-${now.getFullYear()}-${now.getMonth() + 1}-${now.getDate()}`);
   for (let i = 0; ; i++) {
     const p = i === 0 ? base : `${base}.${i}`;
-    if (!(await lstat(p).then(() => true, () => false))) return p;
+    if (
+      !(await lstat(p).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return p;
   }
 }
 
@@ -144,7 +152,9 @@ async function finish(layout: Layout, j: Journal, log: VisorLogger, o: Pick<Roll
   const [hasData, hasRestored, hasAside] = await Promise.all([exists(layout.dataDir), exists(j.restored), exists(j.aside)]);
   if (hasRestored && hasData && hasAside) {
     // data/ was moved aside, then something (a node started by hand) made a new one: not ours to replace.
-    throw new VisorError(`cannot finish the rollback: ${layout.dataDir} appeared after the data was moved to ${j.aside}; move it away, then run \`xupgrade visor rollback\` again`);
+    throw new VisorError(
+      `cannot finish the rollback: ${layout.dataDir} appeared after the data was moved to ${j.aside}; move it away, then run \`xupgrade visor rollback\` again`,
+    );
   }
   if (hasRestored && hasData && !hasAside) {
     await rename(layout.dataDir, j.aside);
@@ -154,10 +164,22 @@ async function finish(layout: Layout, j: Journal, log: VisorLogger, o: Pick<Roll
     await rename(j.restored, layout.dataDir);
     await o.afterStep?.("restored");
   }
-  if (!(await exists(layout.dataDir))) throw new VisorError(`cannot finish the rollback: neither ${layout.dataDir} nor its restored copy ${j.restored} exists; the replaced data is at ${j.aside}`);
+  if (!(await exists(layout.dataDir)))
+    throw new VisorError(
+      `cannot finish the rollback: neither ${layout.dataDir} nor its restored copy ${j.restored} exists; the replaced data is at ${j.aside}`,
+    );
   await layout.pointCurrentAt(j.target);
   const dir = layout.upgradeDir(j.name);
-  const marker: RolledBackMarker = { name: j.name, height: j.height, backup: j.backup, from: j.from, to: j.target, data_kept: j.aside, forced: j.forced, at: (o.now ?? new Date()).toISOString() };
+  const marker: RolledBackMarker = {
+    name: j.name,
+    height: j.height,
+    backup: j.backup,
+    from: j.from,
+    to: j.target,
+    data_kept: j.aside,
+    forced: j.forced,
+    at: (o.now ?? new Date()).toISOString(),
+  };
   await writeFileAtomic(join(dir, ROLLED_BACK_MARKER), JSON.stringify(marker) + "\n");
   // The upgrade is undone: not switched to, its first block not seen (reconcile.ts reads both).
   await rm(join(dir, "upgrade-info.json"), { force: true });
@@ -172,13 +194,17 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   const layout = new Layout(cfg);
   const now = o.now ?? new Date();
   if (cfg.orchestratorImageFile !== "") {
-    throw new VisorError("cannot roll back in orchestrator mode (DAEMON_ORCHESTRATOR_IMAGE_FILE): the binaries are images; start the previous image on a restored data directory");
+    throw new VisorError(
+      "cannot roll back in orchestrator mode (DAEMON_ORCHESTRATOR_IMAGE_FILE): the binaries are images; start the previous image on a restored data directory",
+    );
   }
 
   const locks = await heldLocks(layout.dataDir);
   if (locks === undefined) log.warn("this system does not list file locks (/proc/locks): make sure the node is stopped");
   else if (locks.length > 0) {
-    throw new VisorError(`cannot roll back: the node is running (${locks.map((l) => `data/${l.file} is locked by process ${l.pid}`).join(", ")}); stop it (and its visor) first`);
+    throw new VisorError(
+      `cannot roll back: the node is running (${locks.map((l) => `data/${l.file} is locked by process ${l.pid}`).join(", ")}); stop it (and its visor) first`,
+    );
   }
 
   // A rollback cut short: finish it (the checks were made when it started).
@@ -214,7 +240,8 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   if (o.backup !== undefined) {
     const wanted = [resolve(o.backup), resolve(cfg.dataBackupDir, o.backup)];
     chosen = backups.find((b) => wanted.includes(b.path));
-    if (!chosen) throw new VisorError(`cannot roll back: ${o.backup} is not a complete backup of ${layout.dataDir} for the upgrade "${name}" in ${cfg.dataBackupDir}`);
+    if (!chosen)
+      throw new VisorError(`cannot roll back: ${o.backup} is not a complete backup of ${layout.dataDir} for the upgrade "${name}" in ${cfg.dataBackupDir}`);
   } else chosen = backups.at(-1);
   if (!chosen) {
     throw new VisorError(
@@ -237,7 +264,9 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   );
   const risks: string[] = [];
   if (live.height !== undefined && live.height > H) {
-    risks.push(`the new binary committed blocks ${H + 1n}…${live.height} past the upgrade height ${H}; the rollback loses them (the node would sync them again on the binary that applies the upgrade)`);
+    risks.push(
+      `the new binary committed blocks ${H + 1n}…${live.height} past the upgrade height ${H}; the rollback loses them (the node would sync them again on the binary that applies the upgrade)`,
+    );
   }
   if (signedSince) {
     risks.push(
@@ -272,7 +301,12 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
     throw new VisorError(`cannot roll back: copying the backup failed, nothing was changed: ${(e as Error).message}`);
   }
   const seconds = (performance.now() - started) / 1000;
-  log.info("backup copied for the restore", { seconds: seconds.toFixed(2), files: copied.files, bytes_copied: copied.bytesCopied, bytes_linked: copied.bytesLinked });
+  log.info("backup copied for the restore", {
+    seconds: seconds.toFixed(2),
+    files: copied.files,
+    bytes_copied: copied.bytesCopied,
+    bytes_linked: copied.bytesLinked,
+  });
   if (signedSince) log.info(`kept the node's priv_validator_state.json (${signText(liveSign)}): the signed state never goes backwards`);
 
   const dirName = layout.upgradeDir(name).slice(layout.upgradesDir.length + 1);
@@ -293,7 +327,11 @@ export async function rollback(cfg: VisorConfig, o: RollbackOptions): Promise<Ro
   await writeFileAtomic(journalFile, JSON.stringify(journal) + "\n");
   await finish(layout, journal, log, o);
   log.info(`rolled back "${name}": data/ restored from ${backup}; the replaced data is kept at ${journal.aside} (delete it when done)`);
-  o.events?.emit("rollback", { name, height: H }, { backup, current: target, data_kept: journal.aside, forced: journal.forced, seconds, bytes_copied: copied.bytesCopied, bytes_linked: copied.bytesLinked });
+  o.events?.emit(
+    "rollback",
+    { name, height: H },
+    { backup, current: target, data_kept: journal.aside, forced: journal.forced, seconds, bytes_copied: copied.bytesCopied, bytes_linked: copied.bytesLinked },
+  );
   return {
     upgrade: name,
     height: H,

@@ -21,7 +21,13 @@ export class BrowserFleet {
   constructor(readonly config: WatchConfig) {
     this.followers = config.chains.map((chain) => ({
       config: chain,
-      follower: new ChainFollower({ chain, store: browserStore, history: new HeaderHistory(config.historyWindowMs), maxAgeMs: config.maxAgeMs, backfillCalls: 3 }),
+      follower: new ChainFollower({
+        chain,
+        store: browserStore,
+        history: new HeaderHistory(config.historyWindowMs),
+        maxAgeMs: config.maxAgeMs,
+        backfillCalls: 3,
+      }),
     }));
   }
 
@@ -41,7 +47,15 @@ export class BrowserFleet {
       source: "page",
       chains: this.followers.map((f) =>
         fleetRow(
-          f.snapshot ?? { name: f.config.name, chainId: f.config.chainId, at: Date.now(), status: "starting", witnesses: { without: f.config.withoutWitnesses, confirmed: [], faulty: [], unavailable: [] }, proposals: [], history: { samples: 0, spanMs: 0, covered: false } },
+          f.snapshot ?? {
+            name: f.config.name,
+            chainId: f.config.chainId,
+            at: Date.now(),
+            status: "starting",
+            witnesses: { without: f.config.withoutWitnesses, confirmed: [], faulty: [], unavailable: [] },
+            proposals: [],
+            history: { samples: 0, spanMs: 0, covered: false },
+          },
           [],
           chainLink(f.config),
         ),

@@ -27,7 +27,9 @@ function draw(): void {
   document.body.dataset.state = "ready";
   const failed = last.chains.filter((c) => c.status === "failed");
   banner.className = failed.length ? "error" : "";
-  banner.textContent = failed.length ? `${failed.map((c) => c.name).join(", ")}: a check failed — nothing from ${failed.length === 1 ? "that node" : "those nodes"} is shown as verified` : "";
+  banner.textContent = failed.length
+    ? `${failed.map((c) => c.name).join(", ")}: a check failed — nothing from ${failed.length === 1 ? "that node" : "those nodes"} is shown as verified`
+    : "";
   footer.textContent = `${last.chains.length} chains · rows of ${new Date(last.generated_at).toLocaleTimeString()}${last.source === "page" ? " · verified in this browser; alerts are sent by xupgrade watch only" : ""}`;
 }
 

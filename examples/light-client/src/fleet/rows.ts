@@ -3,7 +3,11 @@ import type { FleetJson, FleetRowJson } from "../../../../bindings/apps/watch/fl
 import { formatDuration } from "../eta.js";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const utc = (iso: string) => iso.replace("T", " ").replace(/\.\d+Z$/, "Z").replace(/Z$/, " UTC");
+const utc = (iso: string) =>
+  iso
+    .replace("T", " ")
+    .replace(/\.\d+Z$/, "Z")
+    .replace(/Z$/, " UTC");
 const time = (iso: string) => new Date(iso).toISOString().slice(11, 16) + " UTC";
 
 function badge(r: FleetRowJson): string {
@@ -15,7 +19,9 @@ function badge(r: FleetRowJson): string {
     return `<span class="badge ${esc(r.status)}" data-testid="badge">${esc(r.status === "no-root" ? "no trust root" : r.status)}</span>${why}`;
   }
   const unconfirmed = r.trust_root && !r.trust_root.confirmed;
-  const witnesses = r.witnesses.without ? `<div class="warn">no witness: one node's word</div>` : `<div class="note">${r.witnesses.confirmed.length} witness${r.witnesses.confirmed.length === 1 ? "" : "es"} agree</div>`;
+  const witnesses = r.witnesses.without
+    ? `<div class="warn">no witness: one node's word</div>`
+    : `<div class="note">${r.witnesses.confirmed.length} witness${r.witnesses.confirmed.length === 1 ? "" : "es"} agree</div>`;
   return (
     `<span class="badge ${unconfirmed ? "unconfirmed" : "verified"}" data-testid="badge">${unconfirmed ? "verified · unconfirmed root" : "verified"}</span>` +
     `<div class="note">height ${esc(r.header.height)} · ${formatDuration(r.header.age_ms)} old</div>${witnesses}` +
@@ -26,7 +32,8 @@ function badge(r: FleetRowJson): string {
 function plan(r: FleetRowJson): string {
   if (r.plan === "unknown") return `<span class="note">unknown (nothing verified)</span>`;
   const proposals = r.proposals.map((p) => `<div class="note">proposal ${esc(p.id)} in its voting period: ${esc(p.name)} at ${esc(p.height)}</div>`).join("");
-  if (r.plan === null) return `${r.applied ? `<div>${esc(r.applied.name)} applied at ${esc(r.applied.height)}</div>` : `<span class="note">none scheduled (proven)</span>`}${proposals}`;
+  if (r.plan === null)
+    return `${r.applied ? `<div>${esc(r.applied.name)} applied at ${esc(r.applied.height)}</div>` : `<span class="note">none scheduled (proven)</span>`}${proposals}`;
   const halted = r.halted ? `<div class="warn">halted at ${esc(r.halted.height)} since ${esc(time(r.halted.since))}</div>` : "";
   return `<div><strong>${esc(r.plan.name)}</strong> at ${esc(r.plan.height)}</div>${halted}${proposals}`;
 }

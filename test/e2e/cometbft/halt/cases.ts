@@ -26,7 +26,13 @@ const FOUR_CASES: HaltCase[] = [
     name: "kill-before",
     net: "four",
     title: "one validator SIGKILLed once it committed H-1",
-    run: (net, ctx) => killOne(net, 3, afterCommitOf((H) => H - 1), ctx.whileHalted ?? (async () => {})),
+    run: (net, ctx) =>
+      killOne(
+        net,
+        3,
+        afterCommitOf((H) => H - 1),
+        ctx.whileHalted ?? (async () => {}),
+      ),
   },
   {
     name: "kill-finalize",

@@ -44,9 +44,18 @@ export function haltedTogether(net: FaultNet, procs: Proc[], which: number[], H:
     check(r!.exit_code === 20 && r!.err === `UPGRADE "v2" NEEDED at height: ${H}: `, `node${i} halted with ${JSON.stringify(r)}`);
     return r!;
   });
-  const block = same(rs.map((r) => r.block_hash), `block ${H} on nodes ${which.join(",")}`);
-  same(rs.map((r) => r.app_hash), `the app hash at ${H - 1} on nodes ${which.join(",")}`);
-  const info = same(which.map((i) => net.upgradeInfo(i)), "upgrade-info.json");
+  const block = same(
+    rs.map((r) => r.block_hash),
+    `block ${H} on nodes ${which.join(",")}`,
+  );
+  same(
+    rs.map((r) => r.app_hash),
+    `the app hash at ${H - 1} on nodes ${which.join(",")}`,
+  );
+  const info = same(
+    which.map((i) => net.upgradeInfo(i)),
+    "upgrade-info.json",
+  );
   check(info === upgradeInfoOf(H), `upgrade-info.json is ${info}`);
   return String(block);
 }
@@ -71,7 +80,10 @@ export async function stopHalted(net: FaultNet, procs: Proc[], H: number): Promi
   // A node that halted on CometBFT's replay of H never served, and exits by itself.
   for (const p of procs) if (p.proc.exitCode === null && p.records.some((r) => r.msg === "serving")) p.proc.kill("SIGTERM");
   const codes = await Promise.all(procs.map((p) => net.exitOf(p, 60_000)));
-  check(codes.every((c) => c === 20), `exit codes ${codes.join(",")}`);
+  check(
+    codes.every((c) => c === 20),
+    `exit codes ${codes.join(",")}`,
+  );
   for (const p of procs) {
     if (!p.records.some((r) => r.msg === "serving")) continue; // halted in start-up: nothing was opened for blocks
     const stopped = records(p, "stopped")[0];

@@ -11,7 +11,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { join } from "node:path";
 import { cliArgs, runCli } from "../../../apps/cli/helpers.js";
-import { clients, signTx, spawnLogged, submitProposalAny, softwareUpgradeAny, voteAny, type DevnetChild, type LogRecord } from "../../../apps/devnet/helpers.js";
+import {
+  clients,
+  signTx,
+  spawnLogged,
+  submitProposalAny,
+  softwareUpgradeAny,
+  voteAny,
+  type DevnetChild,
+  type LogRecord,
+} from "../../../apps/devnet/helpers.js";
 import { FaultProxy } from "../../../support/fault-proxy.js";
 import { ROOT } from "../../../support/paths.js";
 import { processesMentioning } from "../../../support/processes.js";
@@ -90,8 +99,21 @@ export class FaultNet {
     const dir = tempDir("xupgrade-faults-");
     const votingS = o.votingS ?? VOTING_S;
     const init = await runCli([
-      "devnet", "init", "--engine", "cometbft", "--home", dir, "--validators", String(o.validators ?? 4), "--voting-period", `${votingS}s`,
-      "--deposit-period", `${votingS}s`, "--block-time", `${BLOCK_MS}ms`, ...(o.accounts ? ["--accounts", o.accounts.join(",")] : []),
+      "devnet",
+      "init",
+      "--engine",
+      "cometbft",
+      "--home",
+      dir,
+      "--validators",
+      String(o.validators ?? 4),
+      "--voting-period",
+      `${votingS}s`,
+      "--deposit-period",
+      `${votingS}s`,
+      "--block-time",
+      `${BLOCK_MS}ms`,
+      ...(o.accounts ? ["--accounts", o.accounts.join(",")] : []),
     ]);
     if (init.code !== 0) throw new Error(`devnet init failed: ${init.stderr}`);
     const described = JSON.parse(readFileSync(join(dir, "testnet.json"), "utf8")) as { nodes: Omit<NetNode, "index">[] };
@@ -125,7 +147,22 @@ export class FaultNet {
   /** `devnet start --engine cometbft` of node `i` with `app`, not waiting. */
   spawn(i: number, app: string, extra: string[] = []): Proc {
     const n = this.nodes[i];
-    const args = [...cliArgs(), "devnet", "start", "--engine", "cometbft", "--cometbft", this.cometbft, "--home", n.home, "--app", app, "--halt-grace", HALT_GRACE, ...extra];
+    const args = [
+      ...cliArgs(),
+      "devnet",
+      "start",
+      "--engine",
+      "cometbft",
+      "--cometbft",
+      this.cometbft,
+      "--home",
+      n.home,
+      "--app",
+      app,
+      "--halt-grace",
+      HALT_GRACE,
+      ...extra,
+    ];
     // The light-client page the node serves at /ui, when `npm run build:ui` made it.
     return this.track(spawnLogged(args, { XUPGRADE_UI_DIR: join(ROOT, "dist/ui") }), n);
   }
@@ -135,10 +172,12 @@ export class FaultNet {
     const p = Object.assign(child, { node }) as Proc;
     this.procs.add(p);
     this.latest.set(node.index, p);
-    void p.waitFor((r) => r.msg === "started CometBFT", 600_000).then(
-      (r) => (p.cometPid = Number(r.pid)),
-      () => undefined,
-    );
+    void p
+      .waitFor((r) => r.msg === "started CometBFT", 600_000)
+      .then(
+        (r) => (p.cometPid = Number(r.pid)),
+        () => undefined,
+      );
     return p;
   }
 
@@ -174,7 +213,9 @@ export class FaultNet {
   /** The exit code (or signal) of a process, failing after `ms`. */
   exitOf(p: { exited: Promise<number | string>; stderr(): string }, ms = 180_000): Promise<number | string> {
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms; stderr: ${p.stderr().slice(-1500)}`)), ms)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms; stderr: ${p.stderr().slice(-1500)}`)), ms)),
+    );
     return Promise.race([p.exited, timeout]).finally(() => clearTimeout(timer));
   }
 
@@ -187,7 +228,11 @@ export class FaultNet {
 
   /** Waits until every node in `which` reports at least height `h`. */
   async allAt(which: number[], h: number, timeoutMs = 120_000): Promise<void> {
-    await waitUntil(async () => (await Promise.all(which.map((i) => this.status(i)))).every((s) => s !== undefined && s.height >= h), timeoutMs, `height ${h} on nodes ${which.join(",")}`);
+    await waitUntil(
+      async () => (await Promise.all(which.map((i) => this.status(i)))).every((s) => s !== undefined && s.height >= h),
+      timeoutMs,
+      `height ${h} on nodes ${which.join(",")}`,
+    );
   }
 
   /** Mean ms per block over the last few blocks of node 0, from the headers' times. */
@@ -195,7 +240,8 @@ export class FaultNet {
     const top = (await this.status(0))!.height;
     const from = Math.max(2, top - 5); // block 1 carries the genesis time
     if (top <= from) return 1000;
-    const t = async (h: number) => Date.parse((await rpc<{ block: { header: { time: string } } }>(this.nodes[0].rpc, "block", { height: String(h) }))!.block.header.time);
+    const t = async (h: number) =>
+      Date.parse((await rpc<{ block: { header: { time: string } } }>(this.nodes[0].rpc, "block", { height: String(h) }))!.block.header.time);
     return Math.max(50, ((await t(top)) - (await t(from))) / (top - from));
   }
 
@@ -235,7 +281,11 @@ export class FaultNet {
         }
       }),
     );
-    await waitUntil(async () => (await Promise.all(this.nodes.map((_, i) => this.plan(i)))).every((p) => p === `${name}@${height}`), (this.votingS + 60) * 1000, `the plan ${name} at ${height}`);
+    await waitUntil(
+      async () => (await Promise.all(this.nodes.map((_, i) => this.plan(i)))).every((p) => p === `${name}@${height}`),
+      (this.votingS + 60) * 1000,
+      `the plan ${name} at ${height}`,
+    );
     return height;
   }
 
@@ -261,7 +311,14 @@ export class FaultNet {
   /** The app's own last committed height and app hash (`abci_info`, answered by the app through CometBFT). */
   async appInfo(i: number): Promise<{ height: number; appHash: string } | undefined> {
     const r = await rpc<{ response: { last_block_height?: string; last_block_app_hash?: string } }>(this.nodes[i].rpc, "abci_info");
-    return r && { height: Number(r.response.last_block_height ?? 0), appHash: Buffer.from(r.response.last_block_app_hash ?? "", "base64").toString("hex").toUpperCase() };
+    return (
+      r && {
+        height: Number(r.response.last_block_height ?? 0),
+        appHash: Buffer.from(r.response.last_block_app_hash ?? "", "base64")
+          .toString("hex")
+          .toUpperCase(),
+      }
+    );
   }
 
   // ---- the end ----
@@ -302,7 +359,8 @@ function setPowers(nodes: readonly NetNode[], powers: readonly number[] | undefi
   const path = (n: NetNode) => join(n.home, "config", "genesis.json");
   const doc = JSON.parse(readFileSync(path(nodes[0]), "utf8")) as { validators: { name: string; power: string }[] };
   if (powers !== undefined) {
-    if (powers.length !== nodes.length || powers.some((p) => !Number.isSafeInteger(p) || p < 1)) throw new Error(`powers ${powers.join("/")} for ${nodes.length} validators`);
+    if (powers.length !== nodes.length || powers.some((p) => !Number.isSafeInteger(p) || p < 1))
+      throw new Error(`powers ${powers.join("/")} for ${nodes.length} validators`);
     for (const v of doc.validators) {
       const i = Number(/^validator(\d+)$/.exec(v.name)?.[1]);
       if (!Number.isInteger(i) || i >= powers.length) throw new Error(`genesis validator ${v.name} is not one of the nodes`);

@@ -54,7 +54,10 @@ if (badNet.length > 0) throw new Error(`unknown net ${badNet.join(", ")}: the ne
 const cases = CASES.filter((c) => (!wanted || wanted.includes(c.name)) && (!nets || nets.includes(c.net)));
 
 const peers = peerBinaries() as { cometbft?: string; cosmovisor?: string };
-const missing = [!peers.cometbft && (missingPeerReason("cometbft") ?? "CometBFT is not built"), cases.some((c) => c.needs === "cosmovisor") && !peers.cosmovisor && (missingPeerReason("cosmovisor") ?? "cosmovisor is not built")].filter(Boolean);
+const missing = [
+  !peers.cometbft && (missingPeerReason("cometbft") ?? "CometBFT is not built"),
+  cases.some((c) => c.needs === "cosmovisor") && !peers.cosmovisor && (missingPeerReason("cosmovisor") ?? "cosmovisor is not built"),
+].filter(Boolean);
 if (missing.length > 0) {
   console.error(`test:faults: ${missing.join("; ")} — run \`npm run peers\``);
   process.exit(2);
@@ -117,10 +120,16 @@ for (const c of cases) {
     for (const [k, v] of Object.entries(r.measures ?? {})) if (typeof v === "number" && k !== "H") numbers.set(k, [...(numbers.get(k) ?? []), v]);
   }
   const summary = [...numbers].map(([k, v]) => `${k} ${median(v)} (${Math.min(...v)}–${Math.max(...v)})`).join("; ");
-  console.log(`| ${c.name}: ${c.title} | ${list.filter((r) => r.ok).length}/${list.length} | ${(median(ms) / 1000).toFixed(0)} | ${(Math.max(...ms) / 1000).toFixed(0)} | ${Math.min(...loads)}–${Math.max(...loads)} | ${summary} |`);
+  console.log(
+    `| ${c.name}: ${c.title} | ${list.filter((r) => r.ok).length}/${list.length} | ${(median(ms) / 1000).toFixed(0)} | ${(Math.max(...ms) / 1000).toFixed(0)} | ${Math.min(...loads)}–${Math.max(...loads)} | ${summary} |`,
+  );
 }
 const out = values.json ?? join(ROOT, "test-output", "faults.json");
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify({ runs, seed, timeoutPropose: values["timeout-propose"] ?? "1s", cases: Object.fromEntries([...results].map(([k, v]) => [k, v])) }, null, 2) + "\n");
+writeFileSync(
+  out,
+  JSON.stringify({ runs, seed, timeoutPropose: values["timeout-propose"] ?? "1s", cases: Object.fromEntries([...results].map(([k, v]) => [k, v])) }, null, 2) +
+    "\n",
+);
 const failed = [...results.values()].flat().filter((r) => !r.ok).length;
 process.exit(failed > 0 ? 1 : 0);

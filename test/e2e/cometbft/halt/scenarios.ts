@@ -31,7 +31,12 @@ export interface HaltCase {
  * Kills validator `victim` at a moment of the upgrade; the others halt at H (they hold more than 2/3 of the
  * power); it, back on v1, catches up and halts at H; then every node runs v2.
  */
-export async function killOne(net: FaultNet, victim: number, moment: (p: Proc, H: number) => Promise<void>, whileHalted?: CaseContext["whileHalted"]): Promise<Measures> {
+export async function killOne(
+  net: FaultNet,
+  victim: number,
+  moment: (p: Proc, H: number) => Promise<void>,
+  whileHalted?: CaseContext["whileHalted"],
+): Promise<Measures> {
   const rest = net.all.filter((i) => i !== victim);
   check(net.share(rest) > 2 / 3, `the validators but ${victim} hold ${net.share(rest)} of the power: they cannot decide H`);
   const { procs, H } = await upgradeScheduled(net);
@@ -56,7 +61,8 @@ export async function killOne(net: FaultNet, victim: number, moment: (p: Proc, H
   return { H, upgrade_info_before_kill: killedInfo, replayed, stopped_by_self: stoppedBySelf };
 }
 
-export const afterCommitOf = (h: (H: number) => number) => async (p: Proc, H: number) => void (await p.waitFor((r) => r.msg === "committed block" && Number(r.height) === h(H), 600_000));
+export const afterCommitOf = (h: (H: number) => number) => async (p: Proc, H: number) =>
+  void (await p.waitFor((r) => r.msg === "committed block" && Number(r.height) === h(H), 600_000));
 
 /**
  * Resolves when `test()` holds, checked at once and on every change in `dir` (inotify): the moment a node

@@ -35,7 +35,12 @@ export const SEVEN_CASES: HaltCase[] = [
     name: "seven-kill-largest",
     net: "seven",
     title: "seven validators (30/20/15/13/10/7/5): the largest (30 %) SIGKILLed once it committed H-1",
-    run: (net) => killOne(net, 0, afterCommitOf((H) => H - 1)),
+    run: (net) =>
+      killOne(
+        net,
+        0,
+        afterCommitOf((H) => H - 1),
+      ),
   },
   {
     name: "seven-partition",

@@ -20,7 +20,9 @@ export const DAEMON = "xupgraded";
 /** A release of the node binary as operators have one: `xupgraded start --home <node>` runs a validator of `app`. */
 export function nodeBinary(net: FaultNet, version: "v1" | "v2"): string {
   const path = join(net.dir, "release", version, DAEMON);
-  const cli = cliArgs().map((a) => `'${a}'`).join(" ");
+  const cli = cliArgs()
+    .map((a) => `'${a}'`)
+    .join(" ");
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(
     path,
@@ -78,7 +80,9 @@ function stampedRecord(line: string): LogRecord {
 /** A program's exit code and output. */
 function runProgram(bin: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(bin, args, { env: { ...process.env, ...env } }, (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
+    execFile(bin, args, { env: { ...process.env, ...env } }, (err, _stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }),
+    );
   });
 }
 
@@ -103,7 +107,16 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   const v2 = nodeBinary(net, "v2");
   for (const n of net.nodes) {
     const env = sidecarEnv(n, o.env);
-    const steps = sidecar === "visor" ? [["visor", "init", v1], ["visor", "add-upgrade", "v2", v2]] : [["init", v1], ["add-upgrade", "v2", v2]];
+    const steps =
+      sidecar === "visor"
+        ? [
+            ["visor", "init", v1],
+            ["visor", "add-upgrade", "v2", v2],
+          ]
+        : [
+            ["init", v1],
+            ["add-upgrade", "v2", v2],
+          ];
     for (const args of steps) {
       const r = sidecar === "visor" ? await runCli(args, { env }) : await runProgram(o.cosmovisor!, args, env);
       check(r.code === 0, `${sidecar} ${args.join(" ")}: ${r.stderr}`);
@@ -131,9 +144,15 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   // Every validator halts at H (writing upgrade-info.json), its sidecar switches it to v2, which replays H
   // and applies the upgrade. (A sidecar may stop the node between the file and its `halting the node` line:
   // the file is what a sidecar acts on, and what is checked.)
-  const info = same(net.all.map((i) => net.upgradeInfo(i)), "upgrade-info.json");
+  const info = same(
+    net.all.map((i) => net.upgradeInfo(i)),
+    "upgrade-info.json",
+  );
   check(info === upgradeInfoOf(H), `upgrade-info.json is ${info}`);
-  same(procs.filter((p) => halting(p, H)).map((p) => [halting(p, H)!.block_hash, halting(p, H)!.app_hash]), "the halts' block and app hashes");
+  same(
+    procs.filter((p) => halting(p, H)).map((p) => [halting(p, H)!.block_hash, halting(p, H)!.app_hash]),
+    "the halts' block and app hashes",
+  );
   await net.allAt(net.all, H + 2, 240_000);
   await sameBlocks(net, H);
   appliedOnce(procs, H);
@@ -143,11 +162,19 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
   }
   // A node's halt is the moment its keeper wrote upgrade-info.json: what a sidecar acts on (it may stop the node before its `halting the node` line).
   const written = (p: Proc) => statSync(join(p.node.home, "data", "upgrade-info.json")).mtimeMs;
-  const timelines = procs.map((p: Proc) => nodeTimeline({ node: p.node.index, power: net.powers[p.node.index], H, kind: sidecar, records: p.records, stderr: p.stderr(), halt: written(p) }));
+  const timelines = procs.map((p: Proc) =>
+    nodeTimeline({ node: p.node.index, power: net.powers[p.node.index], H, kind: sidecar, records: p.records, stderr: p.stderr(), halt: written(p) }),
+  );
   const extra = (await during) ?? {};
   // The consensus round that decided H+1: 0 unless round 0's proposal reached too few validators in time.
   const commit = await rpc<{ signed_header: { commit: { round: number } } }>(net.nodes[0].rpc, "commit", { height: String(H + 1) });
-  return { H, ...networkMeasures(timelines), first_block_round: commit?.signed_header.commit.round ?? -1, ...extra, timelines: JSON.stringify(timelines.map(relative)) };
+  return {
+    H,
+    ...networkMeasures(timelines),
+    first_block_round: commit?.signed_header.commit.round ?? -1,
+    ...extra,
+    timelines: JSON.stringify(timelines.map(relative)),
+  };
 }
 
 /** A node's timeline as offsets from its own halt (ms), for the run's record. */

@@ -26,8 +26,27 @@ describe("the upgrade timeline", () => {
       `${iso(140)} INF upgrade detected, relaunching app=xupgraded module=visor`,
       "devnet running: rpc http://127.0.0.1:1",
     ].join("\n");
-    const t = nodeTimeline({ node: 0, power: 10, H: 31, kind: "visor", records: nodeRecords(31, { halt: 0, boot: 2000, comet: 2100, handshake: 2500, serving: 2600, firstBlock: 4000 }), stderr });
-    expect(t).toEqual({ node: 0, power: 10, halt: T0, noticed: T0 + 40, relaunch: T0 + 140, boot: T0 + 2000, comet: T0 + 2100, handshake: T0 + 2500, serving: T0 + 2600, firstBlock: T0 + 4000, waitedForCometbft: false });
+    const t = nodeTimeline({
+      node: 0,
+      power: 10,
+      H: 31,
+      kind: "visor",
+      records: nodeRecords(31, { halt: 0, boot: 2000, comet: 2100, handshake: 2500, serving: 2600, firstBlock: 4000 }),
+      stderr,
+    });
+    expect(t).toEqual({
+      node: 0,
+      power: 10,
+      halt: T0,
+      noticed: T0 + 40,
+      relaunch: T0 + 140,
+      boot: T0 + 2000,
+      comet: T0 + 2100,
+      handshake: T0 + 2500,
+      serving: T0 + 2600,
+      firstBlock: T0 + 4000,
+      waitedForCometbft: false,
+    });
     expect(visorLines(stderr)).toHaveLength(3);
   });
 
@@ -59,7 +78,19 @@ describe("the upgrade timeline", () => {
   });
 
   it("the network's figures: first halt to first block, the spread of the halts, each step's median", () => {
-    const mk = (node: number, halt: number, serving: number, firstBlock: number): NodeTimeline => ({ node, power: 25, halt, noticed: halt + 100, relaunch: halt + 200, boot: halt + 1200, comet: halt + 1300, handshake: halt + 1600, serving, firstBlock, waitedForCometbft: false });
+    const mk = (node: number, halt: number, serving: number, firstBlock: number): NodeTimeline => ({
+      node,
+      power: 25,
+      halt,
+      noticed: halt + 100,
+      relaunch: halt + 200,
+      boot: halt + 1200,
+      comet: halt + 1300,
+      handshake: halt + 1600,
+      serving,
+      firstBlock,
+      waitedForCometbft: false,
+    });
     const m = networkMeasures([mk(0, 1000, 3000, 5000), mk(1, 1010, 3100, 5010), mk(2, 1050, 2900, 5020), mk(3, 1200, 4000, 5030)]);
     expect(m).toEqual({
       halt_spread_ms: 200,

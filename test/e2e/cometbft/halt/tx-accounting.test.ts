@@ -3,7 +3,18 @@ import { describe, expect, it } from "vitest";
 import type { SentTx, Told } from "../../../support/tx-load.js";
 import { accountTxs, type BlockTx } from "./tx-accounting.js";
 
-const tx = (txhash: string, told: Told, o: Partial<SentTx> = {}): SentTx => ({ sender: "u", client: "wait", node: 0, sequence: 0, txhash, accepted: true, sentAt: 1000, doneAt: 1500, told, ...o });
+const tx = (txhash: string, told: Told, o: Partial<SentTx> = {}): SentTx => ({
+  sender: "u",
+  client: "wait",
+  node: 0,
+  sequence: 0,
+  txhash,
+  accepted: true,
+  sentAt: 1000,
+  doneAt: 1500,
+  told,
+  ...o,
+});
 const block = (height: number, txhash: string, code = 0): BlockTx => ({ height, txhash, code });
 
 describe("accounting for every transaction", () => {

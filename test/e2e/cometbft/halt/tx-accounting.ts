@@ -67,7 +67,13 @@ export async function blockTxs(rpcUrl: string, from: number, to: number): Promis
     ]);
     const txs = b.block.data.txs ?? [];
     for (const [i, tx] of txs.entries()) {
-      out.push({ height: h, txhash: Buffer.from(sha256(Buffer.from(tx, "base64"))).toString("hex").toUpperCase(), code: r.txs_results?.[i]?.code ?? 0 });
+      out.push({
+        height: h,
+        txhash: Buffer.from(sha256(Buffer.from(tx, "base64")))
+          .toString("hex")
+          .toUpperCase(),
+        code: r.txs_results?.[i]?.code ?? 0,
+      });
     }
   }
   return out;

@@ -50,11 +50,16 @@ async function top(net: FaultNet): Promise<number> {
 /** The second proposal, from bob through node 0: something to vote on across the window (a gov send nobody with power votes for). */
 async function openSecondProposal(net: FaultNet): Promise<bigint> {
   const bob = net.key("bob");
-  const tx = await signTx(undefined as never, bob, [submitProposalAny(bob.address, [sendAny(GOV, bob.address)], "10000000", "Across the window", "votes across the upgrade")], {
-    chainId: CHAIN_ID,
-    accountNumber: BigInt(bob.account_number),
-    sequence: 0n,
-  });
+  const tx = await signTx(
+    undefined as never,
+    bob,
+    [submitProposalAny(bob.address, [sendAny(GOV, bob.address)], "10000000", "Across the window", "votes across the upgrade")],
+    {
+      chainId: CHAIN_ID,
+      accountNumber: BigInt(bob.account_number),
+      sequence: 0n,
+    },
+  );
   const c = await clients(net.nodes[0].rpc);
   try {
     const sent = await c.comet.broadcastTxSync({ tx });
@@ -110,7 +115,12 @@ async function acrossTheUpgrade(net: FaultNet, H: number, procs: Proc[]): Promis
   // The first halt: the first upgrade-info.json a keeper wrote (a sidecar may stop a node before it logs the halt).
   const haltAt = Math.min(...procs.map((p) => statSync(join(p.node.home, "data", "upgrade-info.json")).mtimeMs));
   const { lost, ...figures } = accountTxs(sent, blocks, haltAt);
-  const byClient = (c: "wait" | "tell") => accountTxs(sent.filter((t) => t.client === c), blocks, haltAt);
+  const byClient = (c: "wait" | "tell") =>
+    accountTxs(
+      sent.filter((t) => t.client === c),
+      blocks,
+      haltAt,
+    );
   const [wait, tell] = [byClient("wait"), byClient("tell")];
   check(figures.silently_lost === 0 && figures.wrong_height === 0, `silently lost or told a wrong height: ${JSON.stringify(lost.slice(0, 5))}`);
   check(figures.duplicated === 0, `${figures.duplicated} transactions in more than one block`);

@@ -84,7 +84,12 @@ export function rpcMethods(o: RpcServerOptions, rpcAddress: () => string): Map<s
       ["prove", "bool"],
     ],
     run: (a) => {
-      const r = o.abci.query((a.path as string | undefined) ?? "", (a.data as Uint8Array | undefined) ?? new Uint8Array(0), (a.height as bigint | undefined) ?? 0n, (a.prove as boolean | undefined) ?? false);
+      const r = o.abci.query(
+        (a.path as string | undefined) ?? "",
+        (a.data as Uint8Array | undefined) ?? new Uint8Array(0),
+        (a.height as bigint | undefined) ?? 0n,
+        (a.prove as boolean | undefined) ?? false,
+      );
       return {
         response: {
           code: r.code,
@@ -212,7 +217,13 @@ export function rpcMethods(o: RpcServerOptions, rpcAddress: () => string): Map<s
     run: async (a) => {
       const r = broadcast(a);
       const checkTx = { code: r.code, data: null, log: r.log, info: "", gas_wanted: "0", gas_used: "0", events: [], codespace: r.codespace };
-      if (r.code !== 0) return { check_tx: checkTx, tx_result: { code: 0, data: null, log: "", info: "", gas_wanted: "0", gas_used: "0", events: [], codespace: "" }, hash: r.hash, height: "0" };
+      if (r.code !== 0)
+        return {
+          check_tx: checkTx,
+          tx_result: { code: 0, data: null, log: "", info: "", gas_wanted: "0", gas_used: "0", events: [], codespace: "" },
+          hash: r.hash,
+          height: "0",
+        };
       const hash = Buffer.from(r.hash, "hex");
       const found = await new Promise<{ height: bigint; index: number } | undefined>((resolve) => {
         const timer = setTimeout(() => {

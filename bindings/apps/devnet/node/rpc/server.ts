@@ -84,7 +84,12 @@ export async function startRpcServer(o: RpcServerOptions): Promise<RpcServerHand
 
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = typeof body === "string" ? body : JSON.stringify(body, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-  res.writeHead(status, { ...CORS, "Content-Type": typeof body === "string" ? "text/html" : "application/json", "Content-Length": Buffer.byteLength(text), ...extra });
+  res.writeHead(status, {
+    ...CORS,
+    "Content-Type": typeof body === "string" ? "text/html" : "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    ...extra,
+  });
   res.end(text);
 }
 
@@ -129,7 +134,13 @@ async function handle(methods: Map<string, Method>, maxBody: number, unexpected:
     for (const r of requests) responses.push(await callJson(methods, unexpected, r));
     return send(res, 200, batch ? responses : responses[0]);
   }
-  if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: `method ${req.method} not allowed` } }, { Allow: "GET, POST, OPTIONS" });
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return send(
+      res,
+      405,
+      { jsonrpc: "2.0", id: -1, error: { code: -32600, message: "Invalid Request", data: `method ${req.method} not allowed` } },
+      { Allow: "GET, POST, OPTIONS" },
+    );
   const name = url.pathname.slice(1);
   if (name === "") return send(res, 200, indexPage(methods));
   const method = methods.get(name);
@@ -262,4 +273,3 @@ function indexPage(methods: Map<string, Method>): string {
     .join("");
   return `<html><body><br>Available endpoints:<br><ul>${items}</ul></body></html>`;
 }
-

@@ -101,7 +101,8 @@ export class CometApp implements AbciApplication {
       this.o.logger.error("halting the node: InitChain failed", { module: "node", height: 0, exit_code: 1, err: message });
       return (this.halted = new AbciHalt(message, { exitCode: 1, cause }));
     };
-    if (req.chainId !== state.chainId) throw halt(`CometBFT's genesis is for chain ${JSON.stringify(req.chainId)}, the devnet's for ${JSON.stringify(state.chainId)}`);
+    if (req.chainId !== state.chainId)
+      throw halt(`CometBFT's genesis is for chain ${JSON.stringify(req.chainId)}, the devnet's for ${JSON.stringify(state.chainId)}`);
     if (req.initialHeight > 1n) throw halt(`initial_height ${req.initialHeight} is not supported: the devnet starts at height 1`);
     let appState: AppState;
     try {
@@ -128,7 +129,8 @@ export class CometApp implements AbciApplication {
     const txs = req.txs.filter((t) => !isInjection(t));
     if (!this.o.state.votesRequired(req.height)) return { txs: fitTxs(txs, req.maxTxBytes) };
     const { tx, pruned } = buildInjection(req.localLastCommit);
-    if (pruned > 0) this.o.logger.warn("pruned vote extensions that fail the shape check from the proposal", { module: "readiness", height: req.height, pruned });
+    if (pruned > 0)
+      this.o.logger.warn("pruned vote extensions that fail the shape check from the proposal", { module: "readiness", height: req.height, pruned });
     return { txs: [tx, ...fitTxs(txs, req.maxTxBytes - BigInt(txDataSize(tx)))] };
   }
 
@@ -141,7 +143,13 @@ export class CometApp implements AbciApplication {
       return { status: ACCEPT };
     } catch (e) {
       if (!(e instanceof InjectionError)) throw e;
-      this.o.logger.warn("rejected a proposal: its vote extensions fail a check", { module: "readiness", height: req.height, proposer: hexUpper(req.proposerAddress), check: e.kind, err: e.message });
+      this.o.logger.warn("rejected a proposal: its vote extensions fail a check", {
+        module: "readiness",
+        height: req.height,
+        proposer: hexUpper(req.proposerAddress),
+        check: e.kind,
+        err: e.message,
+      });
       return { status: REJECT };
     }
   }
@@ -153,7 +161,8 @@ export class CometApp implements AbciApplication {
     let attach: Uint8Array = EMPTY;
     let what = "nothing";
     if (file.kind === "invalid") what = `nothing: ${this.o.readiness.path} is not usable: ${file.problem}`;
-    else if (file.kind === "attestation" && !plan) what = `nothing: ${this.o.readiness.path} attests "${file.attestation.planName}" and no upgrade is scheduled`;
+    else if (file.kind === "attestation" && !plan)
+      what = `nothing: ${this.o.readiness.path} attests "${file.attestation.planName}" and no upgrade is scheduled`;
     else if (file.kind === "attestation" && plan) {
       const a = file.attestation;
       if (a.planName === plan.name && a.planHeight === plan.height) {
@@ -178,7 +187,13 @@ export class CometApp implements AbciApplication {
       if (!this.refusals.has(key)) {
         if (this.refusals.size > 1000) this.refusals.clear();
         this.refusals.add(key);
-        this.o.logger.warn("refused a vote extension", { module: "readiness", height: req.height, validator, bytes: req.voteExtension.length, err: messageOf(e) });
+        this.o.logger.warn("refused a vote extension", {
+          module: "readiness",
+          height: req.height,
+          validator,
+          bytes: req.voteExtension.length,
+          err: messageOf(e),
+        });
       }
       return { status: REJECT };
     }
@@ -212,7 +227,14 @@ export class CometApp implements AbciApplication {
       const h = e instanceof BlockHaltError ? e : new BlockHaltError(req.height, 1, e);
       // The block consensus decided and the state it stops on: every validator halting at H logs the same two.
       const last = state.height > 0n ? hexUpper(state.appHash()) : "";
-      logger.error("halting the node", { module: "node", height: h.height, exit_code: h.exitCode, err: h.message, block_hash: hexUpper(req.hash), app_hash: last });
+      logger.error("halting the node", {
+        module: "node",
+        height: h.height,
+        exit_code: h.exitCode,
+        err: h.message,
+        block_hash: hexUpper(req.hash),
+        app_hash: last,
+      });
       throw (this.halted = new AbciConsensusHalt(h.message, { exitCode: h.exitCode, cause: h }));
     }
   }
@@ -231,7 +253,12 @@ export class CometApp implements AbciApplication {
       return { txs, votes, injected: { code: 0, log: `the votes of height ${req.height - 1n} with their extensions` } };
     } catch (e) {
       if (!(e instanceof InjectionError)) throw e;
-      this.o.logger.error("the block's injected votes fail a check: the tally ignores them", { module: "readiness", height: req.height, check: e.kind, err: e.message });
+      this.o.logger.error("the block's injected votes fail a check: the tally ignores them", {
+        module: "readiness",
+        height: req.height,
+        check: e.kind,
+        err: e.message,
+      });
       return { txs, injected: { code: 1, codespace: "xupgrade", log: e.message } };
     }
   }

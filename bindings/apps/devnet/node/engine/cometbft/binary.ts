@@ -46,7 +46,10 @@ function checked(path: string, source: CometbftBinary["source"]): CometbftBinary
   const r = spawnSync(path, ["version"], { encoding: "utf8", timeout: 15_000 });
   const version = (r.stdout ?? "").trim().split("\n")[0] ?? "";
   if (r.error || r.status !== 0 || !/^\d+\.\d+\.\d+/.test(version)) {
-    throw new DevnetError("cometbft", `${path} (from ${what}) is not a working CometBFT: \`${path} version\` ${r.error ? `failed: ${r.error.message}` : `printed ${JSON.stringify((r.stdout ?? "") + (r.stderr ?? ""))}`}`);
+    throw new DevnetError(
+      "cometbft",
+      `${path} (from ${what}) is not a working CometBFT: \`${path} version\` ${r.error ? `failed: ${r.error.message}` : `printed ${JSON.stringify((r.stdout ?? "") + (r.stderr ?? ""))}`}`,
+    );
   }
   if (!version.startsWith(`${SUPPORTED_SERIES}.`)) {
     throw new DevnetError("cometbft", `${path} (from ${what}) is CometBFT ${version}; the devnet speaks the ABCI++ of CometBFT v${SUPPORTED_SERIES}.x`);
@@ -83,8 +86,6 @@ function newestInPeersCache(): string | undefined {
     return undefined;
   }
   const patch = (name: string) => Number(/^cometbft-v0\.38\.(\d+)$/.exec(name)?.[1] ?? -1);
-  const found = names
-    .filter((n) => patch(n) >= 0 && existsSync(join(dir, n, "bin", "cometbft")))
-    .sort((a, b) => patch(b) - patch(a));
+  const found = names.filter((n) => patch(n) >= 0 && existsSync(join(dir, n, "bin", "cometbft"))).sort((a, b) => patch(b) - patch(a));
   return found.length > 0 ? join(dir, found[0], "bin", "cometbft") : undefined;
 }

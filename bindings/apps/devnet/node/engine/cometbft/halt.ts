@@ -43,7 +43,9 @@ export function watchDecision(o: DecisionWatch): { done: Promise<void>; missing(
 
 interface PeerDump {
   node_address?: unknown;
-  peer_state?: { round_state?: { height?: unknown; step?: unknown; proposal_block_part_set_header?: { total?: unknown; hash?: unknown }; proposal_block_parts?: unknown } };
+  peer_state?: {
+    round_state?: { height?: unknown; step?: unknown; proposal_block_part_set_header?: { total?: unknown; hash?: unknown }; proposal_block_parts?: unknown };
+  };
 }
 
 interface ConsensusDump {

@@ -136,14 +136,21 @@ function configToml(c: NodeConfig): string {
 }
 
 /** Writes a node home: config.toml, genesis, keys, signing state. */
-export async function writeNodeHome(home: string, o: { config: NodeConfig; genesis: CometGenesis; validatorKey: PrivValidatorKey; nodeKey: ConsensusKey }): Promise<void> {
+export async function writeNodeHome(
+  home: string,
+  o: { config: NodeConfig; genesis: CometGenesis; validatorKey: PrivValidatorKey; nodeKey: ConsensusKey },
+): Promise<void> {
   await mkdir(join(home, "config"), { recursive: true });
   await mkdir(join(home, "data"), { recursive: true });
   const validator = consensusKeyFromSeed(fromHexStrict(o.validatorKey.seed));
   await writeFile(configTomlPath(home), configToml(o.config));
   await writeJsonFile(join(home, "config", "genesis.json"), o.genesis);
   await writeJsonFile(join(home, "config", "priv_validator_key.json"), privValidatorKeyJson(validator), 0o600);
-  await writeJsonFile(join(home, "config", "node_key.json"), { priv_key: ed25519Json("PrivKey", new Uint8Array([...o.nodeKey.seed, ...o.nodeKey.publicKey])) }, 0o600);
+  await writeJsonFile(
+    join(home, "config", "node_key.json"),
+    { priv_key: ed25519Json("PrivKey", new Uint8Array([...o.nodeKey.seed, ...o.nodeKey.publicKey])) },
+    0o600,
+  );
   await writeJsonFile(join(home, "data", "priv_validator_state.json"), { height: "0", round: 0, step: 0 });
 }
 
@@ -162,7 +169,8 @@ export async function readCometConfig(home: string): Promise<CometConfig> {
   try {
     text = await readFile(path, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new DevnetError("home", `no CometBFT config at ${path}: run \`xupgrade devnet init --engine cometbft\` first`);
+    if ((e as NodeJS.ErrnoException).code === "ENOENT")
+      throw new DevnetError("home", `no CometBFT config at ${path}: run \`xupgrade devnet init --engine cometbft\` first`);
     throw new DevnetError("home", `cannot read ${path}: ${(e as Error).message}`);
   }
   let doc: Record<string, unknown>;

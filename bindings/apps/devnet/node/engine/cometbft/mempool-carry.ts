@@ -63,7 +63,11 @@ export class PendingTxs {
 }
 
 /** What CometApp's `carry` option does: keep before the plan's block (best effort, never a halt), drop when that block went through after all. */
-export function mempoolKeeper(home: string, chainId: string, logger: Required<Logger>): { keep(height: bigint, txs: Uint8Array[]): Promise<boolean>; drop(): Promise<void> } {
+export function mempoolKeeper(
+  home: string,
+  chainId: string,
+  logger: Required<Logger>,
+): { keep(height: bigint, txs: Uint8Array[]): Promise<boolean>; drop(): Promise<void> } {
   return {
     async keep(height, txs) {
       try {
@@ -109,7 +113,8 @@ async function loadCarry(home: string, chainId: string, logger: Required<Logger>
   }
   try {
     const c = JSON.parse(text) as Carry;
-    if (c.chain_id !== chainId || !/^[1-9][0-9]*$/.test(c.height) || !Array.isArray(c.txs) || c.txs.some((t) => typeof t !== "string")) throw new Error("not a carry of this chain");
+    if (c.chain_id !== chainId || !/^[1-9][0-9]*$/.test(c.height) || !Array.isArray(c.txs) || c.txs.some((t) => typeof t !== "string"))
+      throw new Error("not a carry of this chain");
     return c;
   } catch (e) {
     logger.warn("the mempool kept at the halt is unreadable: dropped", { module: "mempool", path: carryPath(home), err: messageOf(e) });
@@ -137,7 +142,12 @@ async function reinject(o: { home: string; rpcUrl: string; carry: Carry; logger:
     else out.refused[why] = (out.refused[why] ?? 0) + 1;
   }
   await rm(carryPath(o.home), { force: true });
-  o.logger.info("put the transactions kept at the halt back through CheckTx", { module: "mempool", height: o.carry.height, ...out, refused: JSON.stringify(out.refused) });
+  o.logger.info("put the transactions kept at the halt back through CheckTx", {
+    module: "mempool",
+    height: o.carry.height,
+    ...out,
+    refused: JSON.stringify(out.refused),
+  });
   return out;
 }
 

@@ -39,7 +39,14 @@ export interface CometProcess {
 }
 
 /** Lines worth an info record: the handshake, replays, the RPC listening. */
-const NOTABLE = [/^ABCI Handshake App Info$/, /^ABCI Replay Blocks$/, /^Replay last block using /, /^Completed ABCI Handshake/, /^serve$/, /^This node is a validator$/];
+const NOTABLE = [
+  /^ABCI Handshake App Info$/,
+  /^ABCI Replay Blocks$/,
+  /^Replay last block using /,
+  /^Completed ABCI Handshake/,
+  /^serve$/,
+  /^This node is a validator$/,
+];
 const KEEP = 300;
 
 /** The pid of the CometBFT a node of this home runs (removed when it exits). */
@@ -56,7 +63,8 @@ export async function waitForEarlierCometbft(home: string, logger: Required<Logg
   logger.info("waiting for the CometBFT of an earlier run to stop", { module: "node", pid });
   const end = Date.now() + timeoutMs;
   while (earlierCometbft(home) === pid) {
-    if (Date.now() > end) throw new DevnetError("home", `the CometBFT of an earlier run on ${home} (pid ${pid}) is still running after ${timeoutMs / 1000} s: stop it first`);
+    if (Date.now() > end)
+      throw new DevnetError("home", `the CometBFT of an earlier run on ${home} (pid ${pid}) is still running after ${timeoutMs / 1000} s: stop it first`);
     await sleep(100);
   }
 }

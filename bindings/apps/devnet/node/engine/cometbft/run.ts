@@ -124,13 +124,27 @@ export async function startCometEngine(o: CometEngineOptions): Promise<DevnetHan
     router = queries.abci;
     await waitForEarlierCometbft(home, logger);
     child = spawnCometbft({ bin: o.cometbft.path, home, proxyApp: server.address, rpcLaddr, logger });
-    logger.info("started CometBFT", { module: "node", pid: child.pid, cometbft: o.cometbft.path, version: o.cometbft.version, proxy_app: server.address, rpc: rpcUrl });
+    logger.info("started CometBFT", {
+      module: "node",
+      pid: child.pid,
+      cometbft: o.cometbft.path,
+      version: o.cometbft.version,
+      proxy_app: server.address,
+      rpc: rpcUrl,
+    });
     await serving(rpcUrl, child, server, app);
   } catch (e) {
     await cleanup();
     throw e;
   }
-  logger.info("serving", { module: "node", rpc: rpcUrl, rest: queries.rest!.url, grpc: queries.grpc!.address, ui: `${queries.rest!.url}/ui`, cometbft_pid: child.pid });
+  logger.info("serving", {
+    module: "node",
+    rpc: rpcUrl,
+    rest: queries.rest!.url,
+    grpc: queries.grpc!.address,
+    ui: `${queries.rest!.url}/ui`,
+    cometbft_pid: child.pid,
+  });
   void reinjectAfterSwitch({ home, state, rpcUrl, logger });
   return supervise(o, { rpcUrl, peers: comet.persistentPeers }, server, queries, child, app);
 }
@@ -171,7 +185,14 @@ function cometExitError(e: CometExit, child: CometProcess): Error {
 
 type Why = "stop" | { abci: AbciStopped } | { comet: CometExit };
 
-function supervise(o: CometEngineOptions, node: { rpcUrl: string; peers: string[] }, server: AbciServer, queries: QueryServers, child: CometProcess, app: CometApp): DevnetHandle {
+function supervise(
+  o: CometEngineOptions,
+  node: { rpcUrl: string; peers: string[] },
+  server: AbciServer,
+  queries: QueryServers,
+  child: CometProcess,
+  app: CometApp,
+): DevnetHandle {
   const { state, logger } = o;
   const { rpcUrl } = node;
   reportProgress(state, o.queryKeeper, logger, o.progressIntervalMs ?? 1000, 1000);
@@ -255,7 +276,12 @@ function cometBlocks(rpcUrl: string, state: ChainState): BlockSource {
     async block(height) {
       try {
         const res = await fetch(`${rpcUrl}/block?height=${height}`, { signal: AbortSignal.timeout(5000) });
-        const body = (await res.json()) as { result?: { block_id: GatewayBlock["block_id"]; block: { header: GatewayBlock["header"]; data: { txs: string[] | null }; last_commit: GatewayBlock["last_commit"] } } };
+        const body = (await res.json()) as {
+          result?: {
+            block_id: GatewayBlock["block_id"];
+            block: { header: GatewayBlock["header"]; data: { txs: string[] | null }; last_commit: GatewayBlock["last_commit"] };
+          };
+        };
         const r = body.result;
         if (!r) return undefined;
         return { block_id: r.block_id, header: r.block.header, txs: r.block.data.txs ?? [], last_commit: r.block.last_commit };

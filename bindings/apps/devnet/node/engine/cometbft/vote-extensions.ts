@@ -116,7 +116,8 @@ export async function checkInjection(ctx: InjectionContext, tx: Uint8Array, last
     throw new InjectionError("malformed", `the injected votes do not decode: ${(e as Error).message}`);
   }
   if (ext.round !== last.round) throw new InjectionError("round", `the injected votes are of round ${ext.round}, the last commit of round ${last.round}`);
-  if (ext.votes.length !== last.votes.length) throw new InjectionError("votes", `${ext.votes.length} injected votes for ${last.votes.length} in the last commit`);
+  if (ext.votes.length !== last.votes.length)
+    throw new InjectionError("votes", `${ext.votes.length} injected votes for ${last.votes.length} in the last commit`);
   const keys = new Map(validators(ctx.view).map((v) => [v.consensus_address, Buffer.from(v.consensus_pubkey, "base64")]));
   const checks: { index: number; key: Uint8Array; message: Uint8Array; signature: Uint8Array }[] = [];
   const out: ReadinessVote[] = [];
@@ -124,9 +125,13 @@ export async function checkInjection(ctx: InjectionContext, tx: Uint8Array, last
     const c = last.votes[i];
     const addr = hexUpper(v.validator?.address ?? EMPTY);
     if (addr !== hexUpper(c.validator?.address ?? EMPTY) || (v.validator?.power ?? 0n) !== (c.validator?.power ?? 0n)) {
-      throw new InjectionError("validator", `injected vote ${i} is of validator ${addr} (power ${v.validator?.power}), the last commit's of ${hexUpper(c.validator?.address ?? EMPTY)} (power ${c.validator?.power})`);
+      throw new InjectionError(
+        "validator",
+        `injected vote ${i} is of validator ${addr} (power ${v.validator?.power}), the last commit's of ${hexUpper(c.validator?.address ?? EMPTY)} (power ${c.validator?.power})`,
+      );
     }
-    if (v.blockIdFlag !== c.blockIdFlag) throw new InjectionError("flag", `injected vote ${i} (${addr}) has flag ${v.blockIdFlag}, the last commit ${c.blockIdFlag}`);
+    if (v.blockIdFlag !== c.blockIdFlag)
+      throw new InjectionError("flag", `injected vote ${i} (${addr}) has flag ${v.blockIdFlag}, the last commit ${c.blockIdFlag}`);
     const hasExt = v.voteExtension.length > 0;
     const signed = v.extensionSignature.length > 0;
     if (v.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_COMMIT) {
@@ -151,6 +156,10 @@ export async function checkInjection(ctx: InjectionContext, tx: Uint8Array, last
   }
   const valid = await verifySignatures(checks.map((c) => ({ type: "ed25519" as const, key: c.key, message: c.message, signature: c.signature })));
   const bad = checks.find((_, j) => !valid[j]);
-  if (bad) throw new InjectionError("signature", `injected vote ${bad.index} (${hexUpper(ext.votes[bad.index].validator.address)}): the extension's signature does not verify`);
+  if (bad)
+    throw new InjectionError(
+      "signature",
+      `injected vote ${bad.index} (${hexUpper(ext.votes[bad.index].validator.address)}): the extension's signature does not verify`,
+    );
   return out;
 }

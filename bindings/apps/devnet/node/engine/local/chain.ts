@@ -6,14 +6,7 @@
  * same batch as the block but outside the app hash.
  */
 import type { DevnetGenesis } from "../../../shared/genesis.js";
-import {
-  EMPTY_BLOCK_ID,
-  EMPTY_COMMIT,
-  buildBlock,
-  signCommit,
-  type BlockRecord,
-  type ValidatorInfo,
-} from "../../../chain/blocks.js";
+import { EMPTY_BLOCK_ID, EMPTY_COMMIT, buildBlock, signCommit, type BlockRecord, type ValidatorInfo } from "../../../chain/blocks.js";
 import type { Chain } from "../../rpc/chain.js";
 import { eventJson } from "../../../shared/events.js";
 import { Mempool, type CheckTxResult } from "../../../chain/mempool.js";
