@@ -167,10 +167,11 @@ console.log("library: " + names.length + " names, subpaths ok");
   // Every runtime dependency is imported by the shipped code (or is the browser polyfill abstract-level needs).
   const pkg = JSON.parse(readFileSync(join(app, "node_modules/xupgrade/package.json"), "utf8"));
   // Static and dynamic imports, and the synchronous require of a package loaded only when used (the sidecar's
-  // cli-progress, smol-toml: createRequire(import.meta.url)("<package>")).
+  // cli-progress, smol-toml: createRequire(import.meta.url)("<package>")). A static import ends its statement
+  // (`from "x";`), so a message that says `from "roots" and …` is not one.
   const shipped = run(
     "grep",
-    ["-rhoE", `from "[^.][^"]*"|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")],
+    ["-rhoE", `from "[^.][^"]*";|import\\("[^.][^"]*"\\)|createRequire\\w*\\(import\\.meta\\.url\\)\\("[^.][^"]*"\\)`, join(app, "node_modules/xupgrade/dist")],
     app,
   );
   const imported = new Set(
