@@ -176,14 +176,22 @@ export type { LogRecord };
 
 // ---- governance through the CLI ----
 
-/** The mean time between the last `n` blocks (ms), from the headers' times. */
-export async function blockMs(url: string, n = 5): Promise<number> {
+/**
+ * Ms per block: the median interval between the headers' times of the last `n` blocks, from block 3 on. Block 2's
+ * time is block 1's commit, and the first intervals wait on the validators finding each other (seconds, not the
+ * chain's pace): a mean that included them scheduled upgrades before their vote could end.
+ */
+export async function blockMs(url: string, n = 10): Promise<number> {
   const top = (await rpcHeight(url))!;
-  const from = Math.max(2, top - n); // block 1 has the genesis time
-  if (from === top) return 1000;
+  const from = Math.max(3, top - n);
+  if (top <= from) return 1000;
   const time = async (h: number) => Date.parse((await rpc<RpcBlock>(url, "block", { height: String(h) })).block.header.time);
-  const ms = ((await time(top)) - (await time(from))) / (top - from);
-  return ms > 0 ? ms : 1000;
+  const times = await Promise.all(Array.from({ length: top - from + 1 }, (_, i) => time(from + i)));
+  const gaps = times
+    .slice(1)
+    .map((x, i) => x - times[i])
+    .sort((x, y) => x - y);
+  return Math.max(50, gaps[Math.floor(gaps.length / 2)]);
 }
 
 /**

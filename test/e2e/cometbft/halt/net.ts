@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { join } from "node:path";
 import { cliArgs, runCli } from "../../../apps/cli/helpers.js";
+import { blockMs } from "../helpers.js";
 import {
   clients,
   signTx,
@@ -235,14 +236,9 @@ export class FaultNet {
     );
   }
 
-  /** Mean ms per block over the last few blocks of node 0, from the headers' times. */
-  async blockMs(): Promise<number> {
-    const top = (await this.status(0))!.height;
-    const from = Math.max(2, top - 5); // block 1 carries the genesis time
-    if (top <= from) return 1000;
-    const t = async (h: number) =>
-      Date.parse((await rpc<{ block: { header: { time: string } } }>(this.nodes[0].rpc, "block", { height: String(h) }))!.block.header.time);
-    return Math.max(50, ((await t(top)) - (await t(from))) / (top - from));
+  /** Ms per block on node 0 (the median of its last intervals: ../helpers.ts). */
+  blockMs(): Promise<number> {
+    return blockMs(this.nodes[0].rpc);
   }
 
   /**
@@ -251,7 +247,7 @@ export class FaultNet {
    * every node's store shows the plan.
    */
   async proposeUpgrade(name: string, marginS = 8): Promise<number> {
-    await this.allAt([0], 5);
+    await this.allAt([0], 8);
     const now = (await this.status(0))!.height;
     const height = now + Math.ceil(((this.votingS + marginS) * 1000) / (await this.blockMs()));
     const key = (n: string) => this.keys.find((k) => k.name === n)!;
