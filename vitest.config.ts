@@ -7,7 +7,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./test/support/chromium.js";
 const chromium = playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } });
 
 // The suites that start networks — CometBFT testnets, devnet nodes, visors — and mostly wait on their blocks. npm test
-// (scripts/test.mjs) runs them as their own lane, two files at a time, beside the other suites.
+// (scripts/test.mjs) runs them as their own lane, one file at a time, beside the other suites.
 const CHAINS = [
   "test/e2e/**/*.test.ts",
   "test/apps/devnet/**/*.test.ts",

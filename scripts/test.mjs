@@ -3,7 +3,7 @@
 //
 // The suites in two lanes at once, each its own vitest run (vitest.config.ts names the projects):
 //   chains — the suites that start testnets, devnet nodes, visors and CometBFT and mostly wait on their blocks,
-//            two files at a time: their processes mostly sleep between blocks;
+//            one file at a time: two networks at once on two cores lost validators under load;
 //   units  — everything else (the cores, the store, the services, the CLI's unit suites, the browser suite).
 // A lane's lines are prefixed with its name; a lane that a file filter leaves empty passes. --json <dir> writes
 // each lane's vitest JSON report to <dir>/vitest-<lane>.json (CI counts them). Exits non-zero when a lane fails.
@@ -30,7 +30,7 @@ if (jsonAt >= 0) {
 }
 
 const LANES = [
-  { name: "chains", projects: ["chains"], workers: 2 },
+  { name: "chains", projects: ["chains"], workers: 1 },
   { name: "units", projects: ["node", "browser"], workers: 1 },
 ];
 
