@@ -19,6 +19,10 @@ const CHAINS = [
   "test/abci/cometbft.test.ts",
 ];
 
+// A bound that catches a hung test, not a slow one: the two lanes share two cores, and a CPU-bound property test
+// that takes 10 s alone took 31 s beside the network suites.
+const TEST_TIMEOUT = 120_000;
+
 export default defineConfig({
   // The light-client page imports the package by name, as a consumer would: in tests, its browser entry's sources.
   resolve: {
@@ -34,7 +38,7 @@ export default defineConfig({
         test: {
           name: "chains",
           include: CHAINS,
-          testTimeout: 30_000,
+          testTimeout: TEST_TIMEOUT,
         },
       },
       {
@@ -43,7 +47,7 @@ export default defineConfig({
           name: "node",
           include: ["test/**/*.test.ts"],
           exclude: ["test/**/*.browser.test.ts", ...CHAINS],
-          testTimeout: 30_000,
+          testTimeout: TEST_TIMEOUT,
         },
       },
       {
