@@ -236,11 +236,6 @@ export class FaultNet {
     );
   }
 
-  /** Ms per block on node 0 (the median of its last intervals: ../helpers.ts). */
-  blockMs(): Promise<number> {
-    return blockMs(this.nodes[0].rpc);
-  }
-
   /**
    * Proposes upgrade `name` at a height far enough for the vote (the voting period plus `marginS` of blocks),
    * from alice through node 0; each validator votes yes through its own node. Resolves with the height once
@@ -249,7 +244,7 @@ export class FaultNet {
   async proposeUpgrade(name: string, marginS = 8): Promise<number> {
     await this.allAt([0], 8);
     const now = (await this.status(0))!.height;
-    const height = now + Math.ceil(((this.votingS + marginS) * 1000) / (await this.blockMs()));
+    const height = now + Math.ceil(((this.votingS + marginS) * 1000) / (await blockMs(this.nodes[0].rpc)));
     const key = (n: string) => this.keys.find((k) => k.name === n)!;
     const signed = async (k: GenesisKey, msgs: Parameters<typeof signTx>[2]) =>
       signTx(undefined as never, k, msgs, { accountNumber: BigInt(k.account_number), sequence: 0n });
