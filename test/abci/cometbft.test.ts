@@ -11,11 +11,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePorts } from "../../bindings/base/ports.js";
 import { startAbciServer, type AbciServer, type AbciStopped } from "../../bindings/abci/index.js";
 import { within } from "./client.js";
 import { KvStoreApp, emptyDisk, type Disk } from "./kvstore.js";
@@ -111,14 +111,7 @@ afterAll(async () => {
 }, 30_000);
 
 async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePort(port));
-    });
-  });
+  return (await freePorts(1))[0];
 }
 
 async function rpc<T = Record<string, unknown>>(port: number, method: string, params: Record<string, unknown> = {}): Promise<T> {

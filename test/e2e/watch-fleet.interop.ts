@@ -30,7 +30,7 @@ import { appBinary, initAppNode } from "../interop/support/app-node.js";
 import { passProposal, softwareUpgradeMsg, startSimd, waitForHalt, initSimd, type SimdNode } from "../interop/support/simd.js";
 import { lyingNode, type LyingNode } from "../support/light/proxy.js";
 import { spawnCollected, type CollectedChild } from "../support/child.js";
-import { freePorts } from "../support/ports.js";
+import { freePorts } from "../../bindings/base/ports.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { waitUntil } from "../support/wait.js";
 import { UI_DIST, buildPage, launchChromium, openPage, shot } from "../examples/light-client/helpers.js";

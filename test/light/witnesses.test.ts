@@ -9,7 +9,7 @@ import { LightClient, type LightClientOptions, type VerificationStep } from "../
 import { NoWitnessConfirmedError, NoWitnessesError, TrustOptionsError, VerificationError } from "../../bindings/light/errors.js";
 import { RpcProvider } from "../../bindings/light/rpc-provider.js";
 import { httpServer, type TestServer } from "../support/http.js";
-import { freePorts } from "../support/ports.js";
+import { freePorts } from "../../bindings/base/ports.js";
 import { lyingNode } from "../support/light/proxy.js";
 import { RpcFault, serveJsonRpc } from "../support/light/rpc-server.js";
 import { SyntheticChain, syntheticKey } from "../support/light/synthetic.js";

@@ -9,13 +9,13 @@ export { initDevnet, DEFAULTS as DEVNET_DEFAULTS, type InitDevnetOptions, type I
 export { startDevnet, runDevnet, type DevnetEngine, type DevnetHandle, type StartDevnetOptions } from "./node/start.js";
 export {
   initTestnet,
-  freePorts,
   testnetFilePath,
   TESTNET_DEFAULTS,
   type InitTestnetOptions,
   type InitTestnetResult,
   type TestnetNode,
 } from "./node/engine/cometbft/testnet.js";
+export { freePorts } from "../../base/ports.js";
 export { findCometbft, peersCacheDir, type CometbftBinary } from "./node/engine/cometbft/binary.js";
 export { CometApp, type CometAppOptions } from "./node/engine/cometbft/app.js";
 export { ChainState, BlockHaltError, type BlockInput, type FinalizedBlock, type GenesisInput } from "./chain/state.js";

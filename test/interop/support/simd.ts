@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
-import { freePorts } from "../../support/ports.js";
+import { freePorts } from "../../../bindings/base/ports.js";
 import { tempDir } from "../../support/temp.js";
 import { waitUntil } from "../../support/wait.js";
 

@@ -14,7 +14,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keyAddress } from "../../../bindings/light/validators.js";
 import { spawnCollected, type CollectedChild } from "../child.js";
-import { freePorts } from "../ports.js";
+import { freePorts } from "../../../bindings/base/ports.js";
 import { tempDir } from "../temp.js";
 import { waitUntil } from "../wait.js";
 import { runOk, setToml } from "../../interop/support/simd.js";

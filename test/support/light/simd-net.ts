@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnCollected, type CollectedChild } from "../child.js";
-import { freePorts } from "../ports.js";
+import { freePorts } from "../../../bindings/base/ports.js";
 import { tempDir } from "../temp.js";
 import { waitUntil } from "../wait.js";
 import { eventAttr, proposalJson, rpcTx, runOk, setToml, type TxResult } from "../../interop/support/simd.js";

@@ -16,7 +16,6 @@
  * unless told otherwise), so node i signs for validator i of the same genesis.
  */
 import { mkdir, readdir } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { BECH32_PREFIX, HD_PATH } from "../../../../../client/address.js";
 import { loadCore } from "../../../../../core/index.js";
@@ -27,6 +26,7 @@ import { consensusKeyFromSeed, consensusSeed } from "../../../chain/keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
 import { DevnetError } from "../../../shared/errors.js";
 import { exists } from "../../../../../base/file.js";
+import { freePorts } from "../../../../../base/ports.js";
 import { checkActivationThreshold } from "../../../modules/readiness.js";
 
 export interface InitTestnetOptions extends Omit<InitDevnetOptions, "rpc" | "rest" | "grpc" | "moniker" | "blockTime"> {
@@ -140,27 +140,4 @@ export async function initTestnet(options: InitTestnetOptions): Promise<InitTest
   }));
   await writeJsonFile(testnetFilePath(dir), { chain_id: o.chainId, engine: "cometbft", nodes: described });
   return { home: dir, chainId: o.chainId, nodes: described, keysFile: genesisKeysPath(dir), keys };
-}
-
-/** The first and last port tried: below Linux's default ephemeral range (32768–60999), where port-0 listeners land. */
-const LOW = 20_000;
-const HIGH = 32_000;
-
-/** `n` distinct TCP ports that 127.0.0.1 can listen on right now. */
-export async function freePorts(n: number): Promise<number[]> {
-  const out = new Set<number>();
-  for (let tries = 0; out.size < n; tries++) {
-    if (tries > 50 * n + 200) throw new DevnetError("network", `could not find ${n} free ports on 127.0.0.1 between ${LOW} and ${HIGH}`);
-    const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
-    if (!out.has(port) && (await canListen(port))) out.add(port);
-  }
-  return [...out];
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.once("error", () => done(false));
-    s.listen({ port, host: "127.0.0.1", exclusive: true }, () => s.close(() => done(true)));
-  });
 }
