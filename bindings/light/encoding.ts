@@ -1,69 +1,64 @@
 /**
  * The bytes CometBFT hashes and signs (docs/spec/light-client.md §4.2–§4.4): the 14 header fields as
  * Header.Hash encodes them, a validator's SimpleValidator bytes, the CanonicalVote a commit signature
- * covers, and the CanonicalVoteExtension a vote extension's signature covers. Messages cosmjs-types has are
- * encoded with it; the rest (the gogoproto wrappers of cdcEncode, CanonicalVote and CanonicalVoteExtension,
- * absent from cosmjs-types) are a few protobuf fields written here.
+ * covers, and the CanonicalVoteExtension a vote extension's signature covers. Each is a few protobuf fields,
+ * written here as gogoproto writes them: proto3 scalars only when not their default, non-nullable messages always.
  */
-import { Timestamp as PbTimestamp } from "cosmjs-types/google/protobuf/timestamp";
-import { BlockID as PbBlockID } from "cosmjs-types/tendermint/types/types";
-import { SimpleValidator } from "cosmjs-types/tendermint/types/validator";
-import { Consensus } from "cosmjs-types/tendermint/version/types";
-import type { BlockID, Commit, Header, Timestamp, Validator } from "./types.js";
+import type { BlockID, Commit, Consensus, Header, Timestamp, Validator } from "./types.js";
 import { BLOCK_ID_FLAG_COMMIT } from "./types.js";
-import { concatBytes } from "../base/bytes.js";
+import { ProtoWriter, WireType } from "../core/proto-wire.js";
 
-const utf8 = new TextEncoder();
-
-function varint(out: number[], value: bigint): void {
-  let v = BigInt.asUintN(64, value);
-  while (v >= 0x80n) {
-    out.push(Number(v & 0x7fn) | 0x80);
-    v >>= 7n;
-  }
-  out.push(Number(v));
-}
-
-function lengthDelimited(out: number[], field: number, bytes: Uint8Array): void {
-  out.push((field << 3) | 2);
-  varint(out, BigInt(bytes.length));
-  for (const b of bytes) out.push(b);
-}
+const { Varint: V, Fixed64: I64, Len: LEN } = WireType;
 
 // cdcEncode (types/encoding_helper.go): gogoproto's StringValue / Int64Value / BytesValue, nothing for an empty value.
 const EMPTY = new Uint8Array(0);
 
 export function cdcString(s: string): Uint8Array {
   if (s === "") return EMPTY;
-  const out: number[] = [];
-  lengthDelimited(out, 1, utf8.encode(s));
-  return Uint8Array.from(out);
+  return new ProtoWriter().tag(1, LEN).string(s).finish();
 }
 
 export function cdcInt64(n: bigint): Uint8Array {
   if (n === 0n) return EMPTY;
-  const out: number[] = [0x08];
-  varint(out, n);
-  return Uint8Array.from(out);
+  return new ProtoWriter().tag(1, V).varint(n).finish();
 }
 
 export function cdcBytes(b: Uint8Array): Uint8Array {
   if (b.length === 0) return EMPTY;
-  const out: number[] = [];
-  lengthDelimited(out, 1, b);
-  return Uint8Array.from(out);
+  return new ProtoWriter().tag(1, LEN).bytes(b).finish();
 }
 
 /** A Timestamp as gogoproto's StdTimeMarshal writes it (seconds and nanos, each only when non-zero). */
-export const timestampBytes = (t: Timestamp): Uint8Array => PbTimestamp.encode(t).finish();
+export function timestampBytes(t: Timestamp): Uint8Array {
+  const w = new ProtoWriter();
+  if (t.seconds !== 0n) w.tag(1, V).varint(t.seconds);
+  if (t.nanos !== 0) w.tag(2, V).varint(t.nanos);
+  return w.finish();
+}
 
 /** The BlockID proto (its part-set header always written: gogoproto non-nullable). */
-export const blockIdBytes = (id: BlockID): Uint8Array => PbBlockID.encode(id).finish();
+export function blockIdBytes(id: BlockID): Uint8Array {
+  const psh = id.partSetHeader;
+  const part = new ProtoWriter();
+  if (psh.total !== 0) part.tag(1, V).varint(psh.total >>> 0);
+  if (psh.hash.length !== 0) part.tag(2, LEN).bytes(psh.hash);
+  const w = new ProtoWriter();
+  if (id.hash.length !== 0) w.tag(1, LEN).bytes(id.hash);
+  return w.tag(2, LEN).bytes(part.finish()).finish();
+}
+
+/** tendermint.version.Consensus. */
+function consensusBytes(c: Consensus): Uint8Array {
+  const w = new ProtoWriter();
+  if (c.block !== 0n) w.tag(1, V).varint(c.block);
+  if (c.app !== 0n) w.tag(2, V).varint(c.app);
+  return w.finish();
+}
 
 /** The 14 leaves of Header.Hash, in field order. */
 export function headerLeaves(h: Header): Uint8Array[] {
   return [
-    Consensus.encode(h.version).finish(),
+    consensusBytes(h.version),
     cdcString(h.chainId),
     cdcInt64(h.height),
     timestampBytes(h.time),
@@ -81,34 +76,30 @@ export function headerLeaves(h: Header): Uint8Array[] {
 }
 
 /** Validator.Bytes: SimpleValidator{pub_key, voting_power}, the leaf of the validator-set hash. */
-export const validatorBytes = (v: Validator): Uint8Array => SimpleValidator.encode({ pubKey: v.pubKey, votingPower: v.votingPower }).finish();
+export function validatorBytes(v: Validator): Uint8Array {
+  const key = new ProtoWriter();
+  // PublicKey is a oneof: a key that is set is written even when empty.
+  if (v.pubKey.ed25519 !== undefined) key.tag(1, LEN).bytes(v.pubKey.ed25519);
+  if (v.pubKey.secp256k1 !== undefined) key.tag(2, LEN).bytes(v.pubKey.secp256k1);
+  const w = new ProtoWriter().tag(1, LEN).bytes(key.finish());
+  if (v.votingPower !== 0n) w.tag(2, V).varint(v.votingPower);
+  return w.finish();
+}
 
 export const PRECOMMIT_TYPE = 2;
 
-function sfixed64(out: number[], field: number, v: bigint): void {
-  out.push((field << 3) | 1);
-  let u = BigInt.asUintN(64, v);
-  for (let i = 0; i < 8; i++) {
-    out.push(Number(u & 0xffn));
-    u >>= 8n;
-  }
-}
-
 /** CanonicalBlockID: nil (omitted) for the zero block id. */
-function canonicalBlockId(out: number[], field: number, id: BlockID): void {
+function canonicalBlockId(w: ProtoWriter, field: number, id: BlockID): void {
   const psh = id.partSetHeader;
   if (id.hash.length === 0 && psh.total === 0 && psh.hash.length === 0) return;
-  const inner: number[] = [];
-  if (id.hash.length) lengthDelimited(inner, 1, id.hash);
-  const part: number[] = [];
-  if (psh.total !== 0) {
-    part.push(0x08);
-    varint(part, BigInt(psh.total >>> 0));
-  }
-  if (psh.hash.length) lengthDelimited(part, 2, psh.hash);
-  lengthDelimited(inner, 2, Uint8Array.from(part));
-  lengthDelimited(out, field, Uint8Array.from(inner));
+  w.tag(field, LEN).bytes(blockIdBytes(id)); // the same fields as BlockID, the part-set header always written
 }
+
+/** The message with its uvarint length in front (protoio.MarshalDelimited). */
+const delimited = (body: ProtoWriter): Uint8Array => {
+  const bytes = body.finish();
+  return new ProtoWriter().bytes(bytes).finish();
+};
 
 /**
  * The sign bytes of one commit signature (Commit.VoteSignBytes): the uvarint-length-delimited CanonicalVote
@@ -117,24 +108,19 @@ function canonicalBlockId(out: number[], field: number, id: BlockID): void {
  * commit, so `voteSignBytesOf` builds the common parts once.
  */
 export function voteSignBytesOf(chainId: string, commit: Commit): (index: number) => Uint8Array {
-  const head: number[] = [];
-  head.push(0x08, PRECOMMIT_TYPE);
-  if (commit.height !== 0n) sfixed64(head, 2, commit.height);
-  if (commit.round !== 0) sfixed64(head, 3, BigInt(commit.round));
-  const withBlock: number[] = [...head];
+  const head = new ProtoWriter().tag(1, V).varint(PRECOMMIT_TYPE);
+  if (commit.height !== 0n) head.tag(2, I64).fixed64(commit.height);
+  if (commit.round !== 0) head.tag(3, I64).fixed64(BigInt(commit.round));
+  const other = head.finish();
+  const withBlock = new ProtoWriter().raw(other);
   canonicalBlockId(withBlock, 4, commit.blockId);
-  const tail: number[] = [];
-  if (chainId !== "") lengthDelimited(tail, 6, utf8.encode(chainId));
-  const heads = { commit: Uint8Array.from(withBlock), other: Uint8Array.from(head) };
-  const tailBytes = Uint8Array.from(tail);
+  const heads = { commit: withBlock.finish(), other };
+  const tail = chainId === "" ? EMPTY : new ProtoWriter().tag(6, LEN).string(chainId).finish();
   return (index) => {
     const sig = commit.signatures[index];
-    const ts: number[] = [];
-    lengthDelimited(ts, 5, timestampBytes(sig.timestamp)); // non-nullable: always written
-    const body = concatBytes(sig.blockIdFlag === BLOCK_ID_FLAG_COMMIT ? heads.commit : heads.other, Uint8Array.from(ts), tailBytes);
-    const len: number[] = [];
-    varint(len, BigInt(body.length));
-    return concatBytes(Uint8Array.from(len), body);
+    const body = new ProtoWriter().raw(sig.blockIdFlag === BLOCK_ID_FLAG_COMMIT ? heads.commit : heads.other);
+    body.tag(5, LEN).bytes(timestampBytes(sig.timestamp)); // non-nullable: always written
+    return delimited(body.raw(tail));
   };
 }
 
@@ -147,12 +133,10 @@ export const voteSignBytes = (chainId: string, commit: Commit, index: number): U
  * when it is not its default. CometBFT signs it with the validator's key beside the precommit.
  */
 export function voteExtensionSignBytes(chainId: string, height: bigint, round: number, extension: Uint8Array): Uint8Array {
-  const body: number[] = [];
-  if (extension.length) lengthDelimited(body, 1, extension);
-  if (height !== 0n) sfixed64(body, 2, height);
-  if (round !== 0) sfixed64(body, 3, BigInt(round));
-  if (chainId !== "") lengthDelimited(body, 4, utf8.encode(chainId));
-  const len: number[] = [];
-  varint(len, BigInt(body.length));
-  return concatBytes(Uint8Array.from(len), Uint8Array.from(body));
+  const body = new ProtoWriter();
+  if (extension.length) body.tag(1, LEN).bytes(extension);
+  if (height !== 0n) body.tag(2, I64).fixed64(height);
+  if (round !== 0) body.tag(3, I64).fixed64(BigInt(round));
+  if (chainId !== "") body.tag(4, LEN).string(chainId);
+  return delimited(body);
 }

@@ -1,16 +1,78 @@
 /**
- * What the light client verifies, in cosmjs-types' shapes (tendermint.types): a signed header, the validator
- * set it claims, and the light block of both. 64-bit values are bigints; times are protobuf Timestamps, so the
- * nanoseconds a signature covers are never rounded through a Date.
+ * What the light client verifies, in the shapes of tendermint.types (the proto messages' fields in camelCase): a
+ * signed header, the validator set it claims, and the light block of both. 64-bit values are bigints; times are
+ * protobuf Timestamps, so the nanoseconds a signature covers are never rounded through a Date.
  */
-import type { Timestamp } from "cosmjs-types/google/protobuf/timestamp";
-import type { BlockID, Commit, CommitSig, Header } from "cosmjs-types/tendermint/types/types";
-import type { Validator } from "cosmjs-types/tendermint/types/validator";
 import { formatRfc3339Nano } from "../go/time.js";
 
-export type { BlockID, Commit, CommitSig, Header, Timestamp, Validator };
+/** google.protobuf.Timestamp. */
+export interface Timestamp {
+  seconds: bigint;
+  nanos: number;
+}
 
-/** A header and the commit that signs it (cosmjs-types has both optional; here both are there). */
+/** tendermint.version.Consensus: the block and app protocol versions. */
+export interface Consensus {
+  block: bigint;
+  app: bigint;
+}
+
+export interface PartSetHeader {
+  total: number;
+  hash: Uint8Array;
+}
+
+export interface BlockID {
+  hash: Uint8Array;
+  partSetHeader: PartSetHeader;
+}
+
+export interface Header {
+  version: Consensus;
+  chainId: string;
+  height: bigint;
+  time: Timestamp;
+  lastBlockId: BlockID;
+  lastCommitHash: Uint8Array;
+  dataHash: Uint8Array;
+  validatorsHash: Uint8Array;
+  nextValidatorsHash: Uint8Array;
+  consensusHash: Uint8Array;
+  appHash: Uint8Array;
+  lastResultsHash: Uint8Array;
+  evidenceHash: Uint8Array;
+  proposerAddress: Uint8Array;
+}
+
+export interface CommitSig {
+  /** BLOCK_ID_FLAG_* below. */
+  blockIdFlag: number;
+  validatorAddress: Uint8Array;
+  timestamp: Timestamp;
+  signature: Uint8Array;
+}
+
+export interface Commit {
+  height: bigint;
+  round: number;
+  blockId: BlockID;
+  signatures: CommitSig[];
+}
+
+/** tendermint.crypto.PublicKey: one of its keys is set. */
+export interface PublicKey {
+  ed25519?: Uint8Array;
+  secp256k1?: Uint8Array;
+}
+
+export interface Validator {
+  address: Uint8Array;
+  pubKey: PublicKey;
+  votingPower: bigint;
+  proposerPriority: bigint;
+}
+
+/** A header and the commit that signs it (both there: the proto message has both optional). */
 export interface SignedHeader {
   header: Header;
   commit: Commit;

@@ -5,16 +5,15 @@
  * of a header the light client verified. The client a cosmjs user would reach for: connect to an RPC URL or
  * hand over a CometClient, give a trust root, read.
  */
-import { BinaryReader } from "cosmjs-types/binary";
-import { Proposal, ProposalStatus } from "cosmjs-types/cosmos/gov/v1/gov";
-import { MsgSoftwareUpgrade } from "cosmjs-types/cosmos/upgrade/v1beta1/tx";
 import type { Backend, Core } from "../core/contract.js";
 import { loadCore } from "../core/index.js";
+import { ProtoReader, WireType } from "../core/proto-wire.js";
 import type { DoneEntries, ModuleVersion, Plan } from "../core/types.js";
 import { type StateSpec, stateSpec } from "./chains.js";
 import { LightClient, type LightClientOptions } from "./client.js";
 import { CometClientProvider, type CometClientLike } from "./comet-provider.js";
 import { ProviderError, StaleHeaderError } from "./errors.js";
+import { PROPOSAL_STATUS_VOTING_PERIOD, decodeProposal, decodeSoftwareUpgradePlan } from "./gov.js";
 import { headerHash } from "./header.js";
 import { type ProofRoot, type ProvenKey, proveKey, proveRange } from "./proofs.js";
 import {
@@ -106,18 +105,17 @@ async function listing(provider: LightProvider, spec: StateSpec, height: bigint,
     const a = await provider.abciQuery({ path: `/store/${spec.storeKey}/subspace`, data: prefix, height, prove: false });
     if (a.code !== 0) return [];
     const keys: Uint8Array[] = [];
-    const r = new BinaryReader(a.value);
-    while (r.pos < r.len) {
-      const [field, wire] = r.tag();
-      if (field !== 1 || wire !== 2) {
-        r.skipType(wire);
+    // KVPairs{repeated KVPair pairs = 1}, KVPair{bytes key = 1, bytes value = 2}: only the keys.
+    const r = new ProtoReader(a.value);
+    while (!r.done) {
+      if (r.tag() !== 1 || r.wire !== WireType.Len) {
+        r.skip();
         continue;
       }
-      const pair = new BinaryReader(r.bytes());
-      while (pair.pos < pair.len) {
-        const [f, w] = pair.tag();
-        if (f === 1 && w === 2) keys.push(pair.bytes());
-        else pair.skipType(w);
+      const pair = new ProtoReader(r.bytes());
+      while (!pair.done) {
+        if (pair.tag() === 1 && pair.wire === WireType.Len) keys.push(pair.bytes());
+        else pair.skip();
       }
     }
     return keys;
@@ -331,15 +329,15 @@ export class VerifiedUpgradeClient {
       const p = await proveKey(this.provider, this.core, gov, root, Uint8Array.of(0x00, ...key.subarray(1)));
       proofs++;
       if (p.value === undefined) continue;
-      const proposal = Proposal.decode(p.value);
-      if (proposal.status !== ProposalStatus.PROPOSAL_STATUS_VOTING_PERIOD) continue;
+      const proposal = decodeProposal(p.value);
+      if (proposal.status !== PROPOSAL_STATUS_VOTING_PERIOD) continue;
       for (const m of proposal.messages) {
         if (m.typeUrl !== MSG_SOFTWARE_UPGRADE) continue;
-        const plan = MsgSoftwareUpgrade.decode(m.value).plan;
+        const plan = decodeSoftwareUpgradePlan(m.value);
         if (plan)
           out.push({
             proposalId: id,
-            plan: { name: plan.name, height: plan.height, info: plan.info },
+            plan,
             votingEndTime: proposal.votingEndTime,
             title: proposal.title,
           });

@@ -82,7 +82,7 @@ function encodeValidator(v: ValidatorReadiness): Uint8Array {
 
 function encodeGroup(g: AppHashGroup): Uint8Array {
   const w = new Writer().int64(1, g.snapshotHeight).bytes(2, g.appHash).int64(3, g.power);
-  for (const a of g.validators) w.w.tag(4, LEN).bytes(a);
+  for (const a of g.validators) w.message(4, a);
   return w.finish();
 }
 

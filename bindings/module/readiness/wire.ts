@@ -1,14 +1,11 @@
 /**
  * The protobuf wire walk shared by the readiness codecs (proto/xupgrade/upgrade/v1/readiness.proto): every
  * field of a message handed to a visitor by number, with its wire type checked; an unknown field, a wrong
- * wire type or a truncated message is a ReadinessError. Writing is @bufbuild/protobuf's BinaryWriter, which
- * the codecs drive so that a default value (0, "", false, empty bytes) is never written: the one canonical
- * encoding of proto3.
+ * wire type or a truncated message is a ReadinessError. Writing goes through the core's ProtoWriter, driven so
+ * that a default value (0, "", false, empty bytes) is never written: the one canonical encoding of proto3.
  */
-import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { ProtoReader, ProtoWriter, WireType } from "../../core/proto-wire.js";
 import { ReadinessError, type ReadinessErrorKind } from "./errors.js";
-
-export { BinaryWriter, WireType };
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -29,29 +26,29 @@ export interface Field {
  */
 export function walk(bytes: Uint8Array, what: string, kind: ReadinessErrorKind, fields: Readonly<Record<number, WireType>>, visit: (f: Field) => void): void {
   const fail = (detail: string) => new ReadinessError(kind, `${what}: ${detail}`);
-  const r = new BinaryReader(bytes);
+  const r = new ProtoReader(bytes);
   try {
-    while (r.pos < r.len) {
-      const [no, wire] = r.tag();
+    while (!r.done) {
+      const no = r.tag();
       const want = fields[no];
       if (want === undefined) throw fail(`unknown field ${no}`);
-      if (wire !== want) throw fail(`field ${no} has wire type ${wire}, expected ${want}`);
+      if (r.wire !== want) throw fail(`field ${no} has wire type ${r.wire}, expected ${want}`);
       visit({
         no,
         varintU32: () => r.uint32(),
-        int64: () => BigInt(r.int64()),
+        int64: () => r.int64(),
         bool: () => r.bool(),
         bytes: () => r.bytes(),
         string: () => {
+          const b = r.bytes();
           try {
-            return strictUtf8.decode(r.bytes());
+            return strictUtf8.decode(b);
           } catch {
             throw fail(`field ${no} is not valid UTF-8`);
           }
         },
       });
     }
-    if (r.pos !== r.len) throw fail("a field runs past the end of the message");
   } catch (e) {
     if (e instanceof ReadinessError) throw e;
     throw fail((e as Error).message);
@@ -60,30 +57,30 @@ export function walk(bytes: Uint8Array, what: string, kind: ReadinessErrorKind, 
 
 /** Writes the non-default fields of a message; each helper skips its default. */
 export class Writer {
-  readonly w = new BinaryWriter();
+  private readonly w = new ProtoWriter();
   string(no: number, v: string): this {
-    if (v !== "") this.w.tag(no, WireType.LengthDelimited).string(v);
+    if (v !== "") this.w.tag(no, LEN).string(v);
     return this;
   }
   bytes(no: number, v: Uint8Array): this {
-    if (v.length > 0) this.w.tag(no, WireType.LengthDelimited).bytes(v);
+    if (v.length > 0) this.w.tag(no, LEN).bytes(v);
     return this;
   }
   int64(no: number, v: bigint): this {
-    if (v !== 0n) this.w.tag(no, WireType.Varint).int64(v);
+    if (v !== 0n) this.w.tag(no, V).varint(v);
     return this;
   }
   uint32(no: number, v: number): this {
-    if (v !== 0) this.w.tag(no, WireType.Varint).uint32(v);
+    if (v !== 0) this.w.tag(no, V).varint(v);
     return this;
   }
   bool(no: number, v: boolean): this {
-    if (v) this.w.tag(no, WireType.Varint).bool(true);
+    if (v) this.w.tag(no, V).varint(1);
     return this;
   }
-  /** A nested message, always written when given (even when empty). */
+  /** A nested message, or one element of a repeated bytes field: always written when given (even when empty). */
   message(no: number, v: Uint8Array | undefined): this {
-    if (v !== undefined) this.w.tag(no, WireType.LengthDelimited).bytes(v);
+    if (v !== undefined) this.w.tag(no, LEN).bytes(v);
     return this;
   }
   finish(): Uint8Array {
@@ -92,4 +89,4 @@ export class Writer {
 }
 
 export const V = WireType.Varint;
-export const LEN = WireType.LengthDelimited;
+export const LEN = WireType.Len;
