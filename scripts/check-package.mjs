@@ -89,10 +89,14 @@ async function checkExtraCaCerts(bin, dir) {
   }
 }
 
+/** The light install's bounds (docs/guides/light-client.md): packages in node_modules, and their apparent size. */
+const LIGHT_MAX_PACKAGES = 10;
+const LIGHT_MAX_BYTES = 5_000_000;
+
 /**
  * The light install (scripts/build-light-package.mjs): `xupgrade-light` alone in an empty project — only the packages
- * the light client imports (no CLI, servers, node stores or sidecar), importable in Node and bundled for a browser
- * with no Node built-in, and its client refusing an unreachable node with its own error.
+ * the light client imports (no CLI, servers, node stores or sidecar), within its bounds, importable in Node and bundled
+ * for a browser with no Node built-in, and its client refusing an unreachable node with its own error.
  */
 async function checkLightPackage() {
   const dir = join(work, "light-app");
@@ -130,7 +134,11 @@ console.log("light: imported, merkle ok, an unreachable node refused: " + err.me
     logLevel: "silent",
   });
   const kb = Math.round(r.outputFiles[0].contents.length / 1024);
-  console.log(`check-package: xupgrade-light installs ${installed} packages, ${(bytes / 2 ** 20).toFixed(1)} MiB; bundled for a browser: ${kb} KiB minified`);
+  console.log(
+    `check-package: xupgrade-light installs ${installed} packages, ${bytes} bytes (${(bytes / 2 ** 20).toFixed(1)} MiB); bundled for a browser: ${kb} KiB minified`,
+  );
+  if (installed > LIGHT_MAX_PACKAGES) fail(`xupgrade-light installs ${installed} packages, more than ${LIGHT_MAX_PACKAGES}`);
+  if (bytes > LIGHT_MAX_BYTES) fail(`xupgrade-light installs ${bytes} bytes, more than ${LIGHT_MAX_BYTES}`);
 }
 
 try {

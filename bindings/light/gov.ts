@@ -61,15 +61,15 @@ export function decodeProposal(bytes: Uint8Array): GovProposal {
 }
 
 /**
- * The plan of a MsgSoftwareUpgrade (cosmos.upgrade.v1beta1; undefined when it has none): its name, height and info.
- * Not the core's strict plan decoder: a proposal may carry a plan the upgrade module would refuse when it runs (a
- * time, an IBC client state), and it is still a proposal in its voting period.
+ * The plan of a MsgSoftwareUpgrade (cosmos.upgrade.v1beta1): its name, height and info; the empty plan when the message
+ * has none (gogoproto non-nullable). Not the core's strict plan decoder: a proposal may carry a plan the upgrade module
+ * would refuse when it runs (a time, an IBC client state), and it is still a proposal in its voting period.
  */
-export function decodeSoftwareUpgradePlan(bytes: Uint8Array): Plan | undefined {
-  let plan: Plan | undefined;
+export function decodeSoftwareUpgradePlan(bytes: Uint8Array): Plan {
+  let plan: Plan = { name: "", height: 0n, info: "" };
   fields(bytes, (r, no) => {
     if (no !== 2) return false;
-    const p: Plan = { name: "", height: 0n, info: "" };
+    const p: Plan = { name: "", height: 0n, info: "" }; // a second plan field replaces the first, as cosmjs-types read it
     fields(r.expect(LEN).bytes(), (q, n) => {
       if (n === 1) p.name = text.decode(q.expect(LEN).bytes());
       else if (n === 3) p.height = q.expect(V).int64();

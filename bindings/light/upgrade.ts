@@ -333,14 +333,7 @@ export class VerifiedUpgradeClient {
       if (proposal.status !== PROPOSAL_STATUS_VOTING_PERIOD) continue;
       for (const m of proposal.messages) {
         if (m.typeUrl !== MSG_SOFTWARE_UPGRADE) continue;
-        const plan = decodeSoftwareUpgradePlan(m.value);
-        if (plan)
-          out.push({
-            proposalId: id,
-            plan,
-            votingEndTime: proposal.votingEndTime,
-            title: proposal.title,
-          });
+        out.push({ proposalId: id, plan: decodeSoftwareUpgradePlan(m.value), votingEndTime: proposal.votingEndTime, title: proposal.title });
       }
     }
     return this.proven(out, root, proofs);

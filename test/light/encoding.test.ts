@@ -1,12 +1,18 @@
 /**
  * The bytes the light client hashes and signs, held to CometBFT v0.38's own test vectors
  * (crypto/merkle/tree_test.go, types/block_test.go TestHeaderHash, types/vote_test.go
- * TestVoteSignBytesTestVectors) and to a real CometBFT node's headers (test/light/cometbft.test.ts).
+ * TestVoteSignBytesTestVectors), to a real CometBFT node's headers (test/light/cometbft.test.ts), and the messages
+ * cosmjs-types also encodes (Timestamp, BlockID, Consensus, SimpleValidator) to its encoders on random values.
  */
 import { toHex } from "@cosmjs/encoding";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { Timestamp as PbTimestamp } from "cosmjs-types/google/protobuf/timestamp";
+import { BlockID as PbBlockID } from "cosmjs-types/tendermint/types/types";
+import { SimpleValidator } from "cosmjs-types/tendermint/types/validator";
+import { Consensus } from "cosmjs-types/tendermint/version/types";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cdcBytes, cdcInt64, cdcString, voteSignBytes } from "../../bindings/light/encoding.js";
+import { blockIdBytes, cdcBytes, cdcInt64, cdcString, headerLeaves, timestampBytes, validatorBytes, voteSignBytes } from "../../bindings/light/encoding.js";
 import { headerHash } from "../../bindings/light/header.js";
 import { hashFromByteSlices, splitPoint } from "../../bindings/light/merkle.js";
 import type { Commit, Header } from "../../bindings/light/types.js";
@@ -133,5 +139,61 @@ describe("Vote sign bytes (types/vote_test.go TestVoteSignBytesTestVectors)", ()
   it("writes a height above 2^53 with every bit (sfixed64, little-endian)", () => {
     const big = voteSignBytes("", commit((1n << 62n) + 1n, 0), 0);
     expect(toHex(big.subarray(3, 12))).toBe("11" + "0100000000000040");
+  });
+});
+
+const HEADER_ZERO: Header = {
+  version: { block: 0n, app: 0n },
+  chainId: "",
+  height: 0n,
+  time: { seconds: 0n, nanos: 0 },
+  lastBlockId: { hash: new Uint8Array(0), partSetHeader: { total: 0, hash: new Uint8Array(0) } },
+  lastCommitHash: new Uint8Array(0),
+  dataHash: new Uint8Array(0),
+  validatorsHash: new Uint8Array(0),
+  nextValidatorsHash: new Uint8Array(0),
+  consensusHash: new Uint8Array(0),
+  appHash: new Uint8Array(0),
+  lastResultsHash: new Uint8Array(0),
+  evidenceHash: new Uint8Array(0),
+  proposerAddress: new Uint8Array(0),
+};
+
+describe("the messages cosmjs-types also encodes, against it on random values", () => {
+  const i64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+  const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+  const timestamp = fc.record({ seconds: i64, nanos: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }) });
+  const bytes = fc.uint8Array({ maxLength: 40 });
+  const blockId = fc.record({ hash: bytes, partSetHeader: fc.record({ total: fc.nat({ max: 0xffffffff }), hash: bytes }) });
+  const hex = (b: Uint8Array) => toHex(b);
+
+  it("Timestamp, BlockID and the header's version leaf", () => {
+    fc.assert(
+      fc.property(timestamp, blockId, fc.record({ block: u64, app: u64 }), (t, id, version) => {
+        expect(hex(timestampBytes(t))).toBe(hex(PbTimestamp.encode(t).finish()));
+        expect(hex(blockIdBytes(id))).toBe(hex(PbBlockID.encode(id).finish()));
+        const leaves = headerLeaves({ ...HEADER_ZERO, version, time: t, lastBlockId: id });
+        expect([hex(leaves[0]), hex(leaves[3]), hex(leaves[4])]).toEqual([
+          hex(Consensus.encode(version).finish()),
+          hex(PbTimestamp.encode(t).finish()),
+          hex(PbBlockID.encode(id).finish()),
+        ]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("SimpleValidator (an ed25519 or a secp256k1 key, set even when empty)", () => {
+    const pubKey = fc.oneof(
+      bytes.map((ed25519) => ({ ed25519 })),
+      bytes.map((secp256k1) => ({ secp256k1 })),
+    );
+    fc.assert(
+      fc.property(pubKey, i64, (key, votingPower) => {
+        const v = { address: new Uint8Array(20), pubKey: key, votingPower, proposerPriority: 0n };
+        expect(hex(validatorBytes(v))).toBe(hex(SimpleValidator.encode({ pubKey: key, votingPower }).finish()));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
