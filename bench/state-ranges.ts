@@ -1,34 +1,20 @@
 /**
  * The ranges of case 11 over several full runs: `node --import tsx bench/state-ranges.ts run1.json run2.json …`,
- * each a copy of bench/out/results-state.json. Prints, per size and kind of block, xupgrade's and cosmos/iavl's CPU
+ * each a copy of a full run's bench/results-state.json. Prints, per size and kind of block, xupgrade's and cosmos/iavl's CPU
  * per block and their ratio as lowest–highest over the runs, then the targets and in how many runs each was met.
  */
 import { readFileSync } from "node:fs";
+import { BLOCKS } from "./cases/state.js";
+import type { Target } from "./report.js";
+import { fmtKeys, ms as fmt, type IavlRun, type StateRun } from "./state.js";
 
-interface Stat {
-  median: number;
-}
-interface Block {
-  cpuMs: Stat;
-  ms: Stat;
-  written: number;
-}
-interface Side {
-  startupMs: number;
-  peakRssMiB: number;
-  blocks: Record<string, Block>;
-}
-interface Run extends Side {
-  keys: number;
-  iavl?: Side;
-}
 interface Results {
   meta: { date: string };
-  targets: { target: string; met: boolean }[];
-  runs: Run[];
+  targets: Target[];
+  runs: StateRun[];
 }
 
-const KINDS = ["spread100", "spread1000", "clustered100", "clustered1000"] as const;
+const KINDS = BLOCKS.map((b) => b.name);
 const files = process.argv.slice(2);
 if (files.length < 2) {
   console.error("usage: node --import tsx bench/state-ranges.ts <results-state.json> <results-state.json> …");
@@ -36,13 +22,11 @@ if (files.length < 2) {
 }
 const all = files.map((f) => JSON.parse(readFileSync(f, "utf8")) as Results);
 
-const fmt = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const range = (xs: number[]): string => {
   const lo = Math.min(...xs);
   const hi = Math.max(...xs);
   return fmt(lo) === fmt(hi) ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`;
 };
-const sizeName = (keys: number): string => `10^${Math.round(Math.log10(keys))}`;
 
 console.log(`${all.length} runs: ${all.map((r) => r.meta.date.slice(0, 16).replace("T", " ")).join(", ")} UTC\n`);
 console.log(
@@ -52,19 +36,19 @@ console.log(
 );
 console.log("|" + " --- |".repeat(KINDS.length + 4));
 for (const keys of all[0].runs.map((r) => r.keys)) {
-  const runs = all.map((r) => r.runs.find((x) => x.keys === keys)).filter((x): x is Run => x !== undefined);
-  const paired = runs.filter((r): r is Run & { iavl: Side } => r.iavl !== undefined);
-  const ratio = (f: (s: Side) => number) => range(paired.map((r) => f(r) / f(r.iavl)));
+  const runs = all.map((r) => r.runs.find((x) => x.keys === keys)).filter((x): x is StateRun => x !== undefined);
+  const paired = runs.filter((r): r is StateRun & { iavl: IavlRun } => r.iavl !== undefined);
+  const ratio = (f: (s: StateRun | IavlRun) => number) => range(paired.map((r) => f(r) / f(r.iavl)));
   const cells = [
     `${range(runs.map((r) => r.startupMs))} / ${range(paired.map((r) => r.iavl.startupMs))} (${ratio((s) => s.startupMs)})`,
     ...KINDS.map(
       (k) =>
         `${range(runs.map((r) => r.blocks[k].cpuMs.median))} / ${range(paired.map((r) => r.iavl.blocks[k].cpuMs.median))} (**${ratio((s) => s.blocks[k].cpuMs.median)}**)`,
     ),
-    ["spread100", "spread1000"].map((k) => range(runs.map((r) => (r.blocks[k].cpuMs.median * 1000) / r.blocks[k].written))).join(" / "),
+    (["spread100", "spread1000"] as const).map((k) => range(runs.map((r) => (r.blocks[k].cpuMs.median * 1000) / r.blocks[k].written))).join(" / "),
     `${range(runs.map((r) => r.peakRssMiB))} / ${range(paired.map((r) => r.iavl.peakRssMiB))} (${ratio((s) => s.peakRssMiB)})`,
   ];
-  console.log(`| ${sizeName(keys)} | ${cells.join(" | ")} |`);
+  console.log(`| ${fmtKeys(keys)} | ${cells.join(" | ")} |`);
 }
 
 console.log("\n| target | met in |\n| --- | --- |");

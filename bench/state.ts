@@ -85,8 +85,8 @@ interface GoMeasure {
   prune_interval: number;
 }
 
-const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-const fmtKeys = (n: number) => `10^${Math.round(Math.log10(n))}`;
+export const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+export const fmtKeys = (n: number) => `10^${Math.round(Math.log10(n))}`;
 const MiB = (bytes: number) => bytes / 2 ** 20;
 
 /** Runs test/peers/iavl-bench and returns its JSON answer. */
