@@ -26,7 +26,7 @@ import { consensusKeyFromSeed, consensusSeed } from "../../../chain/keys.js";
 import { cometGenesis, nodeIdOf, writeNodeHome } from "./home.js";
 import { DevnetError } from "../../../shared/errors.js";
 import { exists } from "../../../../../base/file.js";
-import { freePorts } from "../../../../../base/ports.js";
+import { NoFreePortError, freePorts } from "../../../../../base/ports.js";
 import { checkActivationThreshold } from "../../../modules/readiness.js";
 
 export interface InitTestnetOptions extends Omit<InitDevnetOptions, "rpc" | "rest" | "grpc" | "moniker" | "blockTime"> {
@@ -87,7 +87,9 @@ export async function initTestnet(options: InitTestnetOptions): Promise<InitTest
   }
   const doc = cometGenesis(genesis, veHeight);
   const seedText = (what: string) => (o.keySeed === null ? null : `xupgrade devnet ${o.keySeed} ${what}`);
-  const ports = await freePorts(2 * privKeys.length);
+  const ports = await freePorts(2 * privKeys.length).catch((e: unknown) => {
+    throw e instanceof NoFreePortError ? new DevnetError("network", e.message, { cause: e }) : e;
+  });
   const nodes = privKeys.map((v, i) => {
     const nodeKey = consensusKeyFromSeed(consensusSeed(seedText(`p2p node${i}`)));
     return {
