@@ -14,7 +14,7 @@ import type { SignatureEngine } from "../bindings/light/signatures.js";
 import { timestampFromNs } from "../bindings/light/types.js";
 import { ValidatorSet } from "../bindings/light/validators.js";
 import { lightBlock, verifyNonAdjacent } from "../bindings/light/verifier.js";
-import { buildPage, launchChromium, staticUi } from "../test/examples/light-client/helpers.js";
+import { launchChromium, staticUi } from "../test/examples/light-client/helpers.js";
 import { httpServer } from "../test/support/http.js";
 import { SyntheticChain } from "../test/support/light/synthetic.js";
 import { syntheticSdkNode, type SdkNode } from "../test/support/light/synthetic-sdk.js";
@@ -139,7 +139,6 @@ async function chromiumRuns(browser: Browser, nodes: Map<number, SdkNode>, runs:
 
 /** The whole verified refresh of the page (its own measure: from the refresh's start to its facts ready), one new block per refresh. */
 async function pageRuns(browser: Browser, node: SdkNode, refreshes: number): Promise<LightResults["page"]> {
-  buildPage();
   const site = await staticUi();
   await node.prepare(refreshes + 40);
   const context = await browser.newContext();

@@ -15,7 +15,6 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { peerBinaries } from "../../scripts/peers/paths.mjs";
-import { cleanBuilt } from "../../test/apps/cli/helpers.js";
 import { FaultNet, V1, rpc } from "../../test/e2e/cometbft/halt/net.js";
 import { ROOT } from "../../test/support/paths.js";
 
@@ -135,5 +134,4 @@ try {
   console.log(`${headers.length} headers (${headers[0][0]}–${headers.at(-1)![0]}) in ${file}`);
 } finally {
   await net.close();
-  cleanBuilt();
 }

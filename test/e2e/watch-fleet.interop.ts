@@ -22,7 +22,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { APP_UPGRADE_V053, missingPeerReason, peerBinaries } from "../../scripts/peers/paths.mjs";
-import { cliArgs, cleanBuilt } from "../apps/cli/helpers.js";
+import { cliArgs } from "../apps/cli/helpers.js";
 import type { FleetJson, FleetRowJson } from "../../bindings/apps/watch/fleet.js";
 import { FaultNet, V1, type Proc } from "./cometbft/halt/net.js";
 import { resumeOnV2, stopHalted } from "./cometbft/halt/checks.js";
@@ -33,7 +33,7 @@ import { spawnCollected, type CollectedChild } from "../support/child.js";
 import { freePorts } from "../../bindings/base/ports.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { waitUntil } from "../support/wait.js";
-import { UI_DIST, buildPage, launchChromium, openPage, shot } from "../examples/light-client/helpers.js";
+import { builtPage, launchChromium, openPage, shot } from "../examples/light-client/helpers.js";
 import { discordShape, jsonShape, receiver, slackShape, telegramShape, type Receiver } from "../apps/watch/receivers.js";
 
 const peers = peerBinaries() as Record<string, string | undefined>;
@@ -84,7 +84,6 @@ function sequence(chain: string, name: string, H: number, o: { proposal?: string
 }
 
 afterAll(() => {
-  cleanBuilt();
   removeTempDirs();
 });
 
@@ -93,7 +92,6 @@ if (missing.length) console.warn(`skipping the watch fleet e2e: ${missing.map(([
 
 suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { timeout: 1_200_000 }, () => {
   it("three upgrades, each alert sequence once and in order across a restart; a lying node turns only its row red", async () => {
-    buildPage();
     const dir = tempDir("xupgrade-watch-e2e-");
     const rx: Record<string, Receiver> = {
       json: await receiver(jsonShape),
@@ -110,7 +108,7 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
     const url = `http://127.0.0.1:${port}`;
     const startWatch = () =>
       spawnCollected("node", [...cliArgs(), "watch", "--config", join(dir, "watch.json"), "--state-dir", join(dir, "state")], {
-        env: { XUPGRADE_UI_DIR: UI_DIST },
+        env: { XUPGRADE_UI_DIR: builtPage() },
       });
     const fleet = async () => (await (await fetch(`${url}/fleet.json`)).json()) as FleetJson;
     const row = async (name: string): Promise<FleetRowJson | undefined> => (await fleet().catch(() => undefined))?.chains.find((c) => c.name === name);

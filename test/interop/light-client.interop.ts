@@ -10,15 +10,15 @@
  * say that the records are in the SDK's layout, and agree with REST. Screenshots go to
  * test-output/interop/light-client-*.png.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { extname, join, normalize } from "node:path";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { httpServer, type TestServer } from "../support/http.js";
+import type { TestServer } from "../support/http.js";
 import { ROOT } from "../support/paths.js";
 import { removeTempDirs } from "../support/temp.js";
 import { waitUntil } from "../support/wait.js";
-import { UI_DIST, buildPage, launchChromium, openPage, pasteHash, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { launchChromium, staticUi, openPage, pasteHash, text, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import { APP_UPGRADE_V053, APP_UPGRADE_V054, SDK_V050_VERSION, SDK_V053_VERSION, SDK_V054_VERSION } from "../../scripts/peers/paths.mjs";
 import { interopPeers } from "./support/peers.js";
 import { fetchLightBlock } from "../../bindings/light/provider.js";
@@ -75,14 +75,6 @@ const SCENARIOS: Scenario[] = [
     changed: { auth: 6 },
   },
 ];
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".json": "application/json",
-  ".png": "image/png",
-  ".svg": "image/svg+xml",
-};
 
 let browser: Browser;
 let site: TestServer;
@@ -94,18 +86,8 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  buildPage();
   // The built page from loopback, as any static web server would serve it (nothing of the devnet).
-  site = await httpServer((req, res) => {
-    const path = normalize(decodeURIComponent((req.url ?? "/").split("?")[0])).replace(/^\/+/, "") || "index.html";
-    const file = join(UI_DIST, path);
-    if (!file.startsWith(UI_DIST) || !existsSync(file)) {
-      res.writeHead(404, { "content-type": "text/plain" });
-      return res.end("not found");
-    }
-    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
-    res.end(readFileSync(file));
-  });
+  site = await staticUi();
   browser = await launchChromium();
 }, 180_000);
 

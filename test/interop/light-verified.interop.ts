@@ -22,8 +22,8 @@ import { judgeUpgrade, type UpgradeJudged, type UpgradeJudgeInput } from "../sup
 import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { simdNet, type SimdNet } from "../support/light/simd-net.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
-import { cleanBuilt, runCli } from "../apps/cli/helpers.js";
-import { buildPage, launchChromium, openPage, pasteHash, staticUi, text, trustFirstUse, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { runCli } from "../apps/cli/helpers.js";
+import { launchChromium, openPage, pasteHash, staticUi, text, trustFirstUse, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import type { Browser, Page } from "playwright";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -107,7 +107,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await Promise.all([net?.stop(), other?.stop()]);
   removeTempDirs();
-  cleanBuilt();
 });
 
 describe("four simd v0.50 validators, a plan scheduled through gov", () => {
@@ -369,7 +368,6 @@ describe("the status page in verified mode, in Chromium, against the four valida
   }
 
   beforeAll(async () => {
-    buildPage();
     site = await staticUi();
     browser = await launchChromium();
   }, 120_000);

@@ -1,10 +1,11 @@
 /** Shared pieces of the CLI suites: spawning the real `xupgrade` CLI, temporary homes, tiny local servers. */
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { createRequire } from "node:module";
 import { GOV_AUTHORITY as GOV } from "../../../bindings/module/authority.js";
 import { httpServer } from "../../support/http.js";
+import { cachedBuild, filesUnder } from "../../support/build-cache.js";
 import { ROOT } from "../../support/paths.js";
 import { removeTempDirs as removeDirs, tempDir } from "../../support/temp.js";
 
@@ -32,42 +33,36 @@ export interface CliOptions {
 
 /**
  * The CLI as the package ships it: bindings/ compiled to JavaScript (TypeScript's transpiler, the same
- * module layout as dist/), once per test process, under node_modules/.cache so packages resolve. A Node
- * process then starts in ~0.35 s instead of ~0.9 s through tsx. XUPGRADE_CLI_TSX=1 runs the sources
- * through tsx instead.
+ * module layout as dist/), under node_modules/.cache so packages resolve. A Node process then starts in ~0.35 s
+ * instead of ~0.9 s through tsx. The transpile costs ~7 s of CPU: it is done once per content of bindings/ and
+ * shared by every test process (support/build-cache.ts). XUPGRADE_CLI_TSX=1 runs the sources through tsx instead.
  */
 let built: string | undefined;
-const BUILD_ID = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
 function builtMain(): string {
   if (built) return built;
-  const ts = require_typescript();
-  const out = join(ROOT, "node_modules/.cache/xupgrade-cli-test", BUILD_ID);
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
-    );
-  for (const file of walk(join(ROOT, "bindings"))) {
-    const js = ts.transpileModule(readFileSync(file, "utf8"), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
-      fileName: file,
-    }).outputText;
-    const target = join(out, "dist", relative(join(ROOT, "bindings"), file)).replace(/\.ts$/, ".js");
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, js);
-  }
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
-  writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module", version: pkg.version }));
-  built = join(out, "dist/apps/cli/main.js");
+  const bindings = join(ROOT, "bindings");
+  const sources = filesUnder(bindings, (name) => name.endsWith(".ts") && !name.endsWith(".d.ts"));
+  const pkg = join(ROOT, "package.json");
+  const dir = cachedBuild("xupgrade-cli-test", [pkg, ...sources], "dist/apps/cli/main.js", (out) => {
+    const ts = require_typescript();
+    for (const file of sources) {
+      const js = ts.transpileModule(readFileSync(file, "utf8"), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+        fileName: file,
+      }).outputText;
+      const target = join(out, "dist", relative(bindings, file)).replace(/\.ts$/, ".js");
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, js);
+    }
+    const { version } = JSON.parse(readFileSync(pkg, "utf8")) as { version: string };
+    writeFileSync(join(out, "package.json"), JSON.stringify({ type: "module", version }));
+  });
+  built = join(dir, "dist/apps/cli/main.js");
   return built;
 }
 
 function require_typescript(): typeof import("typescript") {
   return createRequire(import.meta.url)("typescript") as typeof import("typescript");
-}
-
-export function cleanBuilt(): void {
-  rmSync(join(ROOT, "node_modules/.cache/xupgrade-cli-test", BUILD_ID), { recursive: true, force: true });
-  built = undefined;
 }
 
 /** The `node` arguments that start the real CLI (see builtMain): `[...cliArgs(), "query", …]`. */
@@ -157,10 +152,9 @@ export async function runAll<T>(items: T[], fn: (item: T) => Promise<void>, para
   );
 }
 
-/** Removes the suite's temporary directories and the transpiled CLI. */
+/** Removes the suite's temporary directories. */
 export function removeTempDirs(): void {
   removeDirs();
-  cleanBuilt();
 }
 
 /** Asserts the CLI failed with exactly one `Error: …` line (and nothing on stdout). */

@@ -15,7 +15,7 @@ import { call } from "../../support/light/proxy.js";
 import { serveJsonRpc } from "../../support/light/rpc-server.js";
 import { syntheticSdkNode, type SdkNode } from "../../support/light/synthetic-sdk.js";
 import { formatTimestamp } from "../../../bindings/light/types.js";
-import { builtCliMain, cleanBuilt, removeTempDirs, runCli, tempDir } from "./helpers.js";
+import { builtCliMain, removeTempDirs, runCli, tempDir } from "./helpers.js";
 
 const CHAIN = "sdk-cli-1";
 const PLAN = { name: "v2", height: 5_000n, info: "" };
@@ -43,7 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await Promise.all([node, stale, halted].map((n) => n?.close()));
-  cleanBuilt();
   removeTempDirs();
 });
 

@@ -3,13 +3,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { FleetJson } from "../../../bindings/apps/watch/fleet.js";
-import { cleanBuilt, runCli } from "../cli/helpers.js";
+import { runCli } from "../cli/helpers.js";
 import { serveJsonRpc } from "../../support/light/rpc-server.js";
 import { hexOf, syntheticSdkNode } from "../../support/light/synthetic-sdk.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
 
 afterAll(() => {
-  cleanBuilt();
   removeTempDirs();
 });
 

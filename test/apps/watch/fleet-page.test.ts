@@ -15,7 +15,7 @@ import { serveJsonRpc } from "../../support/light/rpc-server.js";
 import { hexOf, syntheticSdkNode, type SdkNode } from "../../support/light/synthetic-sdk.js";
 import { httpServer, type TestServer } from "../../support/http.js";
 import { removeTempDirs, tempDir } from "../../support/temp.js";
-import { UI_DIST, buildPage, launchChromium, openPage, shot, staticUi } from "../../examples/light-client/helpers.js";
+import { builtPage, launchChromium, openPage, shot, staticUi } from "../../examples/light-client/helpers.js";
 
 const S = 1_000_000_000n;
 let browser: Browser;
@@ -25,7 +25,6 @@ let witnesses: Record<string, TestServer>;
 let gammaProxy: LyingNode;
 
 beforeAll(async () => {
-  buildPage();
   browser = await launchChromium();
   const genesisNs = BigInt(Date.now() - 600_000) * 1_000_000n;
   const core = await loadCore("js");
@@ -74,7 +73,7 @@ const rowOf = (page: import("playwright").Page, chain: string) => page.locator(`
 describe("the fleet view", { timeout: 120_000 }, () => {
   it("served by watch: verified rows with ETA bands, beta amber, then gamma red with the failed check", async () => {
     const config = parseWatchConfig({ poll: "300ms", max_age: "0s", chains: chains() });
-    const watch = await Watch.start({ config, stateDir: tempDir("xupgrade-fleet-"), listen: "127.0.0.1:0", uiDir: UI_DIST });
+    const watch = await Watch.start({ config, stateDir: tempDir("xupgrade-fleet-"), listen: "127.0.0.1:0", uiDir: builtPage() });
     const { page, context, errors } = await openPage(browser, `${watch.url}/`);
     try {
       await page.waitForFunction(() => document.querySelectorAll('tr[data-status="verified"]').length === 3, undefined, { timeout: 60_000 });

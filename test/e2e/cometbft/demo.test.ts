@@ -6,10 +6,8 @@
  * the nondeterministic v2 — and the light-client page, watched in Chromium meanwhile, shows the same. Nothing
  * is left behind, on success and on Ctrl-C.
  */
-import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { buildPage, launchChromium, openPage, shot, trustFirstUse } from "../../examples/light-client/helpers.js";
-import { ROOT } from "../../support/paths.js";
+import { builtPage, launchChromium, openPage, shot, trustFirstUse } from "../../examples/light-client/helpers.js";
 import { expectDemoLeftNothing, runDemo, type Demo } from "../../support/demo.js";
 import { builtCliMain, removeTempDirs } from "../helpers.js";
 import { COMETBFT, describeCometbft, waitUntil } from "./helpers.js";
@@ -22,7 +20,7 @@ const runTestnetDemo = () =>
     XUPGRADE_CLI: builtCliMain(),
     XUPGRADE_COMETBFT: COMETBFT ?? "",
     XUPGRADE_DEMO_VOTING_S: "8",
-    XUPGRADE_UI_DIR: join(ROOT, "dist/ui"),
+    XUPGRADE_UI_DIR: builtPage(),
   });
 const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "WORK", /xupgrade-demo-testnet-/, 15_000);
 
@@ -33,7 +31,6 @@ const expectNoTrace = (out: string) => expectDemoLeftNothing(out, "WORK", /xupgr
 async function watchPage(demo: Demo): Promise<{ seen: string[]; groups: number; warned: boolean }> {
   await waitUntil(() => /node0 │ light client: (\S+)/.test(demo.output()), 120_000, "the page's link");
   const url = /node0 │ light client: (\S+)/.exec(demo.output())![1];
-  buildPage();
   const browser = await launchChromium();
   const seen: string[] = [];
   let groups = 0;

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import type { Browser } from "playwright";
 import { missingPeerReason, peerBinaries } from "../../../scripts/peers/paths.mjs";
-import { buildPage, launchChromium, openPage, shot, trustFirstUse, waitState, waitText } from "../../examples/light-client/helpers.js";
+import { launchChromium, openPage, shot, trustFirstUse, waitState, waitText } from "../../examples/light-client/helpers.js";
 import { ROOT } from "../../support/paths.js";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
 import { cliArgs } from "../../apps/cli/helpers.js";
@@ -109,7 +109,6 @@ async function saysHalted(net: FaultNet, H: number): Promise<void> {
     `halted at height ${H}, waiting for v2: the node reached the upgrade height and stopped; it resumes once a binary with the "v2" upgrade handler runs\n`,
   );
 
-  buildPage();
   browser ??= await launchChromium();
   const { page, errors, context } = await openPage(browser, `${net.restOf(0)}/ui?poll=300`);
   try {

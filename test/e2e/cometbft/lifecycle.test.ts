@@ -13,8 +13,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import type { Browser } from "playwright";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
-import { ROOT } from "../../support/paths.js";
-import { buildPage, launchChromium, openPage, pasteHash, shot, text, waitState, waitText } from "../../examples/light-client/helpers.js";
+import { builtPage, launchChromium, openPage, pasteHash, shot, text, waitState, waitText } from "../../examples/light-client/helpers.js";
 import { V1, V2, clients, committedState, processesMentioning, removeTempDirs } from "../helpers.js";
 import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { appHashOf, checkJudgesOnVectors, confioVerifies, provenQuery } from "../../support/proofs.js";
@@ -94,7 +93,7 @@ const visorEnv = (home: string) => ({
   DAEMON_SHUTDOWN_GRACE: "20s",
   UNSAFE_SKIP_BACKUP: "true",
   COSMOVISOR_COLOR_LOGS: "false",
-  XUPGRADE_UI_DIR: join(ROOT, "dist/ui"),
+  XUPGRADE_UI_DIR: builtPage(),
 });
 
 function startVisor(net: Testnet, index: number): Visor {
@@ -382,7 +381,6 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
       c.comet.disconnect();
     }
 
-    buildPage();
     const rest = (await servingOf(visors[0], 2)).rest as string;
     expect(await (await fetch(`${rest}/ui/config.json`)).json()).toEqual({ chain_id: "xupgrade-devnet-1", rpc: urls()[0], engine: "cometbft" });
     browser = await launchChromium();

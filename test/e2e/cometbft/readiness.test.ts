@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { Response } from "cosmjs-types/tendermint/abci/types";
 import type { Browser, Page } from "playwright";
 import { afterAll, expect, it } from "vitest";
-import { buildPage, launchChromium, openPage, rewritingRpcProxy, shot, trustFirstUse, waitText } from "../../examples/light-client/helpers.js";
+import { builtPage, launchChromium, openPage, rewritingRpcProxy, shot, trustFirstUse, waitText } from "../../examples/light-client/helpers.js";
 import {
   attestationToJson,
   decodeReadinessResponse,
@@ -30,7 +30,6 @@ import {
 import { writeReadinessFile, readinessFilePath } from "../../../bindings/module/readiness/file.js";
 import { encodeTally } from "../../../bindings/module/readiness/store.js";
 import { cometbftWrapper, startAbciProxy, type AbciProxy } from "../../support/abci-proxy.js";
-import { ROOT } from "../../support/paths.js";
 import { V1, V2, removeTempDirs } from "../helpers.js";
 import {
   COMETBFT,
@@ -56,7 +55,7 @@ import {
 
 const VOTING_S = 6;
 /** The nodes serve the page this run builds (the CLI the tests run is a transpiled copy elsewhere). */
-const UI = { XUPGRADE_UI_DIR: join(ROOT, "dist/ui") };
+const UI = { XUPGRADE_UI_DIR: builtPage() };
 let proxy: AbciProxy | undefined;
 let browser: Browser | undefined;
 
@@ -170,7 +169,6 @@ describeCometbft("readiness on a four-validator CometBFT testnet", { timeout: 30
       ).toBe(true);
 
     // The light-client page, served by node0: the same tally, read from REST and from the raw store.
-    buildPage();
     browser = await launchChromium();
     page = (await openPage(browser, `${vals[0].rest}/ui?poll=500&mode=rest`)).page;
     await waitText(page, "readiness", "75.0% of the voting power (300 of 400)", 60_000); // the whole card, to see what it says otherwise

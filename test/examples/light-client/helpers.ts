@@ -10,23 +10,30 @@ import { extname, join, normalize } from "node:path";
 // `playwright` is playwright-core's API (it re-exports it) and the declared devDependency.
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright";
 import { httpServer as listen, type TestServer } from "../../support/http.js";
+import { cachedBuild, filesUnder } from "../../support/build-cache.js";
 import { ROOT } from "../../support/paths.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.js";
 import { decodePairs } from "../../../examples/light-client/src/raw.js";
 
 export { listen, type TestServer };
 
-export const UI_DIST = join(ROOT, "dist/ui");
 export const SHOTS = join(ROOT, "test-output/light-client");
 export const DOCS_SHOT = join(ROOT, "docs/light-client.png");
 
-/** `vite build` of examples/light-client (well under a second), so a fresh clone tests its current sources. */
-export function buildPage(): void {
-  execFileSync(process.execPath, [join(ROOT, "node_modules/vite/bin/vite.js"), "build", "--config", join(ROOT, "examples/light-client/vite.config.ts")], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
+/**
+ * The page as `vite build` makes it from examples/light-client and the package's sources: built once per content
+ * of those sources and shared by every test process (support/build-cache.ts), so a fresh clone tests its current
+ * sources and suites running at the same time never serve a build another one is replacing. Returns its directory.
+ */
+export function builtPage(): string {
+  const sources = [join(ROOT, "package.json"), ...filesUnder(join(ROOT, "examples/light-client")), ...filesUnder(join(ROOT, "bindings"))];
+  return cachedBuild("xupgrade-ui-test", sources, "index.html", (out) => {
+    const vite = join(ROOT, "node_modules/vite/bin/vite.js");
+    execFileSync(process.execPath, [vite, "build", "--config", join(ROOT, "examples/light-client/vite.config.ts"), "--outDir", out, "--emptyOutDir"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   });
-  if (!existsSync(join(UI_DIST, "index.html"))) throw new Error(`vite build wrote no ${UI_DIST}/index.html`);
 }
 
 export function launchChromium(): Promise<Browser> {
@@ -133,12 +140,13 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-/** The built page (dist/ui) from loopback, as any static web server would serve it (nothing of a devnet). */
+/** The built page (builtPage) from loopback, as any static web server would serve it (nothing of a devnet). */
 export function staticUi(): Promise<TestServer> {
+  const dir = builtPage();
   return listen((req, res) => {
     const path = normalize(decodeURIComponent((req.url ?? "/").split("?")[0])).replace(/^\/+/, "") || "index.html";
-    const file = join(UI_DIST, path);
-    if (!file.startsWith(UI_DIST) || !existsSync(file)) {
+    const file = join(dir, path);
+    if (!file.startsWith(dir) || !existsSync(file)) {
       res.writeHead(404, { "content-type": "text/plain" });
       return res.end("not found");
     }

@@ -8,12 +8,12 @@
  * each said in words while the page keeps polling and nothing throws. A screenshot of every state goes to
  * test-output/light-client/.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Browser } from "playwright";
 import { startDevnet, type DevnetHandle, type GenesisKey } from "../../../bindings/apps/devnet/index.js";
 import { EPHEMERAL, V1, V2, captureLogger, clients, newHome, proposeAndPass, removeTempDirs, softwareUpgradeAny } from "../../apps/devnet/helpers.js";
 import {
-  buildPage,
+  builtPage,
   closedPort,
   corruptingRpcProxy,
   garbageServer,
@@ -66,7 +66,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
   const servers: TestServer[] = [];
 
   beforeAll(async () => {
-    buildPage();
+    vi.stubEnv("XUPGRADE_UI_DIR", builtPage()); // the page this run built, served by the devnet at /ui
     ({ home, keys } = await newHome({ blockTime: "100ms" }));
     node = await startDevnet({ home, app: V1, ...EPHEMERAL, logger: captureLogger("light-client v1") });
     addresses = { rpc: new URL(node.rpcUrl).host, rest: new URL(node.restUrl).host, grpc: node.grpcAddress };
@@ -78,6 +78,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     await node?.stop();
     await Promise.all(servers.map((s) => s.close()));
     removeTempDirs();
+    vi.unstubAllEnvs();
   });
 
   it("the devnet serves the built page at /ui: redirect, files with their MIME types, config.json, nothing outside the page", async () => {

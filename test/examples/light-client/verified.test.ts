@@ -21,7 +21,6 @@ import { removeTempDirs } from "../../support/temp.js";
 import {
   badges,
   blockTxsRpcProxy,
-  buildPage,
   giveRoot,
   launchChromium,
   openPage,
@@ -47,7 +46,6 @@ const opened: OpenPage[] = [];
 const TWO_HOURS_AGO_NS = () => BigInt(Date.now() - 2 * 3600_000) * 1_000_000n;
 
 beforeAll(async () => {
-  buildPage();
   site = await staticUi();
   browser = await launchChromium();
   node = await syntheticSdkNode({

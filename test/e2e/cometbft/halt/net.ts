@@ -12,6 +12,7 @@ import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { join } from "node:path";
 import { cliArgs, runCli } from "../../../apps/cli/helpers.js";
 import { blockMs } from "../helpers.js";
+import { builtPage } from "../../../examples/light-client/helpers.js";
 import {
   clients,
   signTx,
@@ -165,7 +166,7 @@ export class FaultNet {
       ...extra,
     ];
     // The light-client page the node serves at /ui, when `npm run build:ui` made it.
-    return this.track(spawnLogged(args, { XUPGRADE_UI_DIR: join(ROOT, "dist/ui") }), n);
+    return this.track(spawnLogged(args, { XUPGRADE_UI_DIR: builtPage() }), n);
   }
 
   /** Any program whose stdout carries a node's JSON log lines (a sidecar running the node), tracked like a node. */

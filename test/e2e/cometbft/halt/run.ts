@@ -13,7 +13,6 @@ import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { missingPeerReason, peerBinaries } from "../../../../scripts/peers/paths.mjs";
-import { cleanBuilt } from "../../../apps/cli/helpers.js";
 import { ROOT } from "../../../support/paths.js";
 import { CASES, netOptions, type HaltCase, type Measures } from "./cases.js";
 import { FaultNet } from "./net.js";
@@ -90,20 +89,16 @@ async function once(c: HaltCase, n: number): Promise<RunResult> {
 
 const results = new Map<string, RunResult[]>();
 const started = Date.now();
-try {
-  for (const c of cases) {
-    const list: RunResult[] = [];
-    results.set(c.name, list);
-    for (let i = 1; i <= runs; i++) {
-      const r = await once(c, i);
-      list.push(r);
-      const { timelines: _t, ...shown } = r.measures ?? {};
-      const what = r.ok ? `ok ${JSON.stringify(shown)}` : `FAILED: ${r.error}`;
-      console.log(`${c.name} ${i}/${runs}: ${(r.ms / 1000).toFixed(1)} s, load ${r.load[0]}→${r.load[1]}, ${what}`);
-    }
+for (const c of cases) {
+  const list: RunResult[] = [];
+  results.set(c.name, list);
+  for (let i = 1; i <= runs; i++) {
+    const r = await once(c, i);
+    list.push(r);
+    const { timelines: _t, ...shown } = r.measures ?? {};
+    const what = r.ok ? `ok ${JSON.stringify(shown)}` : `FAILED: ${r.error}`;
+    console.log(`${c.name} ${i}/${runs}: ${(r.ms / 1000).toFixed(1)} s, load ${r.load[0]}→${r.load[1]}, ${what}`);
   }
-} finally {
-  cleanBuilt();
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
