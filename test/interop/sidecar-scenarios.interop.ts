@@ -188,7 +188,7 @@ describe("cosmovisor's open bugs, side by side (docs/spec/interop.md §12)", () 
       let exit: number | string;
       try {
         await waitUntil(() => existsSync(join(ctl, "holding-v2")), 120_000, `${sup}: v2 started`);
-        const node = processesMentioning(join("upgrades/v2/bin", DAEMON));
+        const node = processesMentioning(join(home, "cosmovisor/upgrades/v2/bin", DAEMON)); // this home's, not another suite's
         expect(node.length).toBeGreaterThan(0);
         for (const pid of node) process.kill(pid, "SIGKILL");
         exit = await first.exited;

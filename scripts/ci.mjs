@@ -1,0 +1,318 @@
+#!/usr/bin/env node
+// node scripts/ci.mjs [--slots N] [--only <substring>,…] [--list]
+//
+// What .ci/run runs once `npm ci` is done: the real peers (`npm run peers`: CometBFT, simd, cosmovisor, ghz, built
+// from the Go module proxy into a cache outside the clone), the generated reference docs, then every suite and
+// smoke check as jobs side by side — the tests (the CometBFT suites required), the side-by-side suites against the
+// real Cosmos SDK, the halt on seven validators, the demo, the package as users install it, smoke runs of the
+// benchmarks — ending with one plain line "N passed, N failed" counted from the runners' reports.
+//
+// Why side by side: most suites start networks and wait on their blocks (one alone keeps the 2-core machine about
+// a third busy), so running them one after another left the CPU idle for most of the run. Jobs start longest first
+// (the estimates below, seconds measured in a CI run), at most `--slots` at a time; jobs of one `group` never run
+// together (the fault cases keep their timing to themselves; the package steps share dist/). Each job's output goes
+// to test-output/ci/<job>.log and is printed whole when it ends, with its time and CPU; a table closes the run.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { relative, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const OUT = join(ROOT, "test-output/ci");
+const VITEST = join(ROOT, "node_modules/vitest/vitest.mjs");
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
+
+const { values } = parseArgs({
+  options: { slots: { type: "string", default: process.env.XUPGRADE_CI_SLOTS ?? "4" }, only: { type: "string" }, list: { type: "boolean" } },
+});
+const SLOTS = Number(values.slots);
+if (!Number.isInteger(SLOTS) || SLOTS < 1) {
+  console.error(`ci: --slots must be a whole number ≥ 1, got ${values.slots}`);
+  process.exit(2);
+}
+
+/** Seconds each suite took alone in a CI run: the scheduler's order. Files not named here count as small. */
+const ESTIMATE_S = {
+  "test/e2e/cometbft/halt-faults.test.ts": 270,
+  "test/e2e/cometbft/demo.test.ts": 160,
+  "test/examples/light-client/verified.test.ts": 130,
+  "test/e2e/cometbft/readiness.test.ts": 110,
+  "test/e2e/cometbft/faults.test.ts": 95,
+  "test/e2e/plans.test.ts": 93,
+  "test/e2e/cometbft/lifecycle.test.ts": 62,
+  "test/apps/cli/devnet.test.ts": 49,
+  "test/e2e/demo.test.ts": 44,
+  "test/apps/visor/demo.test.ts": 40,
+  "test/e2e/halts.test.ts": 36,
+  "test/apps/devnet/rehearse.test.ts": 35,
+  "test/e2e/watch-fleet.interop.ts": 153,
+  "test/interop/visor-upgrade.interop.ts": 120,
+  "test/interop/tx.interop.ts": 105,
+  "test/interop/light-client.interop.ts": 86,
+  "test/interop/light-verified.interop.ts": 76,
+  "test/interop/sidecar-scenarios.interop.ts": 65,
+  "test/interop/cosmovisor-devnet.interop.ts": 44,
+  "test/interop/app-node.interop.ts": 25,
+  "test/e2e/bank-send.interop.ts": 19,
+  "test/interop/drift.interop.ts": 66, // the live capture of simd v0.50 before it
+};
+/** A network suite this long or longer is a job of its own; the shorter ones run together in one job. */
+const OWN_JOB_S = 30;
+
+/**
+ * @typedef {{ name: string, cmd: string[], env?: Record<string, string>, estimate: number, group?: string,
+ *   needs?: string[], report?: string }} Job
+ * A job: a command run from the root. `report`: a vitest JSON report whose test counts are the job's (else the job
+ * counts as one check); `needs`: jobs that must have passed first; `group`: jobs that never run together.
+ */
+
+const vitestJob = (name, args, estimate, extra = {}) => {
+  const report = join(OUT, `${slug(name)}.json`);
+  return {
+    name,
+    cmd: [process.execPath, VITEST, "run", "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args],
+    estimate,
+    report,
+    ...extra,
+  };
+};
+const check = (name, cmd, estimate, extra = {}) => ({ name, cmd, estimate, ...extra });
+const npmRun = (script, ...args) => ["npm", "run", "--silent", script, ...(args.length ? ["--", ...args] : [])];
+
+/** The files a vitest project (or config) runs, relative to the root. */
+function vitestFiles(args) {
+  const json = execFileSync(process.execPath, [VITEST, "list", "--filesOnly", "--json", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return /** @type {{ file: string }[]} */ (JSON.parse(json)).map((f) => relative(ROOT, f.file)).sort();
+}
+
+function jobs() {
+  const chains = vitestFiles(["--project", "chains"]);
+  const own = chains.filter((f) => (ESTIMATE_S[f] ?? 0) >= OWN_JOB_S);
+  const rest = chains.filter((f) => !own.includes(f));
+  const chainsEnv = { XUPGRADE_REQUIRE_COMETBFT: "1" };
+  // Side by side with the real Cosmos SDK (docs/spec/interop.md). The comparison suites (*.test.ts) run in the units
+  // jobs against the recorded fixtures; the drift check ties those fixtures to simd v0.50 as it answers now (its live
+  // capture runs before it), and appd v0.53 and v0.54's drift is left to `npm run test:interop` (~4 min more). Every
+  // live-only suite runs here: transactions, the page, real upgrades under the visor and cosmovisor.
+  const interop = vitestFiles(["--config", "test/interop/vitest.config.ts"]).filter((f) => f.endsWith(".interop.ts"));
+  const interopConfig = ["--config", "test/interop/vitest.config.ts"];
+  return [
+    vitestJob("units 1/2", ["--project", "node", "--project", "browser", "--shard", "1/2", "--maxWorkers", "1"], 330),
+    vitestJob("units 2/2", ["--project", "node", "--project", "browser", "--shard", "2/2", "--maxWorkers", "1"], 330),
+    ...own.map((f) => vitestJob(f, ["--project", "chains", f], ESTIMATE_S[f], { env: chainsEnv, group: f.includes("halt-faults") ? "faults" : undefined })),
+    vitestJob("the other network suites", ["--project", "chains", "--maxWorkers", "1", ...rest], 10 * rest.length, { env: chainsEnv }),
+    ...interop.map((f) =>
+      vitestJob(f, [...interopConfig, f], ESTIMATE_S[f] ?? 20, { env: { XUPGRADE_INTEROP_LIVE_LINES: f.endsWith("drift.interop.ts") ? "simd-v050" : "none" } }),
+    ),
+    // The halt on seven validators of unequal power (the largest killed, a third partitioned, two regions under
+    // visors) and transactions across the upgrade, once each; the four-validator cases run in halt-faults.test.ts.
+    check(
+      "faults: seven validators, transactions",
+      [
+        process.execPath,
+        "--import",
+        "tsx",
+        "test/e2e/cometbft/halt/run.ts",
+        "--case",
+        "seven-kill-largest,seven-partition,seven-visors,seven-regions,txs-across",
+      ],
+      300,
+      { group: "faults" },
+    ),
+    check("typecheck", npmRun("typecheck"), 100),
+    check("lint", npmRun("lint"), 120),
+    check("demo", npmRun("demo"), 75, { group: "dist" }),
+    check("package", [process.execPath, "scripts/check-package.mjs"], 30, { group: "dist", needs: ["demo"] }),
+    check("bench smoke", npmRun("bench", "--quick"), 45, { env: { BENCH_QUICK: "1" } }),
+    // Without the Go peers it runs xupgrade's side alone, proving the harness still runs. It uses the demo's build.
+    check("bench:peers smoke", [process.execPath, "--import", "tsx", "bench/peers/run.ts", "--quick"], 60, {
+      env: { BENCH_QUICK: "1" },
+      group: "dist",
+      needs: ["demo"],
+    }),
+  ];
+}
+
+function slug(name) {
+  return name.replace(/^test\//, "").replace(/[^A-Za-z0-9.-]+/g, "-");
+}
+
+// ---- running ----
+
+let passed = 0;
+let failed = 0;
+const started = Date.now();
+const secs = (ms) => (ms / 1000).toFixed(0);
+
+/** Runs a step before the jobs (output inline); counted as one check when `counted`. */
+function step(name, cmd, counted = true) {
+  const t0 = Date.now();
+  let ok = true;
+  try {
+    execFileSync(cmd[0], cmd.slice(1), { cwd: ROOT, stdio: "inherit" });
+  } catch {
+    ok = false;
+  }
+  if (counted) ok ? passed++ : failed++;
+  console.log(`ci: ${name} ${ok ? "ok" : "FAILED"} (${secs(Date.now() - t0)} s)`);
+  return ok;
+}
+
+/** Counts a vitest JSON report; false when there is none. */
+function countReport(file) {
+  if (!existsSync(file)) return undefined;
+  const r = JSON.parse(readFileSync(file, "utf8"));
+  return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) };
+}
+
+/** @type {Set<import("node:child_process").ChildProcess>} */
+const running = new Set();
+function stopAll(signal) {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+  console.log(`ci: stopped by ${signal}`);
+  process.exit(130);
+}
+process.on("SIGINT", () => stopAll("SIGINT"));
+process.on("SIGTERM", () => stopAll("SIGTERM"));
+
+/** Runs one job; resolves with what it did. */
+function runJob(job) {
+  const log = join(OUT, `${slug(job.name)}.log`);
+  const times = join(OUT, `${slug(job.name)}.time`);
+  if (job.report) rmSync(job.report, { force: true });
+  const argv = TIME ? [TIME, "-q", "-o", times, "-f", "%U %S", ...job.cmd] : job.cmd;
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const out = [];
+    // Its own process group, so that a stop reaches everything it started.
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: ROOT,
+      env: { ...process.env, FORCE_COLOR: "0", ...job.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    running.add(child);
+    child.stdout.on("data", (d) => out.push(d));
+    child.stderr.on("data", (d) => out.push(d));
+    const done = (code) => {
+      running.delete(child);
+      writeFileSync(log, Buffer.concat(out));
+      const cpu = existsSync(times) ? readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number) : undefined;
+      resolve({ code, ms: Date.now() - t0, startedAt: t0 - started, cpu: cpu && cpu.every(Number.isFinite) ? cpu[0] + cpu[1] : undefined, log });
+    };
+    child.on("error", (e) => {
+      out.push(Buffer.from(`could not start: ${e.message}\n`));
+      done(127);
+    });
+    child.on("close", (code, signal) => done(code ?? (signal ? 128 : 0)));
+  });
+}
+
+/** Runs the jobs, longest first, at most SLOTS at a time, honouring needs and groups. */
+async function schedule(all) {
+  const waiting = [...all].sort((a, b) => b.estimate - a.estimate);
+  const results = new Map();
+  const active = new Map();
+  return new Promise((resolve) => {
+    const pump = () => {
+      for (let i = 0; i < waiting.length && active.size < SLOTS;) {
+        const job = waiting[i];
+        const blockedBy = (job.needs ?? []).find((n) => !results.has(n));
+        const groupBusy = job.group && [...active.values()].some((a) => a.group === job.group);
+        if (blockedBy || groupBusy) {
+          i++;
+          continue;
+        }
+        waiting.splice(i, 1);
+        const unmet = (job.needs ?? []).filter((n) => !results.get(n)?.ok);
+        if (unmet.length > 0) {
+          results.set(job.name, { ok: false, skipped: `needs ${unmet.join(", ")}` });
+          failed++;
+          console.log(`ci: ${job.name} FAILED (not run: ${unmet.join(", ")} failed)`);
+          continue;
+        }
+        active.set(job.name, job);
+        console.log(`ci: ▶ ${job.name}`);
+        void runJob(job).then((r) => {
+          active.delete(job.name);
+          finish(job, r, results);
+          if (waiting.length === 0 && active.size === 0) resolve(results);
+          else pump();
+        });
+      }
+      if (waiting.length === 0 && active.size === 0) resolve(results);
+    };
+    pump();
+  });
+}
+
+function finish(job, r, results) {
+  let ok = r.code === 0;
+  let counts = "";
+  if (job.report) {
+    const c = countReport(job.report);
+    if (c) {
+      passed += c.passed;
+      failed += c.failed;
+      counts = `, ${c.passed} passed, ${c.failed} failed`;
+      if (!ok && c.failed === 0) failed++; // the runner failed without a failing test
+    } else {
+      failed++;
+      ok = false;
+      counts = ", no report";
+    }
+  } else {
+    ok ? passed++ : failed++;
+  }
+  const cpu = r.cpu === undefined ? "" : `, CPU ${r.cpu.toFixed(0)} s`;
+  const line = `${job.name}: ${ok ? "ok" : `FAILED (exit ${r.code})`} in ${secs(r.ms)} s${cpu}${counts}`;
+  process.stdout.write(`\n──── ${job.name} ────\n${readFileSync(r.log, "utf8")}`);
+  console.log(`ci: ${line}\n`);
+  results.set(job.name, { ...r, ok, line });
+}
+
+// ---- the run ----
+
+mkdirSync(OUT, { recursive: true });
+const planned = jobs().filter((j) => !values.only || values.only.split(",").some((s) => j.name.includes(s)));
+if (values.list) {
+  for (const j of planned.sort((a, b) => b.estimate - a.estimate))
+    console.log(`${String(j.estimate).padStart(4)} s  ${j.name}${j.group ? `  [${j.group}]` : ""}`);
+  process.exit(0);
+}
+
+// Without Go this says exactly what to install; the suites that need the peers then fail rather than skip.
+step("peers", ["npm", "run", "--silent", "peers"]);
+// The reference docs are generated (npm run docs): what is committed must be what the code says. Before the
+// jobs: the docs' own tests read those files.
+step("docs up to date", ["sh", "-c", "npm run --silent docs && git diff --exit-code --stat -- docs/reference"]);
+// The .wasm core and Chromium once, before the jobs that use them.
+if (!step("the .wasm core", ["npm", "run", "--silent", "build:wasm"], false) || !step("Chromium", [process.execPath, "scripts/ensure-chromium.mjs"], false)) {
+  failed++;
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(1);
+}
+
+const results = await schedule(planned);
+console.log(`ci: the jobs (start, time, CPU), ${SLOTS} at a time:`);
+for (const [name, r] of [...results].sort((a, b) => (a[1].startedAt ?? 0) - (b[1].startedAt ?? 0))) {
+  if (r.skipped) console.log(`  ${name}: not run (${r.skipped})`);
+  else
+    console.log(
+      `  +${secs(r.startedAt).padStart(4)} s ${secs(r.ms).padStart(4)} s ${r.cpu === undefined ? "" : `CPU ${r.cpu.toFixed(0).padStart(4)} s`}  ${r.line}`,
+    );
+}
+console.log(`ci: ${secs(Date.now() - started)} s after npm ci`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
