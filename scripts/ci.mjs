@@ -67,6 +67,7 @@ const OWN_JOB_S = 30;
  * counts as one check); `needs`: jobs that must have passed first; `group`: jobs that never run together.
  */
 
+/** @returns {Job} */
 const vitestJob = (name, args, estimate, extra = {}) => {
   const report = join(OUT, `${slug(name)}.json`);
   return {
@@ -77,6 +78,7 @@ const vitestJob = (name, args, estimate, extra = {}) => {
     ...extra,
   };
 };
+/** @returns {Job} */
 const check = (name, cmd, estimate, extra = {}) => ({ name, cmd, estimate, ...extra });
 const npmRun = (script, ...args) => ["npm", "run", "--silent", script, ...(args.length ? ["--", ...args] : [])];
 
@@ -158,7 +160,8 @@ function step(name, cmd, counted = true) {
   } catch {
     ok = false;
   }
-  if (counted) ok ? passed++ : failed++;
+  if (counted && ok) passed++;
+  else if (counted) failed++;
   console.log(`ci: ${name} ${ok ? "ok" : "FAILED"} (${secs(Date.now() - t0)} s)`);
   return ok;
 }
@@ -175,7 +178,7 @@ const running = new Set();
 function stopAll(signal) {
   for (const child of running) {
     try {
-      process.kill(-child.pid, "SIGTERM");
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
     } catch {
       // already gone
     }
@@ -272,8 +275,10 @@ function finish(job, r, results) {
       ok = false;
       counts = ", no report";
     }
+  } else if (ok) {
+    passed++;
   } else {
-    ok ? passed++ : failed++;
+    failed++;
   }
   const cpu = r.cpu === undefined ? "" : `, CPU ${r.cpu.toFixed(0)} s`;
   const line = `${job.name}: ${ok ? "ok" : `FAILED (exit ${r.code})`} in ${secs(r.ms)} s${cpu}${counts}`;
