@@ -10,7 +10,7 @@
 // Why side by side: most suites start networks and wait on their blocks (one alone keeps the 2-core machine about
 // a third busy), so running them one after another left the CPU idle for most of the run. Jobs start longest first
 // (the estimates below, seconds measured in a CI run), at most `--slots` at a time; jobs of one `group` never run
-// together (the fault cases keep their timing to themselves; the package steps share dist/). Each job's output goes
+// together (the two fault suites keep their timing to themselves; the package steps share dist/). Each job's output goes
 // to test-output/ci/<job>.log and is printed whole when it ends, with its time and CPU; a table closes the run.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,33 +32,73 @@ if (!Number.isInteger(SLOTS) || SLOTS < 1) {
   process.exit(2);
 }
 
-/** Seconds each suite took alone in a CI run: the scheduler's order. Files not named here count as small. */
+/**
+ * Seconds each job took in a CI run beside the others (2 cores, 4 at a time): the scheduler's order. Suites not
+ * named here count as 10 s.
+ */
 const ESTIMATE_S = {
-  "test/e2e/cometbft/halt-faults.test.ts": 270,
-  "test/e2e/cometbft/demo.test.ts": 160,
-  "test/examples/light-client/verified.test.ts": 130,
-  "test/e2e/cometbft/readiness.test.ts": 110,
-  "test/e2e/cometbft/faults.test.ts": 95,
-  "test/e2e/plans.test.ts": 93,
-  "test/e2e/cometbft/lifecycle.test.ts": 62,
-  "test/apps/cli/devnet.test.ts": 49,
-  "test/e2e/demo.test.ts": 44,
-  "test/apps/visor/demo.test.ts": 40,
-  "test/e2e/halts.test.ts": 36,
-  "test/apps/devnet/rehearse.test.ts": 35,
-  "test/e2e/watch-fleet.interop.ts": 153,
-  "test/interop/visor-upgrade.interop.ts": 120,
-  "test/interop/tx.interop.ts": 105,
-  "test/interop/light-client.interop.ts": 86,
-  "test/interop/light-verified.interop.ts": 76,
-  "test/interop/sidecar-scenarios.interop.ts": 65,
-  "test/interop/cosmovisor-devnet.interop.ts": 44,
-  "test/interop/app-node.interop.ts": 25,
+  "units 1/2": 271,
+  "units 2/2": 442,
+  "faults: seven validators, transactions": 378,
+  lint: 312,
+  typecheck: 175,
+  demo: 126,
+  "bench smoke": 122,
+  "bench:peers smoke": 50,
+  package: 26,
+  "test/e2e/cometbft/halt-faults.test.ts": 405,
+  "test/e2e/cometbft/demo.test.ts": 191,
+  "test/examples/light-client/verified.test.ts": 158,
+  "test/e2e/cometbft/readiness.test.ts": 136,
+  "test/e2e/plans.test.ts": 126,
+  "test/e2e/cometbft/faults.test.ts": 116,
+  "test/e2e/cometbft/lifecycle.test.ts": 68,
+  "test/e2e/demo.test.ts": 56,
+  "test/apps/cli/devnet.test.ts": 46,
+  "test/apps/visor/demo.test.ts": 42,
+  "test/apps/devnet/rehearse.test.ts": 42,
+  "test/e2e/halts.test.ts": 41,
+  "test/apps/devnet/node.test.ts": 30,
+  "test/examples/light-client/page.test.ts": 30,
+  "test/apps/devnet/rehearse-load.test.ts": 30,
+  "test/apps/visor/readiness.test.ts": 25,
+  "test/apps/visor/rehearse.test.ts": 17,
+  "test/apps/devnet/upgrade.test.ts": 15,
+  "test/apps/devnet/testnet.test.ts": 13,
+  "test/apps/watch/watch.test.ts": 13,
+  "test/light/cometbft.test.ts": 12,
+  "test/e2e/watch-fleet.interop.ts": 182,
+  "test/interop/visor-upgrade.interop.ts": 175,
+  "test/interop/tx.interop.ts": 151,
+  "test/interop/light-client.interop.ts": 121,
+  "test/interop/sidecar-scenarios.interop.ts": 108,
+  "test/interop/light-verified.interop.ts": 96,
+  "test/interop/drift.interop.ts": 98, // with the live capture of simd v0.50 before it
+  "test/interop/cosmovisor-devnet.interop.ts": 52,
+  "test/interop/app-node.interop.ts": 33,
   "test/e2e/bank-send.interop.ts": 19,
-  "test/interop/drift.interop.ts": 66, // the live capture of simd v0.50 before it
 };
-/** A network suite this long or longer is a job of its own; the shorter ones run together in one job. */
-const OWN_JOB_S = 30;
+const estimate = (name) => ESTIMATE_S[name] ?? 10;
+/**
+ * A suite this long or longer is a job of its own; the shorter ones share vitest runs of about BIN_S each (a vitest
+ * run costs ~3.5 s of CPU to start).
+ */
+const OWN_JOB_S = 60;
+const BIN_S = 200;
+
+/** The files in runs of about BIN_S seconds each, longest first (first fit). */
+function bins(files) {
+  /** @type {{ files: string[], seconds: number }[]} */
+  const out = [];
+  for (const f of [...files].sort((a, b) => estimate(b) - estimate(a))) {
+    const bin = out.find((b) => b.seconds + estimate(f) <= BIN_S);
+    if (bin) {
+      bin.files.push(f);
+      bin.seconds += estimate(f);
+    } else out.push({ files: [f], seconds: estimate(f) });
+  }
+  return out;
+}
 
 /**
  * @typedef {{ name: string, cmd: string[], env?: Record<string, string>, estimate: number, group?: string,
@@ -94,23 +134,41 @@ function vitestFiles(args) {
 
 function jobs() {
   const chains = vitestFiles(["--project", "chains"]);
-  const own = chains.filter((f) => (ESTIMATE_S[f] ?? 0) >= OWN_JOB_S);
-  const rest = chains.filter((f) => !own.includes(f));
   const chainsEnv = { XUPGRADE_REQUIRE_COMETBFT: "1" };
+  const chainsJob = (files, name = files[0]) =>
+    vitestJob(
+      name,
+      ["--project", "chains", "--maxWorkers", "1", ...files],
+      files.map(estimate).reduce((a, b) => a + b, 0),
+      {
+        env: chainsEnv,
+        group: files.some((f) => f.includes("halt-faults")) ? "faults" : undefined,
+      },
+    );
   // Side by side with the real Cosmos SDK (docs/spec/interop.md). The comparison suites (*.test.ts) run in the units
   // jobs against the recorded fixtures; the drift check ties those fixtures to simd v0.50 as it answers now (its live
-  // capture runs before it), and appd v0.53 and v0.54's drift is left to `npm run test:interop` (~4 min more). Every
-  // live-only suite runs here: transactions, the page, real upgrades under the visor and cosmovisor.
+  // capture runs first, in the run holding drift.interop.ts), and appd v0.53 and v0.54's drift is left to
+  // `npm run test:interop` (~4 min more). Every live-only suite runs here: transactions, the page, real upgrades
+  // under the visor and cosmovisor.
   const interop = vitestFiles(["--config", "test/interop/vitest.config.ts"]).filter((f) => f.endsWith(".interop.ts"));
-  const interopConfig = ["--config", "test/interop/vitest.config.ts"];
+  const interopJob = (files, name = files[0]) =>
+    vitestJob(
+      name,
+      ["--config", "test/interop/vitest.config.ts", ...files],
+      files.map(estimate).reduce((a, b) => a + b, 0),
+      {
+        env: { XUPGRADE_INTEROP_LIVE_LINES: files.some((f) => f.endsWith("drift.interop.ts")) ? "simd-v050" : "none" },
+      },
+    );
+  const own = (f) => estimate(f) >= OWN_JOB_S;
+  const together = (what, list) => bins(list.filter((f) => !own(f))).map((b, i, all) => ({ files: b.files, name: `${what} ${i + 1}/${all.length}` }));
   return [
-    vitestJob("units 1/2", ["--project", "node", "--project", "browser", "--shard", "1/2", "--maxWorkers", "1"], 330),
-    vitestJob("units 2/2", ["--project", "node", "--project", "browser", "--shard", "2/2", "--maxWorkers", "1"], 330),
-    ...own.map((f) => vitestJob(f, ["--project", "chains", f], ESTIMATE_S[f], { env: chainsEnv, group: f.includes("halt-faults") ? "faults" : undefined })),
-    vitestJob("the other network suites", ["--project", "chains", "--maxWorkers", "1", ...rest], 10 * rest.length, { env: chainsEnv }),
-    ...interop.map((f) =>
-      vitestJob(f, [...interopConfig, f], ESTIMATE_S[f] ?? 20, { env: { XUPGRADE_INTEROP_LIVE_LINES: f.endsWith("drift.interop.ts") ? "simd-v050" : "none" } }),
-    ),
+    vitestJob("units 1/2", ["--project", "node", "--project", "browser", "--shard", "1/2", "--maxWorkers", "1"], estimate("units 1/2")),
+    vitestJob("units 2/2", ["--project", "node", "--project", "browser", "--shard", "2/2", "--maxWorkers", "1"], estimate("units 2/2")),
+    ...chains.filter(own).map((f) => chainsJob([f])),
+    ...together("the other network suites", chains).map((b) => chainsJob(b.files, b.name)),
+    ...interop.filter(own).map((f) => interopJob([f])),
+    ...together("the other interop suites", interop).map((b) => interopJob(b.files, b.name)),
     // The halt on seven validators of unequal power (the largest killed, a third partitioned, two regions under
     // visors) and transactions across the upgrade, once each; the four-validator cases run in halt-faults.test.ts.
     check(
@@ -123,16 +181,16 @@ function jobs() {
         "--case",
         "seven-kill-largest,seven-partition,seven-visors,seven-regions,txs-across",
       ],
-      300,
+      estimate("faults: seven validators, transactions"),
       { group: "faults" },
     ),
-    check("typecheck", npmRun("typecheck"), 100),
-    check("lint", npmRun("lint"), 120),
-    check("demo", npmRun("demo"), 75, { group: "dist" }),
-    check("package", [process.execPath, "scripts/check-package.mjs"], 30, { group: "dist", needs: ["demo"] }),
-    check("bench smoke", npmRun("bench", "--quick"), 45, { env: { BENCH_QUICK: "1" } }),
+    check("typecheck", npmRun("typecheck"), estimate("typecheck")),
+    check("lint", npmRun("lint"), estimate("lint")),
+    check("demo", npmRun("demo"), estimate("demo"), { group: "dist" }),
+    check("package", [process.execPath, "scripts/check-package.mjs"], estimate("package"), { group: "dist", needs: ["demo"] }),
+    check("bench smoke", npmRun("bench", "--quick"), estimate("bench smoke"), { env: { BENCH_QUICK: "1" } }),
     // Without the Go peers it runs xupgrade's side alone, proving the harness still runs. It uses the demo's build.
-    check("bench:peers smoke", [process.execPath, "--import", "tsx", "bench/peers/run.ts", "--quick"], 60, {
+    check("bench:peers smoke", [process.execPath, "--import", "tsx", "bench/peers/run.ts", "--quick"], estimate("bench:peers smoke"), {
       env: { BENCH_QUICK: "1" },
       group: "dist",
       needs: ["demo"],
