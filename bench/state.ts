@@ -215,7 +215,8 @@ export function stateTargets(runs: StateRun[]): Target[] {
       }
     }
   }
-  for (const [size, name] of SPREAD) {
+  // Growth needs two sizes (a quick run measures one).
+  for (const [size, name] of runs.length > 1 ? SPREAD : []) {
     const growth = perNode(last.blocks[name]) / perNode(first.blocks[name]);
     targets.push({
       target: `CPU per written node flat within 1.3× from ${span}, blocks of ${size.toLocaleString("en-US")} spread keys (case 11)`,

@@ -7,7 +7,8 @@
  *
  * XUPGRADE_INTEROP_REUSE=1 reuses the previous live captures (for working on the suites themselves).
  * XUPGRADE_INTEROP_LIVE_LINES=simd-v050 captures only the lines it names (comma-separated keys); the others are
- * compared with their recorded fixtures and their drift is not checked (.ci/run does this to stay in its time).
+ * compared with their recorded fixtures and their drift is not checked. CI (scripts/ci.mjs) captures simd v0.50
+ * for the run holding the drift check and none (`none`) for the others, to stay in its time.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
