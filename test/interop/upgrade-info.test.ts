@@ -36,6 +36,6 @@ for (const { line, capture, label } of lineSources()) {
       } finally {
         await d.stop();
       }
-    }, 60_000);
+    }, 120_000);
   });
 }

@@ -149,10 +149,10 @@ export async function underSidecars(net: FaultNet, o: SidecarRun): Promise<Measu
     "upgrade-info.json",
   );
   check(info === upgradeInfoOf(H), `upgrade-info.json is ${info}`);
-  same(
-    procs.filter((p) => halting(p, H)).map((p) => [halting(p, H)!.block_hash, halting(p, H)!.app_hash]),
-    "the halts' block and app hashes",
-  );
+  // The halts that were logged agree; on a loaded machine every sidecar may stop its node before that line, and then
+  // there is none to compare here: sameBlocks below compares block H and its app hash on every node's store.
+  const logged = procs.filter((p) => halting(p, H)).map((p) => [halting(p, H)!.block_hash, halting(p, H)!.app_hash]);
+  if (logged.length > 0) same(logged, "the halts' block and app hashes");
   await net.allAt(net.all, H + 2, 240_000);
   await sameBlocks(net, H);
   appliedOnce(procs, H);
