@@ -35,7 +35,9 @@ function child(home: string, app: string, env?: Record<string, string>): DevnetC
 
 describe("devnet child processes", { timeout: 120_000 }, () => {
   it("v1 exits 20 at the height; SIGKILL of v2 during the upgrade block; the restart migrates exactly once", async () => {
-    const { home, keys } = await newHome();
+    // 200 ms blocks: the plan 60 blocks ahead leaves 12 s for the proposal and its 1 s of voting (at 50 ms, a loaded
+    // machine's proposal ended past the height: the plan was refused and v1 never halted).
+    const { home, keys } = await newHome({ blockTime: "200ms" });
 
     const v1 = child(home, V1);
     const serving = await v1.waitFor((r) => r.msg === "serving");
