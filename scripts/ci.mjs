@@ -108,18 +108,20 @@ function bins(files) {
  */
 
 /** @returns {Job} */
-const vitestJob = (name, args, estimate, extra = {}) => {
+const vitestJob = (name, args, seconds, extra = {}) => {
   const report = join(OUT, `${slug(name)}.json`);
   return {
     name,
     cmd: [process.execPath, VITEST, "run", "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...args],
-    estimate,
+    estimate: seconds,
     report,
     ...extra,
   };
 };
 /** @returns {Job} */
-const check = (name, cmd, estimate, extra = {}) => ({ name, cmd, estimate, ...extra });
+const check = (name, cmd, seconds, extra = {}) => ({ name, cmd, estimate: seconds, ...extra });
+/** The estimated seconds of a vitest run of `files`. */
+const total = (files) => files.map(estimate).reduce((a, b) => a + b, 0);
 const npmRun = (script, ...args) => ["npm", "run", "--silent", script, ...(args.length ? ["--", ...args] : [])];
 
 /** The files a vitest project (or config) runs, relative to the root. */
@@ -136,15 +138,10 @@ function jobs() {
   const chains = vitestFiles(["--project", "chains"]);
   const chainsEnv = { XUPGRADE_REQUIRE_COMETBFT: "1" };
   const chainsJob = (files, name = files[0]) =>
-    vitestJob(
-      name,
-      ["--project", "chains", "--maxWorkers", "1", ...files],
-      files.map(estimate).reduce((a, b) => a + b, 0),
-      {
-        env: chainsEnv,
-        group: files.some((f) => f.includes("halt-faults")) ? "faults" : undefined,
-      },
-    );
+    vitestJob(name, ["--project", "chains", "--maxWorkers", "1", ...files], total(files), {
+      env: chainsEnv,
+      group: files.some((f) => f.includes("halt-faults")) ? "faults" : undefined,
+    });
   // Side by side with the real Cosmos SDK (docs/spec/interop.md). The comparison suites (*.test.ts) run in the units
   // jobs against the recorded fixtures; the drift check ties those fixtures to simd v0.50 as it answers now (its live
   // capture runs first, in the run holding drift.interop.ts), and appd v0.53 and v0.54's drift is left to
@@ -152,14 +149,9 @@ function jobs() {
   // under the visor and cosmovisor.
   const interop = vitestFiles(["--config", "test/interop/vitest.config.ts"]).filter((f) => f.endsWith(".interop.ts"));
   const interopJob = (files, name = files[0]) =>
-    vitestJob(
-      name,
-      ["--config", "test/interop/vitest.config.ts", ...files],
-      files.map(estimate).reduce((a, b) => a + b, 0),
-      {
-        env: { XUPGRADE_INTEROP_LIVE_LINES: files.some((f) => f.endsWith("drift.interop.ts")) ? "simd-v050" : "none" },
-      },
-    );
+    vitestJob(name, ["--config", "test/interop/vitest.config.ts", ...files], total(files), {
+      env: { XUPGRADE_INTEROP_LIVE_LINES: files.some((f) => f.endsWith("drift.interop.ts")) ? "simd-v050" : "none" },
+    });
   const own = (f) => estimate(f) >= OWN_JOB_S;
   const together = (what, list) => bins(list.filter((f) => !own(f))).map((b, i, all) => ({ files: b.files, name: `${what} ${i + 1}/${all.length}` }));
   return [
@@ -218,7 +210,7 @@ function step(name, cmd, counted = true) {
   return ok;
 }
 
-/** Counts a vitest JSON report; false when there is none. */
+/** Counts a vitest JSON report; undefined when there is none. */
 function countReport(file) {
   if (!existsSync(file)) return undefined;
   const r = JSON.parse(readFileSync(file, "utf8"));
@@ -351,7 +343,14 @@ function finish(job, r, results) {
 // ---- the run ----
 
 mkdirSync(OUT, { recursive: true });
-const planned = jobs().filter((j) => !values.only || values.only.split(",").some((s) => j.name.includes(s)));
+const all = jobs();
+/** The jobs `--only` names (all without it), with the jobs they need. */
+const wanted = all.filter((j) => !values.only || values.only.split(",").some((s) => j.name.includes(s)));
+const withNeeds = (list) => {
+  const more = all.filter((j) => !list.includes(j) && list.some((w) => w.needs?.includes(j.name)));
+  return more.length === 0 ? list : withNeeds([...list, ...more]);
+};
+const planned = withNeeds(wanted);
 if (values.list) {
   for (const j of byPriority(planned)) console.log(`${String(j.estimate).padStart(4)} s  ${j.name}${j.group ? `  [${j.group}]` : ""}`);
   process.exit(0);
