@@ -20,20 +20,25 @@ export { listen, type TestServer };
 export const SHOTS = join(ROOT, "test-output/light-client");
 export const DOCS_SHOT = join(ROOT, "docs/light-client.png");
 
+let page: string | undefined;
+
 /**
  * The page as `vite build` makes it from examples/light-client and the package's sources: built once per content
  * of those sources and shared by every test process (support/build-cache.ts), so a fresh clone tests its current
  * sources and suites running at the same time never serve a build another one is replacing. Returns its directory.
  */
 export function builtPage(): string {
+  // Once per process: the fault net asks for it at every node it starts, and hashing the sources reads ~400 files.
+  if (page) return page;
   const sources = [join(ROOT, "package.json"), ...filesUnder(join(ROOT, "examples/light-client")), ...filesUnder(join(ROOT, "bindings"))];
-  return cachedBuild("xupgrade-ui-test", sources, "index.html", (out) => {
+  page = cachedBuild("xupgrade-ui-test", sources, "index.html", (out) => {
     const vite = join(ROOT, "node_modules/vite/bin/vite.js");
     execFileSync(process.execPath, [vite, "build", "--config", join(ROOT, "examples/light-client/vite.config.ts"), "--outDir", out, "--emptyOutDir"], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
   });
+  return page;
 }
 
 export function launchChromium(): Promise<Browser> {
