@@ -194,6 +194,8 @@ suite("xupgrade watch: the devnet under CometBFT, simd v0.50, appd v0.53", { tim
 
       for (const [chain, ids] of Object.entries(want)) expect(got(chain)).toEqual(ids);
       const all = Object.values(want).flat();
+      // The wait above watched the JSON receiver; each receiver gets its own POST, and the last may still be on its way.
+      await waitUntil(() => Object.values(rx).every((r) => r.got.length >= all.length), 60_000, "every receiver's alerts");
       for (const r of Object.values(rx)) expect(r.got.map((g) => g.id).sort()).toEqual([...all].sort());
       // Order per chain holds on every receiver too.
       for (const r of Object.values(rx))

@@ -35,14 +35,15 @@ function child(home: string, app: string, env?: Record<string, string>): DevnetC
 
 describe("devnet child processes", { timeout: 120_000 }, () => {
   it("v1 exits 20 at the height; SIGKILL of v2 during the upgrade block; the restart migrates exactly once", async () => {
-    // 200 ms blocks: the plan 60 blocks ahead leaves 12 s for the proposal and its 1 s of voting (at 50 ms, a loaded
-    // machine's proposal ended past the height: the plan was refused and v1 never halted).
-    const { home, keys } = await newHome({ blockTime: "200ms" });
+    // 200 ms blocks and 5 s of voting: the three votes, signed and sent after the proposal is in a block, miss a 1 s
+    // voting period on a loaded machine (the proposal then fails, and v1 never halts); the plan 100 blocks ahead
+    // leaves 20 s, past the voting period's end.
+    const { home, keys } = await newHome({ blockTime: "200ms", votingPeriod: "5s" });
 
     const v1 = child(home, V1);
     const serving = await v1.waitFor((r) => r.msg === "serving");
     const c = await clients(serving.rpc as string);
-    const target = BigInt((await c.comet.status()).syncInfo.latestBlockHeight) + 60n;
+    const target = BigInt((await c.comet.status()).syncInfo.latestBlockHeight) + 100n;
     await proposeAndPass(c, keys, [softwareUpgradeAny("v2", target)]);
     c.comet.disconnect();
     expect(await v1.exited).toBe(20);

@@ -39,10 +39,10 @@ export interface DevnetState {
   stop(): Promise<void>;
 }
 
-async function freshHome(blockTime = "50ms"): Promise<{ home: string; keys: Awaited<ReturnType<typeof initDevnet>>["keys"] }> {
+async function freshHome(blockTime = "50ms", votingPeriod = "1s"): Promise<{ home: string; keys: Awaited<ReturnType<typeof initDevnet>>["keys"] }> {
   const home = tempDir("xupgrade-interop-devnet-");
   // The devnet's default chain id: the cosmjs signing helpers of test/apps/devnet sign for it (no answer compared here names it).
-  const r = await initDevnet({ home, validators: 1, blockTime, votingPeriod: "1s", depositPeriod: "1s" });
+  const r = await initDevnet({ home, validators: 1, blockTime, votingPeriod, depositPeriod: "1s" });
   return { home, keys: r.keys };
 }
 
@@ -68,8 +68,9 @@ const SIMD_STAND_INS: StandIns = { apps: { old: SIMD_V047_APP, node: SIMD_V050_A
  */
 export async function devnetInState(state: StateName, appliedHeight: number = APPLIED_UPGRADE.height, line: StandIns = SIMD_STAND_INS): Promise<DevnetState> {
   // The applied state's plan is at the peer's height (40 in the fixtures): at 50 ms blocks, a loaded machine's
-  // proposal (1 s of voting) could end past it. 200 ms blocks leave ~28 blocks of margin.
-  const { home, keys } = await freshHome(state === "applied" ? "200ms" : "50ms");
+  // proposal could end past it, and a vote signed after the proposal's block could miss 1 s of voting. 300 ms
+  // blocks (12 s to height 40) and 3 s of voting leave room for both.
+  const { home, keys } = state === "applied" ? await freshHome("300ms", "3s") : await freshHome();
   const logger = captureLogger(`devnet ${state}`);
   if (state !== "applied") {
     const node = await startDevnet({ home, app: line.apps.node, ...EPHEMERAL, logger });
