@@ -16,7 +16,8 @@ const quote = (a) => (/[\s"{}&?]/.test(a) ? `'${a}'` : a);
  */
 export function demoRuntime({ cli, shorten = (s) => s }) {
   const started = Date.now();
-  const children = new Set(); // every process started and not exited yet
+  /** Every process started and not gone yet, with the promise of its going. */
+  const children = new Map();
   let stepNo = 0;
 
   const rt = {
@@ -36,9 +37,15 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
     /** Starts a process whose exit the cleanup waits for. */
     spawn(command, args, options) {
       const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
-      children.add(child);
-      child.once("exit", () => children.delete(child));
-      child.once("error", () => children.delete(child));
+      // Gone once it exited and its output is read (its last log lines shown), or 2 s after its exit when a
+      // process it started still holds its pipes.
+      const gone = new Promise((resolve) => {
+        let late;
+        child.once("exit", () => (late = setTimeout(resolve, 2000)));
+        child.once("close", () => (clearTimeout(late), resolve(undefined)));
+        child.once("error", resolve);
+      }).then(() => void children.delete(child));
+      children.set(child, gone);
       return child;
     },
 
@@ -131,17 +138,13 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
             /* best effort */
           }
           await Promise.all(
-            [...children].map(
-              (c) =>
-                /** @type {Promise<void>} */ (
-                  new Promise((resolve) => {
-                    if (c.exitCode !== null || c.signalCode !== null) return resolve();
-                    c.once("exit", resolve);
-                    c.kill("SIGTERM");
-                    setTimeout(() => c.kill("SIGKILL"), graceMs).unref();
-                  })
-                ),
-            ),
+            [...children].map(([c, gone]) => {
+              if (c.exitCode === null && c.signalCode === null) {
+                c.kill("SIGTERM");
+                setTimeout(() => c.kill("SIGKILL"), graceMs).unref();
+              }
+              return gone;
+            }),
           );
           // A node that outlived a SIGKILLed parent (a visor, a devnet) is found by its directory.
           if (dir()) killStragglers(dir());
@@ -159,7 +162,7 @@ export function demoRuntime({ cli, shorten = (s) => s }) {
       }
       // Last resort (e.g. an uncaught error): nothing may outlive the demo.
       process.on("exit", () => {
-        for (const c of children) c.kill("SIGKILL");
+        for (const c of children.keys()) c.kill("SIGKILL");
         if (dir()) {
           killStragglers(dir());
           rmSync(dir(), { recursive: true, force: true });

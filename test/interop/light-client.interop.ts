@@ -234,7 +234,8 @@ for (const sc of SCENARIOS)
         expect(await text(page, "applied-height")).toBe(String(height));
         expect(await page.locator('[data-testid="applied-upgrade"]').getAttribute("data-name")).toBe(NAME);
         const key = `01${height.toString(16).padStart(16, "0")}${Buffer.from(NAME).toString("hex")}`;
-        expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
+        // Polled: a poll of the page may render between the checks above and this one (seen once under CI load).
+        await expect.poll(() => page.locator('[data-testid="raw-entry"]').allInnerTexts(), { timeout: 30_000 }).toContain(`${key}\t01`);
         expect(await page.locator('[data-testid="module"]').count()).toBe(sc.modulesAfter);
         await page.waitForFunction(() => document.body.dataset.state === "ok", undefined, { timeout: 30_000 });
         // Plan, applied upgrades and module versions agree with REST; the app version (0 in an SDK node's status) is left unjudged.

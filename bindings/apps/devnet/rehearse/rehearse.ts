@@ -19,8 +19,9 @@
  * The migrations are timed by wrapping each migration function of the app (called exactly as
  * RunMigrations calls it); nothing else of the app is changed.
  */
+import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UpgradeError } from "../../../core/errors.js";
@@ -143,8 +144,10 @@ export async function rehearseUpgrade(o: RehearseOptions): Promise<RehearsalRepo
   const app = instrument(loaded, runs);
   const [genesis, config] = await Promise.all([readGenesis(o.home), readDevnetConfig(o.home)]);
 
-  const work = await mkdtemp(join(o.tmpDir ?? tmpdir(), "xupgrade-rehearse-"));
+  // Tracked before it exists: a signal that lands between its creation and the next line still finds it.
+  const work = join(o.tmpDir ?? tmpdir(), `xupgrade-rehearse-${randomBytes(6).toString("hex")}`);
   trackWork(work);
+  await mkdir(work, { mode: 0o700 });
   const timings = { snapshotMs: 0, prepareMs: 0, startMs: 0, blockMs: 0, commitMs: 0, diffMs: 0 };
   try {
     // 1. The snapshot.
