@@ -59,6 +59,19 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] },
   },
   {
+    // A page that rebuilds its cards on each poll detaches the elements allInnerTexts() found before it reads them.
+    files: ["test/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name='allInnerTexts']",
+          message: "allInnerTexts() may read detached elements (no tabs, no line breaks): use innerTexts() from test/examples/light-client/helpers.ts.",
+        },
+      ],
+    },
+  },
+  {
     files: ["examples/light-client/src/**/*.ts", "bench/light/**/*.ts"],
     languageOptions: { globals: { ...globals.browser } },
   },

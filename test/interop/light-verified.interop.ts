@@ -23,7 +23,7 @@ import { lyingNode, type Tampering } from "../support/light/proxy.js";
 import { simdNet, type SimdNet } from "../support/light/simd-net.js";
 import { removeTempDirs, tempDir } from "../support/temp.js";
 import { runCli } from "../apps/cli/helpers.js";
-import { launchChromium, openPage, pasteHash, staticUi, text, trustFirstUse, waitText, type OpenPage } from "../examples/light-client/helpers.js";
+import { innerTexts, launchChromium, openPage, pasteHash, staticUi, text, trustFirstUse, waitText, type OpenPage } from "../examples/light-client/helpers.js";
 import type { Browser, Page } from "playwright";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -389,7 +389,7 @@ describe("the status page in verified mode, in Chromium, against the four valida
     });
     expect(await text(page, "plan-name")).toBe(PLAN.name);
     expect(await text(page, "plan-height")).toBe(String(PLAN.height));
-    const amber = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    const amber = await innerTexts(page, '[data-testid="verified-badge"]');
     expect(amber).toHaveLength(4);
     for (const b of amber) expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
     expect(await text(page, "trust-root")).toMatch(
@@ -404,7 +404,7 @@ describe("the status page in verified mode, in Chromium, against the four valida
     await pasteHash(page, "confirm-form", commit.result.signed_header.commit.block_id.hash);
     await page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
     await page.waitForFunction(() => Number(document.querySelector("#footer")?.getAttribute("data-polls")) >= 3);
-    const green = await page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    const green = await innerTexts(page, '[data-testid="verified-badge"]');
     expect(green).toHaveLength(4);
     for (const b of green) expect(b).toMatch(/^✓ verified /);
     expect(green[1]).toMatch(/plan “light-v2” at height \d+, against the app hash of header \d+/);

@@ -7,7 +7,7 @@
  * of that poll counts as verified. Browser-safe: the fleet page follows chains with it too.
  */
 import { toHex } from "@cosmjs/encoding";
-import { ProviderError, VerificationError } from "../../light/errors.js";
+import { NoWitnessConfirmedError, ProviderError, VerificationError } from "../../light/errors.js";
 import { resolveTrustRoot, rememberVerified, unconfirmedWarning, type ResolvedRoot, type RootStore } from "../../light/trust-root.js";
 import { formatTimestamp, timestampNs } from "../../light/types.js";
 import { providerOf, VerifiedUpgradeClient, type VerifiedUpgradeOptions } from "../../light/upgrade.js";
@@ -183,7 +183,9 @@ export class ChainFollower {
       await this.walkBack(client);
     } catch (e) {
       if (!(e instanceof VerificationError)) throw e;
-      const quiet = e instanceof ProviderError && e.failure !== "garbage";
+      // Nobody said anything false — the node, or every witness, could not answer (at a halt the witnesses stop
+      // too, some before the node): nothing was verified this time, and that is not a failed check.
+      const quiet = (e instanceof ProviderError && e.failure !== "garbage") || (e instanceof NoWitnessConfirmedError && e.faulty.length === 0);
       snap.status = e.name === "NoTrustRootError" ? "no-root" : quiet ? "unreachable" : "failed";
       snap.failure = { check: e.check, height: e.height, message: e.message };
       // Only what this poll verified is shown as verified: none of it.

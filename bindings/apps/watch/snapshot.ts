@@ -12,7 +12,7 @@ export type ChainStatus =
   | "verified"
   /** A check failed: the node (or a witness) served something that does not verify. */
   | "failed"
-  /** The node did not answer (or not what was asked): nothing was verified this time. */
+  /** The node, or every witness, did not answer (or not what was asked): nothing was verified this time. */
   | "unreachable"
   /** No trust root: given none, saved none, and first use was not asked for. */
   | "no-root"

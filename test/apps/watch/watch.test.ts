@@ -151,4 +151,36 @@ describe("watch: two chains, an upgrade, a restart, a lying node", { timeout: 12
       await beta.close();
     }
   });
+
+  it("a chain whose only witness stops answering is unreachable with the witness check, not failed: no alert", async () => {
+    const gamma = await node("gamma-1");
+    const witness = await serveJsonRpc((m, p) => gamma.chain.handle(m, p));
+    const json = await receiver(jsonShape);
+    const config = parseWatchConfig({
+      poll: "50ms",
+      max_age: "0s",
+      webhook_backoff: "20ms",
+      chains: [{ name: "gamma", chain_id: "gamma-1", rpc: gamma.url, witnesses: [witness.url], trust_height: 20, trust_hash: hexOf(gamma.chain.hash(20n)) }],
+      webhooks: [{ url: json.url, format: "json" }],
+    });
+    const now = () => Number(gamma.chain.timeNs(gamma.chain.latest) / 1_000_000n) + 500;
+    const watch = await Watch.start({ config, stateDir: tempDir("xupgrade-watch-"), listen: "127.0.0.1:0", now });
+    const row = async () => ((await (await fetch(`${watch.url}/fleet.json`)).json()) as FleetJson).chains[0];
+    try {
+      await gamma.advance();
+      await waitUntil(async () => (await row()).status === "verified", 10_000, "gamma verified");
+      await witness.close();
+      await gamma.advance();
+      await waitUntil(async () => (await row()).status !== "verified", 10_000, "gamma no longer verified");
+      await watch.polled(3);
+      const r = await row();
+      expect(r).toMatchObject({ status: "unreachable", failure: { check: "witness" }, header: null });
+      expect(r.failure!.message).toMatch(/^at height \d+: no witness confirmed the header — unavailable: .*connection refused/);
+      expect(json.got.map((g) => g.id)).toEqual([]);
+    } finally {
+      await watch.stop();
+      await json.close();
+      await gamma.close();
+    }
+  });
 });

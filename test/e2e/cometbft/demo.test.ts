@@ -7,7 +7,7 @@
  * is left behind, on success and on Ctrl-C.
  */
 import { afterAll, expect, it } from "vitest";
-import { builtPage, launchChromium, openPage, shot, trustFirstUse } from "../../examples/light-client/helpers.js";
+import { builtPage, innerTexts, launchChromium, openPage, shot, trustFirstUse } from "../../examples/light-client/helpers.js";
 import { expectDemoLeftNothing, runDemo, type Demo } from "../../support/demo.js";
 import { builtCliMain, removeTempDirs } from "../helpers.js";
 import { COMETBFT, describeCometbft, waitUntil } from "./helpers.js";
@@ -48,7 +48,7 @@ async function watchPage(demo: Demo): Promise<{ seen: string[]; groups: number; 
       if (percent !== null && seen[seen.length - 1] !== percent) seen.push(percent);
       groups = Math.max(groups, await page.locator('[data-testid="hash-group"]').count());
       if (groups === 2 && !warned) {
-        warned = (await page.locator('[data-testid="readiness-warning"]').allInnerTexts()).some((w) => w.includes("disagree on the app hash"));
+        warned = (await innerTexts(page, '[data-testid="readiness-warning"]')).some((w) => w.includes("disagree on the app hash"));
         if (warned) await shot(page, "demo-testnet-readiness-split");
       }
       if (percent === "100.0") break;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
 import type { Browser } from "playwright";
 import { spawnCollected, type CollectedChild } from "../../support/child.js";
-import { builtPage, launchChromium, openPage, pasteHash, shot, text, waitState, waitText } from "../../examples/light-client/helpers.js";
+import { builtPage, innerTexts, launchChromium, openPage, pasteHash, shot, text, waitState, waitText } from "../../examples/light-client/helpers.js";
 import { V1, V2, clients, committedState, processesMentioning, removeTempDirs } from "../helpers.js";
 import { Plan } from "cosmjs-types/cosmos/upgrade/v1beta1/upgrade";
 import { appHashOf, checkJudgesOnVectors, confioVerifies, provenQuery } from "../../support/proofs.js";
@@ -392,11 +392,10 @@ describeCometbft("four validators under four visors: an upgrade on CometBFT, end
     await verified.page.waitForFunction(() => document.body.dataset.state === "verified" && document.body.dataset.root === "unconfirmed", undefined, {
       timeout: 60_000,
     });
-    for (const b of await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts())
-      expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
+    for (const b of await innerTexts(verified.page, '[data-testid="verified-badge"]')) expect(b).toMatch(/^⚠ verified against an unconfirmed root /);
     await pasteHash(verified.page, "confirm-form", trustRoot!.hash);
     await verified.page.waitForFunction(() => document.body.dataset.root === "confirmed", undefined, { timeout: 60_000 });
-    const badges = await verified.page.locator('[data-testid="verified-badge"]').allInnerTexts();
+    const badges = await innerTexts(verified.page, '[data-testid="verified-badge"]');
     expect(badges.length).toBeGreaterThan(0);
     for (const b of badges) expect(b).toMatch(/^✓ verified /);
     expect(await verified.page.locator('[data-testid="module"]').count()).toBe(8);

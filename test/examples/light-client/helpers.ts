@@ -71,6 +71,15 @@ export function text(page: Page, testid: string): Promise<string> {
   return page.locator(`[data-testid="${testid}"]`).first().innerText({ timeout: 20_000 });
 }
 
+/**
+ * The innerText of every element `selector` matches, read in one evaluation. The page rebuilds its cards on each
+ * poll, and Playwright's allInnerTexts() reads the elements it found a moment before: detached by then, they have
+ * no layout, and innerText loses its tabs and line breaks.
+ */
+export function innerTexts(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((s) => [...document.querySelectorAll<HTMLElement>(s)].map((e) => e.innerText), selector);
+}
+
 /** Waits until `[data-testid=<id>]` contains `expected`. */
 export async function waitText(page: Page, testid: string, expected: string | RegExp, timeoutMs = 20_000): Promise<string> {
   const end = Date.now() + timeoutMs;

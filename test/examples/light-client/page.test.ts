@@ -17,6 +17,7 @@ import {
   closedPort,
   corruptingRpcProxy,
   garbageServer,
+  innerTexts,
   launchChromium,
   noCorsServer,
   openPage,
@@ -141,8 +142,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
 
     await waitText(page, "plan-name", "v2", 15_000);
     expect(await text(page, "plan-height")).toBe(String(target));
-    const binaries = page.locator('[data-testid="binary"]');
-    expect(await binaries.allInnerTexts()).toEqual([
+    expect(await innerTexts(page, '[data-testid="binary"]')).toEqual([
       "any\thttps://downloads.example/xupgrade-v2.zip\tnone (not verifiable)",
       `linux/amd64\thttps://downloads.example/xupgrade-v2-linux-amd64.tar.gz\tsha256:${CHECKSUM}`,
     ]);
@@ -234,7 +234,7 @@ describe("the light-client page against a devnet", { timeout: 60_000 }, () => {
     expect(await text(page, "applied-height")).toBe(String(target));
     // The raw entry the core decoded: 01 ‖ BE64(target) ‖ "v2" → 01.
     const key = `01${target.toString(16).padStart(16, "0")}7632`;
-    expect(await page.locator('[data-testid="raw-entry"]').allInnerTexts()).toContain(`${key}\t01`);
+    expect(await innerTexts(page, '[data-testid="raw-entry"]')).toContain(`${key}\t01`);
     await waitText(page, "agreement-summary", "Both modes agree");
     await waitState(page, "ok");
     await shot(page, "6b-applied-raw-store-sdk-layout");
