@@ -12,6 +12,7 @@
 // (the estimates below, seconds measured in a CI run), at most `--slots` at a time; jobs of one `group` never run
 // together (the two fault suites keep their timing to themselves); a job that `needs` another starts after it passed.
 // Each job's output goes to test-output/ci/<job>.log and is printed whole when it ends, with its time and CPU; a table closes the run.
+// A job still running at four times its estimate (ten minutes at least) has hung: it is stopped and counted failed.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { relative, join } from "node:path";
@@ -219,18 +220,37 @@ function countReport(file) {
   return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) };
 }
 
+/**
+ * A job still running after this long has hung (a network that never halts, a process that never exits): it is
+ * stopped and counted as failed, with its output so far, and the run goes on to its closing line.
+ */
+const deadlineS = (job) => Math.max(600, 4 * job.estimate);
+/** How long a stopped job's processes get between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 10_000;
+
+/** Signals a job's whole process group (it was started detached, as its leader). */
+function signalGroup(child, signal) {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
 /** @type {Set<import("node:child_process").ChildProcess>} */
 const running = new Set();
+let stopping = false;
 function stopAll(signal) {
-  for (const child of running) {
-    try {
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
+  if (stopping) return;
+  stopping = true;
   console.log(`ci: stopped by ${signal}`);
-  process.exit(130);
+  for (const child of running) signalGroup(child, "SIGTERM");
+  // What ignores SIGTERM (a node stuck in a syscall, a browser) is killed before the run exits.
+  setTimeout(() => {
+    for (const child of running) signalGroup(child, "SIGKILL");
+    process.exit(130);
+  }, KILL_GRACE_MS).unref();
+  if (running.size === 0) process.exit(130);
 }
 process.on("SIGINT", () => stopAll("SIGINT"));
 process.on("SIGTERM", () => stopAll("SIGTERM"));
@@ -254,17 +274,48 @@ function runJob(job) {
     running.add(child);
     child.stdout.on("data", (d) => out.push(d));
     child.stderr.on("data", (d) => out.push(d));
+    let timedOut = false;
+    const deadline = setTimeout(
+      () => {
+        timedOut = true;
+        out.push(Buffer.from(`\nci: ${job.name} still running after ${deadlineS(job)} s: stopped (SIGTERM, SIGKILL ${KILL_GRACE_MS / 1000} s later)\n`));
+        signalGroup(child, "SIGTERM");
+        setTimeout(() => signalGroup(child, "SIGKILL"), KILL_GRACE_MS).unref();
+      },
+      deadlineS(job) * 1000,
+    );
+    let ended = false;
     const done = (code) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(deadline);
       running.delete(child);
+      if (stopping) {
+        if (running.size === 0) process.exit(130);
+        return;
+      }
       writeFileSync(log, Buffer.concat(out));
-      const cpu = existsSync(times) ? readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number) : undefined;
-      resolve({ code, ms: Date.now() - t0, startedAt: t0 - started, cpu: cpu && cpu.every(Number.isFinite) ? cpu[0] + cpu[1] : undefined, log });
+      // "%U %S" on the last line; nothing when /usr/bin/time itself was stopped.
+      const cpu = existsSync(times) ? readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number) : [];
+      const cpuS = cpu.length === 2 && cpu.every(Number.isFinite) ? cpu[0] + cpu[1] : undefined;
+      resolve({ code, timedOut, ms: Date.now() - t0, startedAt: t0 - started, cpu: cpuS, log });
     };
     child.on("error", (e) => {
       out.push(Buffer.from(`could not start: ${e.message}\n`));
       done(127);
     });
     child.on("close", (code, signal) => done(code ?? (signal ? 128 : 0)));
+    // A process that left the job's group (a node started detached) and still holds its output open would keep
+    // "close" from ever coming: once the job itself has exited, its output gets a few seconds more.
+    child.on("exit", (code, signal) => {
+      setTimeout(() => {
+        if (ended) return;
+        out.push(Buffer.from(`\nci: ${job.name} exited, but a process it started still holds its output: not waited for\n`));
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        done(code ?? (signal ? 128 : 0));
+      }, 15_000).unref();
+    });
   });
 }
 
@@ -336,7 +387,7 @@ function finish(job, r, results) {
     failed++;
   }
   const cpu = r.cpu === undefined ? "" : `, CPU ${r.cpu.toFixed(0)} s`;
-  const line = `${job.name}: ${ok ? "ok" : `FAILED (exit ${r.code})`} in ${secs(r.ms)} s${cpu}${counts}`;
+  const line = `${job.name}: ${ok ? "ok" : r.timedOut ? `FAILED (hung: stopped after ${deadlineS(job)} s)` : `FAILED (exit ${r.code})`} in ${secs(r.ms)} s${cpu}${counts}`;
   process.stdout.write(`\n──── ${job.name} ────\n${readFileSync(r.log, "utf8")}`);
   console.log(`ci: ${line}\n`);
   results.set(job.name, { ...r, ok, line });
