@@ -260,6 +260,7 @@ process.on("SIGTERM", () => stopAll("SIGTERM"));
  * store, at every start (~50 ms of CPU); the jobs start thousands of Node processes (CLIs, nodes, test workers)
  * and talk to loopback only, where their tests make their own CAs. The steps before them keep it: they may download.
  */
+/** @type {NodeJS.ProcessEnv} */
 const JOB_ENV = { ...process.env, FORCE_COLOR: "0" };
 delete JOB_ENV.NODE_EXTRA_CA_CERTS;
 
