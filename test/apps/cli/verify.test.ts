@@ -139,6 +139,33 @@ describe("trust is never taken silently", () => {
     expect(r.stderr).toMatch(new RegExp(`^witness ${garbage.url} is faulty: `, "m"));
   });
 
+  it("witnesses that only do not answer leave the answer not verified, not called a lie; a faulty one is a failure", async () => {
+    const down = await serveJsonRpc(() => Promise.reject(new Error("closed")));
+    await down.close();
+    const garbage = await serveJsonRpc((method, params) => (method === "commit" ? { signed_header: "not a header" } : call(node.url, method, params)));
+    servers.push(garbage);
+    const args = (...witnesses: string[]) => [
+      ...rootFlags(node),
+      "--node",
+      node.url,
+      ...witnesses.flatMap((w) => ["--witness", w]),
+      "--home",
+      tempDir("xupgrade-verify-"),
+    ];
+
+    const silent = await plan(args(down.url));
+    expect(silent.code).toBe(1);
+    expect(silent.stdout).toBe("");
+    expect(silent.stderr.trim().split("\n").at(-1)).toMatch(
+      new RegExp(`^Error: not verified: at height \\d+: no witness confirmed the header — unavailable: ${down.url.replace(/[.?*+^$()[\]{}|\\]/g, "\\$&")}`),
+    );
+
+    const lying = await plan(args(down.url, garbage.url));
+    expect(lying.code).toBe(1);
+    expect(lying.stdout).toBe("");
+    expect(lying.stderr.trim().split("\n").at(-1)).toMatch(/^Error: verification failed: at height \d+: no witness confirmed the header — faulty: /);
+  });
+
   it("--trust-on-first-use beside a given root is refused", async () => {
     const r = await plan(["--trust-on-first-use", ...rootFlags(node), "--node", node.url, "--witness", witness.url, "--home", tempDir("xupgrade-verify-")]);
     expect(r.code).toBe(1);

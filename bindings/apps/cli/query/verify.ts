@@ -17,7 +17,7 @@ import type { Command } from "commander";
 import { CometRpc, RpcError, isObject } from "../../../client/rpc.js";
 import { httpTransport } from "../../../client/http.js";
 import { HEIGHT } from "../../../go/option.js";
-import { formatAge, VerificationError } from "../../../light/errors.js";
+import { formatAge, NoWitnessConfirmedError, VerificationError } from "../../../light/errors.js";
 import type { WitnessReport } from "../../../light/detector.js";
 import { RpcProvider } from "../../../light/rpc-provider.js";
 import {
@@ -206,7 +206,10 @@ function verifiedLine(what: string, p: Proven<unknown>, v: Verified): string {
   );
 }
 
-/** Runs a verified query: every verification failure becomes `Error: verification failed: …`. */
+/**
+ * Runs a verified query: every verification failure becomes `Error: verification failed: …`, except witnesses
+ * that only did not answer (none faulty): nothing was contradicted, nothing was confirmed — `Error: not verified: …`.
+ */
 async function verified(opts: VerifyOpts, run: (v: Verified) => Promise<void>): Promise<void> {
   try {
     const v = await connect(opts);
@@ -217,6 +220,7 @@ async function verified(opts: VerifyOpts, run: (v: Verified) => Promise<void>): 
       await v.save();
     }
   } catch (e) {
+    if (e instanceof NoWitnessConfirmedError && e.faulty.length === 0) throw new CliError(`not verified: ${e.message}`);
     if (e instanceof VerificationError) throw new CliError(`verification failed: ${e.message}`);
     throw e;
   }
