@@ -257,10 +257,10 @@ process.on("SIGTERM", () => stopAll("SIGTERM"));
 
 /**
  * The jobs' environment: this one without NODE_EXTRA_CA_CERTS. Node 20 reads that file, and parses its whole root
- * store, at every start (~50 ms of CPU); the jobs start thousands of Node processes (CLIs, nodes, test workers)
+ * store, at every start (~50 ms of CPU); the jobs start Node over and over (CLIs, nodes, npm, test workers)
  * and talk to loopback only, where their tests make their own CAs. The steps before them keep it: they may download.
+ * @type {NodeJS.ProcessEnv}
  */
-/** @type {NodeJS.ProcessEnv} */
 const JOB_ENV = { ...process.env, FORCE_COLOR: "0" };
 delete JOB_ENV.NODE_EXTRA_CA_CERTS;
 
