@@ -310,6 +310,11 @@ export class NoWitnessConfirmedError extends VerificationError {
   ) {
     super(`no witness confirmed the header — ${[...faults("faulty", faulty), ...faults("unavailable", unavailable)].join(" — ")}`, height);
   }
+
+  /** No witness answered anything false: they only could not answer. Nothing was confirmed, nothing contradicted. */
+  get onlyUnavailable(): boolean {
+    return this.faulty.length === 0;
+  }
 }
 
 /** A witness has the same header, but a validator set with other proposer priorities (CometBFT's detector refuses that too). */

@@ -185,7 +185,7 @@ export class ChainFollower {
       if (!(e instanceof VerificationError)) throw e;
       // Nobody said anything false — the node, or every witness, could not answer (at a halt the witnesses stop
       // too, some before the node): nothing was verified this time, and that is not a failed check.
-      const quiet = (e instanceof ProviderError && e.failure !== "garbage") || (e instanceof NoWitnessConfirmedError && e.faulty.length === 0);
+      const quiet = (e instanceof ProviderError && e.failure !== "garbage") || (e instanceof NoWitnessConfirmedError && e.onlyUnavailable);
       snap.status = e.name === "NoTrustRootError" ? "no-root" : quiet ? "unreachable" : "failed";
       snap.failure = { check: e.check, height: e.height, message: e.message };
       // Only what this poll verified is shown as verified: none of it.

@@ -220,7 +220,7 @@ async function verified(opts: VerifyOpts, run: (v: Verified) => Promise<void>): 
       await v.save();
     }
   } catch (e) {
-    if (e instanceof NoWitnessConfirmedError && e.faulty.length === 0) throw new CliError(`not verified: ${e.message}`);
+    if (e instanceof NoWitnessConfirmedError && e.onlyUnavailable) throw new CliError(`not verified: ${e.message}`);
     if (e instanceof VerificationError) throw new CliError(`verification failed: ${e.message}`);
     throw e;
   }
